@@ -1,0 +1,37 @@
+# Thin wrapper around CMake. The two quick-start commands:
+#   make run    install what is missing, build (Release), run `wafer demo` on 2 ranks
+#   make test   install what is missing, build, run the whole test suite
+BUILD       ?= build
+RANKS       ?= 2
+CMAKE_FLAGS ?=
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Open MPI refuses to run as root without these; more ranks than cores need
+# oversubscription. Set for the commands below only, never in your shell.
+MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+.PHONY: all setup build run test test-asan clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+build: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD).cmake.log 2>&1 || \
+	  { cat $(BUILD).cmake.log; exit 1; }
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(MPIENV) mpiexec -n $(RANKS) $(BUILD)/wafer demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure
+
+# Unit tests under AddressSanitizer + UBSan (CI runs this too).
+test-asan: setup
+	@$(MAKE) --no-print-directory build BUILD=build-asan CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+	cd build-asan && ctest --output-on-failure -L unit
+
+clean:
+	rm -rf build build-asan build.cmake.log build-asan.cmake.log

@@ -1,0 +1,296 @@
+/* The `wafer` command: parses the command line, resolves the deck, builds
+ * the wafer and runs a workload (or all of them: `wafer demo`). The only
+ * place that turns errors into exit statuses: 0 ok, 1 run failed (a check or
+ * a library call), 2 bad input. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "version.h"
+#include "wf_deck.h"
+#include "wf_io.h"
+#include "wf_json.h"
+#include "wf_wafer.h"
+
+#define MAX_SETS 256
+#define MAX_SECTIONS 64
+
+typedef struct options {
+  const char *command;  /* "halo", "demo", "info", ... */
+  const char *deck;     /* deck file or NULL */
+  const char *json;     /* --json FILE or NULL */
+  const char *sets[MAX_SETS];
+  int nsets;
+  bool quiet, help, version;
+} options;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: wafer WORKLOAD [DECK] [--set section.key=value ...] [--json FILE] [--quiet]\n"
+          "       wafer demo [--set ...] [--json FILE] [--quiet]\n"
+          "       wafer info [DECK] [--set ...]\n"
+          "       wafer keys        the deck reference (Markdown)\n"
+          "       wafer --help | --version\n\n"
+          "Runs wafer-scale workloads on an MPI cluster: each rank plays a block of the\n"
+          "wafer's processing elements (PEs), halo exchange is the wafer's fabric, every\n"
+          "result is checked, and every run projects its time on a real wafer.\n\n"
+          "workloads:\n");
+  for (int i = 0; i < wf_nworkloads; i++)
+    fprintf(out, "  %-10s %s\n", wf_workloads[i]->name, wf_workloads[i]->help);
+  fprintf(out, "  %-10s %s\n", "demo", "every workload on its embedded default deck, one table");
+  fprintf(out,
+          "\nDECK is an INI file; every key has a default (see `wafer info`, `wafer keys`).\n"
+          "The last line of stdout is a one-line JSON summary; --json FILE writes it too.\n"
+          "Launch with mpiexec -n N or srun.\n");
+}
+
+static int parse_args(int argc, char **argv, options *o, wf_status *st) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      o->help = true;
+    } else if (strcmp(a, "--version") == 0) {
+      o->version = true;
+    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+      o->quiet = true;
+    } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
+      if (i + 1 >= argc) return wf_fail(st, WF_ERR_INPUT, "%s needs a value", a);
+      if (a[2] == 'j') o->json = argv[++i];
+      else if (o->nsets < MAX_SETS) o->sets[o->nsets++] = argv[++i];
+    } else if (strncmp(a, "--set=", 6) == 0) {
+      if (o->nsets < MAX_SETS) o->sets[o->nsets++] = a + 6;
+    } else if (strncmp(a, "--json=", 7) == 0) {
+      o->json = a + 7;
+    } else if (a[0] == '-') {
+      return wf_fail(st, WF_ERR_INPUT, "unknown option '%s' (see wafer --help)", a);
+    } else if (!o->command) {
+      o->command = a;
+    } else if (!o->deck) {
+      o->deck = a;
+    } else {
+      return wf_fail(st, WF_ERR_INPUT, "unexpected argument '%s' (one deck per run)", a);
+    }
+  }
+  return WF_OK;
+}
+
+/* Defaults, then the deck file (read on rank 0, broadcast), then --set. */
+static int resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
+                        wf_deck *deck, wf_status *st) {
+  if (wf_deck_create(deck, secs, nsecs, st) != WF_OK) return st->code;
+  if (o->deck) {
+    char *text = NULL;
+    if (wf_read_text_bcast(comm, o->deck, "deck", &text, st) != WF_OK ||
+        wf_deck_parse_text(deck, text, o->deck, st) != WF_OK) {
+      free(text);
+      return st->code;
+    }
+    free(text);
+  }
+  for (int i = 0; i < o->nsets; i++)
+    if (wf_deck_set(deck, o->sets[i], st) != WF_OK) return st->code;
+  return WF_OK;
+}
+
+static int exit_code(const wf_status *st, const wf_run *run) {
+  if (st->code != WF_OK) return st->code;
+  return run->checks_failed ? WF_ERR_RUNTIME : 0;
+}
+
+/* Run one workload; its JSON summary is returned in `j` (on every rank). */
+static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
+                        wf_run *run, wf_json *j, wf_status *st) {
+  wf_wafer wafer;
+  memset(run, 0, sizeof *run);
+  wf_json_init(j);
+  wf_json_str(j, "workload", wl->name);
+  wf_json_str(j, "version", wf_version());
+  wf_status_clear(st);
+  if (wf_wafer_create(&wafer, comm, deck, st) != WF_OK) {
+    wf_json_str(j, "status", "error");
+    wf_json_str(j, "error", st->msg);
+    return st->code;
+  }
+  if (verbose) {
+    printf("== wafer %s: %s\n", wf_version(), wl->name);
+    wf_wafer_describe(&wafer, stdout);
+    fflush(stdout);
+  }
+  run->comm = wafer.dc.comm;
+  MPI_Comm_rank(run->comm, &run->rank);
+  MPI_Comm_size(run->comm, &run->nranks);
+  run->deck = deck;
+  run->wafer = &wafer;
+  run->verbose = verbose;
+  run->summary = j;
+  wf_wafer_json(&wafer, j);
+
+  double t0 = MPI_Wtime();
+  wl->run(run, st);
+  double wall = MPI_Wtime() - t0;
+  wf_status_agree(comm, st);
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
+
+  wf_json_num(j, "seconds", run->seconds);
+  wf_json_num(j, "wafer_seconds", run->wafer_seconds);
+  wf_json_num(j, "wall_seconds", wall);
+  wf_json_begin(j, "checks");
+  wf_json_int(j, "passed", run->checks_passed);
+  wf_json_int(j, "failed", run->checks_failed);
+  wf_json_end(j);
+  wf_json_str(j, "status", st->code ? "error" : run->checks_failed ? "failed" : "ok");
+  if (st->code) wf_json_str(j, "error", st->msg);
+  wf_wafer_free(&wafer);
+  return exit_code(st, run);
+}
+
+/* The summary is stdout's last line, and --json FILE on request. */
+static void emit_summary(int rank, const options *o, const char *json, wf_status *st) {
+  if (rank != 0) return;
+  printf("%s\n", json);
+  fflush(stdout);
+  if (o->json) {
+    char *text = malloc(strlen(json) + 2);
+    sprintf(text, "%s\n", json);
+    wf_status wst;
+    if (wf_write_text_atomic(o->json, text, &wst) != WF_OK) {
+      fprintf(stderr, "wafer: error: %s\n", wst.msg);
+      if (st->code == WF_OK) *st = wst;
+    }
+    free(text);
+  }
+}
+
+static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_workload *wl,
+                        const wf_section **secs, int nsecs) {
+  wf_status st;
+  wf_status_clear(&st);
+  wf_deck deck;
+  if (resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+    return st.code;
+  }
+  wf_run run;
+  wf_json j;
+  int rc = run_workload(comm, wl, &deck, rank == 0 && !o->quiet, &run, &j, &st);
+  if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+  if (st.code != WF_ERR_INPUT) emit_summary(rank, o, wf_json_finish(&j), &st);
+  wf_json_free(&j);
+  wf_deck_free(&deck);
+  return rc ? rc : st.code;
+}
+
+static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section **secs,
+                    int nsecs) {
+  wf_status st;
+  wf_status_clear(&st);
+  bool verbose = rank == 0 && !o->quiet;
+  wf_json all;
+  wf_json_init(&all);
+  wf_json_str(&all, "workload", "demo");
+  wf_json_str(&all, "version", wf_version());
+  char runs[1 << 16] = "[";
+  wf_run rows[64];
+  int worst = 0, passed = 0, failed = 0;
+  for (int w = 0; w < wf_nworkloads; w++) {
+    wf_deck deck;
+    wf_json j;
+    int rc = resolve_deck(comm, o, secs, nsecs, &deck, &st);
+    if (rc == WF_OK) rc = run_workload(comm, wf_workloads[w], &deck, verbose, &rows[w], &j, &st);
+    else memset(&rows[w], 0, sizeof rows[w]), wf_json_init(&j);
+    if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s: %s\n", wf_workloads[w]->name, st.msg);
+    if (rc > worst) worst = rc;
+    passed += rows[w].checks_passed;
+    failed += rows[w].checks_failed;
+    size_t used = strlen(runs);
+    snprintf(runs + used, sizeof runs - used, "%s%s", w ? "," : "", wf_json_finish(&j));
+    wf_json_free(&j);
+    wf_deck_free(&deck);
+    if (verbose) printf("\n");
+  }
+  strncat(runs, "]", sizeof runs - strlen(runs) - 1);
+  if (verbose) {
+    printf("== demo summary (%d workloads)\n", wf_nworkloads);
+    printf("%-10s %-8s %12s %14s %8s  %s\n", "workload", "status", "measured s", "wafer model s",
+           "checks", "headline");
+    for (int w = 0; w < wf_nworkloads; w++)
+      printf("%-10s %-8s %12.4g %14.4g %4d/%-3d  %s\n", wf_workloads[w]->name,
+             rows[w].checks_failed ? "FAILED" : "ok", rows[w].seconds, rows[w].wafer_seconds,
+             rows[w].checks_passed, rows[w].checks_passed + rows[w].checks_failed,
+             rows[w].headline);
+  }
+  int nranks;
+  MPI_Comm_size(comm, &nranks);
+  wf_json_int(&all, "ranks", nranks);
+  wf_json_raw(&all, "runs", runs);
+  wf_json_begin(&all, "checks");
+  wf_json_int(&all, "passed", passed);
+  wf_json_int(&all, "failed", failed);
+  wf_json_end(&all);
+  wf_json_str(&all, "status", worst ? "failed" : "ok");
+  wf_status_clear(&st);
+  emit_summary(rank, o, wf_json_finish(&all), &st);
+  wf_json_free(&all);
+  return worst ? worst : st.code;
+}
+
+static int cmd_info(MPI_Comm comm, int rank, const options *o, const wf_section **secs,
+                    int nsecs) {
+  wf_status st;
+  wf_deck deck;
+  wf_status_clear(&st);
+  if (resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+    return st.code;
+  }
+  if (rank == 0) wf_deck_print_info(&deck, stdout);
+  wf_deck_free(&deck);
+  return 0;
+}
+
+static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
+  options o;
+  wf_status st;
+  wf_status_clear(&st);
+  if (parse_args(argc, argv, &o, &st) != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+    return st.code;
+  }
+  if (o.version) {
+    if (rank == 0) wf_print_versions(stdout);
+    return 0;
+  }
+  if (o.help || !o.command) {
+    if (rank == 0) usage(o.help ? stdout : stderr);
+    return o.help ? 0 : WF_ERR_INPUT;
+  }
+  const wf_section *secs[MAX_SECTIONS];
+  int nsecs = wf_all_sections(secs, MAX_SECTIONS);
+  if (strcmp(o.command, "info") == 0) return cmd_info(comm, rank, &o, secs, nsecs);
+  if (strcmp(o.command, "keys") == 0) {
+    if (rank == 0) wf_deck_print_reference(secs, nsecs, stdout);
+    return 0;
+  }
+  if (strcmp(o.command, "demo") == 0) return cmd_demo(comm, rank, &o, secs, nsecs);
+  const wf_workload *wl = wf_find_workload(o.command);
+  if (!wl) {
+    if (rank == 0)
+      fprintf(stderr, "wafer: error: unknown workload or command '%s' (see wafer --help)\n",
+              o.command);
+    return WF_ERR_INPUT;
+  }
+  return cmd_workload(comm, rank, &o, wl, secs, nsecs);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = dispatch(MPI_COMM_WORLD, rank, argc, argv);
+  fflush(stdout);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,29 @@
+#include "registry.h"
+
+#include <string.h>
+
+#include "halo_workload.h"
+#include "wf_h5.h"
+#include "wf_wafer.h"
+
+/* To add a workload: include its header and add one line here. */
+const wf_workload *const wf_workloads[] = {
+    &wf_halo_workload,
+};
+const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
+
+const wf_workload *wf_find_workload(const char *name) {
+  for (int i = 0; i < wf_nworkloads; i++)
+    if (strcmp(wf_workloads[i]->name, name) == 0) return wf_workloads[i];
+  return NULL;
+}
+
+int wf_all_sections(const wf_section **out, int max) {
+  int n = 0;
+  if (n < max) out[n++] = &wf_wafer_section;
+  if (n < max) out[n++] = &wf_output_section;
+  for (int w = 0; w < wf_nworkloads; w++)
+    for (int s = 0; s < wf_workloads[w]->nsections && n < max; s++)
+      out[n++] = wf_workloads[w]->sections[s];
+  return n;
+}

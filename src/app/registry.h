@@ -1,0 +1,16 @@
+/* The workloads the `wafer` command knows. */
+#ifndef WF_REGISTRY_H
+#define WF_REGISTRY_H
+
+#include "wf_workload.h"
+
+extern const wf_workload *const wf_workloads[];
+extern const int wf_nworkloads;
+
+const wf_workload *wf_find_workload(const char *name);
+
+/* Every deck section: [wafer], [output], then each workload's. The deck of
+ * any run holds them all, so one deck file can configure several workloads. */
+int wf_all_sections(const wf_section **out, int max);
+
+#endif

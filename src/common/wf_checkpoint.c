@@ -1,0 +1,84 @@
+#include "wf_checkpoint.h"
+
+#include <stdint.h>
+
+#include "wf_io.h"
+
+int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const wf_ckpt_var *vars,
+                        int nvars, wf_status *st) {
+  wf_h5file f;
+  if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
+  int rc = wf_h5_attr_int(&f, "step", step, st);
+  for (int i = 0; i < nvars && rc == WF_OK; i++) {
+    wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
+                     .count = &vars[i].count};
+    rc = wf_h5_write(&f, vars[i].name, vars[i].type, &b, vars[i].data, false, st);
+  }
+  wf_status_agree(comm, st);
+  if (st->code != WF_OK) {
+    wf_h5_discard(&f);
+    return wf_wrap(st, "checkpoint '%s'", path);
+  }
+  return wf_h5_close(&f, st);
+}
+
+static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *path,
+                    wf_status *st) {
+  hid_t dset = H5Dopen2(file, v->name, H5P_DEFAULT);
+  if (dset < 0)
+    return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' has no dataset '%s'", path, v->name);
+  hid_t fspace = H5Dget_space(dset);
+  hsize_t n = 0;
+  int ndim = H5Sget_simple_extent_ndims(fspace);
+  if (ndim == 1) H5Sget_simple_extent_dims(fspace, &n, NULL);
+  int rc = WF_OK;
+  if (ndim != 1 || n != v->global_n) {
+    rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': dataset '%s' has %llu elements, expected %llu",
+                 path, v->name, (unsigned long long)n, v->global_n);
+  } else {
+    hsize_t off = v->offset, cnt = v->count;
+    hid_t mspace = H5Screate_simple(1, &cnt, NULL);
+    if (cnt == 0) {
+      H5Sselect_none(fspace);
+      H5Sselect_none(mspace);
+    } else {
+      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+    }
+    if (H5Dread(dset, wf_h5_type(v->type), mspace, fspace, dxpl, v->data) < 0)
+      rc = wf_fail(st, WF_ERR_RUNTIME, "checkpoint '%s': reading '%s' failed", path, v->name);
+    H5Sclose(mspace);
+  }
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  return rc;
+}
+
+int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,
+                       int nvars, wf_status *st) {
+  wf_status_clear(st);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+
+  int64_t s = -1;
+  hid_t a = H5Aopen(file, "step", H5P_DEFAULT);
+  if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &s) < 0)
+    wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' has no step counter", path);
+  if (a >= 0) H5Aclose(a);
+  /* Every rank reads every dataset (collective), even after an error. */
+  for (int i = 0; i < nvars; i++) {
+    wf_status mine;
+    wf_status_clear(&mine);
+    if (read_var(file, dxpl, &vars[i], path, &mine) != WF_OK && st->code == WF_OK) *st = mine;
+  }
+  H5Pclose(dxpl);
+  H5Fclose(file);
+  wf_status_agree(comm, st);
+  if (st->code == WF_OK) *step = s;
+  return st->code;
+}

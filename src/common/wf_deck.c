@@ -1,0 +1,389 @@
+#include "wf_deck.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *type_name(wf_key_type t) {
+  switch (t) {
+  case WF_KEY_INT: return "integer";
+  case WF_KEY_REAL: return "real";
+  case WF_KEY_BOOL: return "bool";
+  case WF_KEY_STRING: return "string";
+  case WF_KEY_CHOICE: return "choice";
+  }
+  return "?";
+}
+
+static int parse_long(const char *s, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_bool(const char *s, bool *out) {
+  static const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};
+  for (int i = 0; i < 4; i++) {
+    if (strcasecmp(s, yes[i]) == 0) return *out = true, 0;
+    if (strcasecmp(s, no[i]) == 0) return *out = false, 0;
+  }
+  return -1;
+}
+
+static bool choice_allowed(const char *choices, const char *value) {
+  size_t n = strlen(value);
+  for (const char *p = choices; *p;) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    if (len == n && strncmp(p, value, n) == 0) return true;
+    p += len + (bar ? 1 : 0);
+  }
+  return false;
+}
+
+/* Print a range bound without a trailing ".000000". */
+static void fmt_bound(char *buf, size_t len, double v) { snprintf(buf, len, "%.15g", v); }
+
+int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len) {
+  char lo[32], hi[32];
+  fmt_bound(lo, sizeof lo, key->min);
+  fmt_bound(hi, sizeof hi, key->max);
+  switch (key->type) {
+  case WF_KEY_INT: {
+    long v;
+    if (parse_long(value, &v) != 0) return snprintf(why, len, "not an integer"), -1;
+    if (v < key->min || v > key->max)
+      return snprintf(why, len, "out of range [%s, %s]", lo, hi), -1;
+    break;
+  }
+  case WF_KEY_REAL: {
+    double v;
+    if (parse_double(value, &v) != 0) return snprintf(why, len, "not a finite real number"), -1;
+    if (v < key->min || v > key->max)
+      return snprintf(why, len, "out of range [%s, %s]", lo, hi), -1;
+    break;
+  }
+  case WF_KEY_BOOL: {
+    bool b;
+    if (parse_bool(value, &b) != 0)
+      return snprintf(why, len, "not a bool (true/false, yes/no, on/off, 1/0)"), -1;
+    break;
+  }
+  case WF_KEY_CHOICE:
+    if (!choice_allowed(key->choices, value))
+      return snprintf(why, len, "not one of %s", key->choices), -1;
+    break;
+  case WF_KEY_STRING: break;
+  }
+  if (key->check) return key->check(value, why, len) == 0 ? 0 : -1;
+  return 0;
+}
+
+int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsections,
+                   wf_status *st) {
+  int n = 0;
+  for (int s = 0; s < nsections; s++) n += sections[s]->nkeys;
+  deck->sections = sections;
+  deck->nsections = nsections;
+  deck->nentries = n;
+  deck->entries = calloc((size_t)n, sizeof *deck->entries);
+  if (!deck->entries) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  int e = 0;
+  for (int s = 0; s < nsections; s++) {
+    for (int k = 0; k < sections[s]->nkeys; k++, e++) {
+      const wf_key *key = &sections[s]->keys[k];
+      char why[256];
+      if (wf_key_validate(key, key->def, why, sizeof why) != 0) {
+        int rc = wf_fail(st, WF_ERR_RUNTIME, "built-in default [%s] %s = %s: %s",
+                         sections[s]->name, key->name, key->def, why);
+        wf_deck_free(deck);
+        return rc;
+      }
+      deck->entries[e].section = sections[s];
+      deck->entries[e].key = key;
+      snprintf(deck->entries[e].value, WF_DECK_TEXT_MAX, "%s", key->def);
+      snprintf(deck->entries[e].source, WF_DECK_TEXT_MAX, "default");
+    }
+  }
+  return WF_OK;
+}
+
+void wf_deck_free(wf_deck *deck) {
+  free(deck->entries);
+  deck->entries = NULL;
+  deck->nentries = 0;
+}
+
+static const wf_section *find_section(const wf_deck *deck, const char *name) {
+  for (int s = 0; s < deck->nsections; s++)
+    if (strcmp(deck->sections[s]->name, name) == 0) return deck->sections[s];
+  return NULL;
+}
+
+static wf_entry *find_entry(const wf_deck *deck, const char *section, const char *key) {
+  for (int e = 0; e < deck->nentries; e++)
+    if (strcmp(deck->entries[e].section->name, section) == 0 &&
+        strcmp(deck->entries[e].key->name, key) == 0)
+      return &deck->entries[e];
+  return NULL;
+}
+
+static void list_sections(const wf_deck *deck, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int s = 0; s < deck->nsections; s++) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", s ? ", " : "", deck->sections[s]->name);
+  }
+}
+
+static void list_keys(const wf_section *sec, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int k = 0; k < sec->nkeys; k++) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", k ? ", " : "", sec->keys[k].name);
+  }
+}
+
+/* Set one value; `where` is the message prefix and the recorded source. */
+static int assign(wf_deck *deck, const char *where, const char *section, const char *key,
+                  const char *value, wf_status *st) {
+  char known[600];
+  const wf_section *sec = find_section(deck, section);
+  if (!sec) {
+    list_sections(deck, known, sizeof known);
+    return wf_fail(st, WF_ERR_INPUT, "%s: unknown section [%s] (known: %s)", where, section,
+                   known);
+  }
+  wf_entry *e = find_entry(deck, section, key);
+  if (!e) {
+    list_keys(sec, known, sizeof known);
+    return wf_fail(st, WF_ERR_INPUT, "%s: [%s] unknown key '%s' (known: %s)", where, section, key,
+                   known);
+  }
+  char why[300];
+  if (wf_key_validate(e->key, value, why, sizeof why) != 0)
+    return wf_fail(st, WF_ERR_INPUT, "%s: [%s] %s = %s: %s (%s: %s)", where, section, key, value,
+                   why, type_name(e->key->type), e->key->help);
+  if (strlen(value) >= WF_DECK_TEXT_MAX)
+    return wf_fail(st, WF_ERR_INPUT, "%s: [%s] %s: value longer than %d characters", where,
+                   section, key, WF_DECK_TEXT_MAX - 1);
+  snprintf(e->value, WF_DECK_TEXT_MAX, "%s", value);
+  snprintf(e->source, WF_DECK_TEXT_MAX, "%s", where);
+  return WF_OK;
+}
+
+/* ---- INI text parsing through libinih, one line at a time so that the
+ * handler knows the line number; leading blanks are dropped so that indented
+ * keys are keys, not inih "continuation lines". */
+typedef struct line_reader {
+  const char *p;
+  int line;
+} line_reader;
+
+static char *read_line(char *str, int num, void *stream) {
+  line_reader *r = stream;
+  if (*r->p == '\0') return NULL;
+  r->line++;
+  while (*r->p == ' ' || *r->p == '\t') r->p++;
+  int n = 0;
+  while (*r->p && *r->p != '\n' && n < num - 2) str[n++] = *r->p++;
+  while (*r->p && *r->p != '\n') r->p++; /* overlong line: rest is dropped, inih sees a prefix */
+  if (*r->p == '\n') str[n++] = *r->p++;
+  str[n] = '\0';
+  return str;
+}
+
+typedef struct parse_ctx {
+  wf_deck *deck;
+  const char *name;
+  line_reader reader;
+  wf_status *st;
+  bool failed;
+  int *first_line; /* per entry: line where this parse set it (0 = not yet) */
+} parse_ctx;
+
+static int on_key(void *user, const char *section, const char *key, const char *value) {
+  parse_ctx *c = user;
+  if (c->failed) return 0;
+  char where[WF_DECK_TEXT_MAX];
+  snprintf(where, sizeof where, "%s:%d", c->name, c->reader.line);
+  if (section[0] == '\0') {
+    wf_fail(c->st, WF_ERR_INPUT, "%s: key '%s' outside any [section]", where, key);
+    c->failed = true;
+    return 0;
+  }
+  wf_entry *e = find_entry(c->deck, section, key);
+  if (e) {
+    int *first = &c->first_line[e - c->deck->entries];
+    if (*first) {
+      wf_fail(c->st, WF_ERR_INPUT, "%s: [%s] %s set twice (first at line %d)", where, section, key,
+              *first);
+      c->failed = true;
+      return 0;
+    }
+    *first = c->reader.line;
+  }
+  if (assign(c->deck, where, section, key, value, c->st) != WF_OK) {
+    c->failed = true;
+    return 0;
+  }
+  return 1;
+}
+
+int wf_deck_parse_text(wf_deck *deck, const char *text, const char *name, wf_status *st) {
+  parse_ctx c = {.deck = deck, .name = name, .reader = {.p = text, .line = 0}, .st = st};
+  c.first_line = calloc((size_t)deck->nentries + 1, sizeof *c.first_line);
+  if (!c.first_line) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  int line = ini_parse_stream(read_line, &c.reader, on_key, &c);
+  free(c.first_line);
+  if (c.failed) return st->code;
+  if (line > 0)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s:%d: syntax error (expected '[section]', 'key = value' or a comment)", name,
+                   line);
+  if (line < 0) return wf_fail(st, WF_ERR_RUNTIME, "%s: deck parser ran out of memory", name);
+  return WF_OK;
+}
+
+int wf_deck_set(wf_deck *deck, const char *assignment, wf_status *st) {
+  char buf[2 * WF_DECK_TEXT_MAX];
+  snprintf(buf, sizeof buf, "%s", assignment);
+  char *eq = strchr(buf, '=');
+  char *dot = strchr(buf, '.');
+  if (!eq || !dot || dot > eq || dot == buf || dot + 1 == eq)
+    return wf_fail(st, WF_ERR_INPUT, "--set %s: expected section.key=value", assignment);
+  *eq = '\0';
+  *dot = '\0';
+  const char *section = buf, *key = dot + 1, *value = eq + 1;
+  return assign(deck, "--set", section, key, value, st);
+}
+
+const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key) {
+  const wf_entry *e = find_entry(deck, section, key);
+  if (!e) {
+    /* A workload asked for a key it never declared: a programming error. */
+    fprintf(stderr, "wafer: internal error: deck key [%s] %s is not declared\n", section, key);
+    abort();
+  }
+  return e;
+}
+
+long wf_deck_int(const wf_deck *deck, const char *section, const char *key) {
+  return strtol(wf_deck_entry(deck, section, key)->value, NULL, 10);
+}
+
+double wf_deck_real(const wf_deck *deck, const char *section, const char *key) {
+  return strtod(wf_deck_entry(deck, section, key)->value, NULL);
+}
+
+bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key) {
+  bool b = false;
+  parse_bool(wf_deck_entry(deck, section, key)->value, &b);
+  return b;
+}
+
+const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key) {
+  return wf_deck_entry(deck, section, key)->value;
+}
+
+void wf_deck_describe(const wf_deck *deck, const char *section, const char *key, char *buf,
+                      size_t len) {
+  const wf_entry *e = wf_deck_entry(deck, section, key);
+  snprintf(buf, len, "%s: [%s] %s = %s", e->source, section, key, e->value);
+}
+
+/* Grow-as-needed string for building text. */
+typedef struct sbuf {
+  char *s;
+  size_t len, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (b->len + (size_t)n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (b->len + (size_t)n + 1 > cap) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) return;
+    b->s = s;
+    b->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+char *wf_deck_to_ini(const wf_deck *deck) {
+  sbuf b = {0};
+  const wf_section *cur = NULL;
+  for (int e = 0; e < deck->nentries; e++) {
+    const wf_entry *en = &deck->entries[e];
+    if (en->section != cur) {
+      sb_printf(&b, "%s[%s]\n", cur ? "\n" : "", en->section->name);
+      cur = en->section;
+    }
+    sb_printf(&b, "%s = %s\n", en->key->name, en->value);
+  }
+  if (!b.s) b.s = calloc(1, 1);
+  return b.s;
+}
+
+void wf_deck_print_info(const wf_deck *deck, FILE *out) {
+  fprintf(out, "%-28s %-22s %-16s %s\n", "key", "value", "default", "from");
+  for (int e = 0; e < deck->nentries; e++) {
+    const wf_entry *en = &deck->entries[e];
+    char name[128];
+    snprintf(name, sizeof name, "%s.%s", en->section->name, en->key->name);
+    fprintf(out, "%-28s %-22s %-16s %s\n", name, en->value[0] ? en->value : "\"\"",
+            en->key->def[0] ? en->key->def : "\"\"", en->source);
+  }
+}
+
+void wf_deck_print_reference(const wf_section *const *sections, int nsections, FILE *out) {
+  for (int s = 0; s < nsections; s++) {
+    const wf_section *sec = sections[s];
+    fprintf(out, "\n#### [%s]\n\n%s\n\n", sec->name, sec->help);
+    fprintf(out, "| key | type | default | allowed | meaning |\n| --- | --- | --- | --- | --- |\n");
+    for (int k = 0; k < sec->nkeys; k++) {
+      const wf_key *key = &sec->keys[k];
+      char allowed[160] = "";
+      if (key->type == WF_KEY_INT || key->type == WF_KEY_REAL) {
+        char lo[32], hi[32];
+        fmt_bound(lo, sizeof lo, key->min);
+        fmt_bound(hi, sizeof hi, key->max);
+        snprintf(allowed, sizeof allowed, "%s .. %s", lo, hi);
+      } else if (key->type == WF_KEY_CHOICE) {
+        snprintf(allowed, sizeof allowed, "%s", key->choices);
+        for (char *p = allowed; *p; p++)
+          if (*p == '|') *p = '/';
+      } else if (key->type == WF_KEY_BOOL) {
+        snprintf(allowed, sizeof allowed, "true/false");
+      }
+      fprintf(out, "| `%s` | %s | `%s` | %s | %s |\n", key->name, type_name(key->type), key->def,
+              allowed, key->help);
+    }
+  }
+}

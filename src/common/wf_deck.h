@@ -1,0 +1,90 @@
+/* Decks: INI files whose every key is declared once in a table.
+ *
+ * A workload declares its sections as tables of wf_key (name, type, default,
+ * allowed range or choices, one-line help). A wf_deck starts from the
+ * defaults (the embedded deck), then takes a deck file and `--set sec.key=v`
+ * overrides; every value is validated when it is set, so the typed getters
+ * never fail. Each entry remembers where its value came from. */
+#ifndef WF_DECK_H
+#define WF_DECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "wf_error.h"
+
+typedef enum {
+  WF_KEY_INT,    /* integer in [min, max] */
+  WF_KEY_REAL,   /* finite real in [min, max] */
+  WF_KEY_BOOL,   /* true/false, yes/no, on/off, 1/0 */
+  WF_KEY_STRING, /* free text, optionally checked by `check` */
+  WF_KEY_CHOICE, /* one of `choices` ("a|b|c") */
+} wf_key_type;
+
+typedef struct wf_key {
+  const char *name;
+  wf_key_type type;
+  const char *def; /* default, as it would be written in a deck */
+  double min, max; /* inclusive range (INT, REAL) */
+  const char *choices;
+  const char *help;
+  /* Optional extra validation: return 0 when `value` is fine, else write the
+   * reason into `why`. */
+  int (*check)(const char *value, char *why, size_t len);
+} wf_key;
+
+typedef struct wf_section {
+  const char *name;
+  const char *help;
+  const wf_key *keys;
+  int nkeys;
+} wf_section;
+
+#define WF_DECK_TEXT_MAX 512
+
+typedef struct wf_entry {
+  const wf_section *section;
+  const wf_key *key;
+  char value[WF_DECK_TEXT_MAX];
+  char source[WF_DECK_TEXT_MAX]; /* "default", "deck.ini:12", "--set" */
+} wf_entry;
+
+typedef struct wf_deck {
+  const wf_section *const *sections;
+  int nsections;
+  wf_entry *entries;
+  int nentries;
+} wf_deck;
+
+/* Start a deck holding the defaults of `sections`. Fails only if a default
+ * does not pass its own key's validation (a bug in a key table). */
+int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsections,
+                   wf_status *st);
+void wf_deck_free(wf_deck *deck);
+
+/* Apply INI text; `name` is used in messages ("name:line: ..."). */
+int wf_deck_parse_text(wf_deck *deck, const char *text, const char *name, wf_status *st);
+/* Apply one "section.key=value" override. */
+int wf_deck_set(wf_deck *deck, const char *assignment, wf_status *st);
+
+long wf_deck_int(const wf_deck *deck, const char *section, const char *key);
+double wf_deck_real(const wf_deck *deck, const char *section, const char *key);
+bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key);
+const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key);
+const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key);
+
+/* "deck.ini:12: [wafer] pe_grid = 2x2" — to start messages about a value. */
+void wf_deck_describe(const wf_deck *deck, const char *section, const char *key, char *buf,
+                      size_t len);
+
+/* The resolved deck as INI text (malloc'ed), for output files. */
+char *wf_deck_to_ini(const wf_deck *deck);
+/* Every key: value, default, source (for `wafer info`). */
+void wf_deck_print_info(const wf_deck *deck, FILE *out);
+/* Markdown reference of the key tables (README, --help). */
+void wf_deck_print_reference(const wf_section *const *sections, int nsections, FILE *out);
+
+/* Type-and-range check of one value against its key; 0 if valid. */
+int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len);
+
+#endif

@@ -1,0 +1,218 @@
+#include "wf_h5.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_io.h"
+
+hid_t wf_h5_type(wf_dtype t) {
+  switch (t) {
+  case WF_F64: return H5T_NATIVE_DOUBLE;
+  case WF_F32: return H5T_NATIVE_FLOAT;
+  case WF_I64: return H5T_NATIVE_INT64;
+  }
+  return H5T_NATIVE_DOUBLE;
+}
+
+static int h5_check(herr_t rc, wf_status *st, const char *what, const wf_h5file *f) {
+  if (rc >= 0) return WF_OK;
+  return wf_fail(st, WF_ERR_RUNTIME, "HDF5: %s failed for '%s'", what, f->path);
+}
+
+int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
+  memset(f, 0, sizeof *f);
+  f->comm = comm;
+  f->file = f->dxpl = H5I_INVALID_HID;
+  if (strlen(path) + 1 > WF_H5_PATH_MAX)
+    return wf_fail(st, WF_ERR_INPUT, "output path too long: '%s'", path);
+  snprintf(f->path, sizeof f->path, "%s", path);
+  snprintf(f->tmp, sizeof f->tmp, "%s.part", path);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
+
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  H5Pset_all_coll_metadata_ops(fapl, 1);
+  H5Pset_coll_metadata_write(fapl, 1);
+  f->file = H5Fcreate(f->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (f->file < 0)
+    return wf_fail(st, WF_ERR_INPUT, "cannot create HDF5 file '%s' (check the directory exists "
+                   "and is writable)", f->tmp);
+  f->dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
+  return WF_OK;
+}
+
+int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,
+                const void *data, bool xdmf, wf_status *st) {
+  hsize_t g[3], off[3], cnt[3], md[3], ms[3];
+  if (b->ndim < 1 || b->ndim > 3) return wf_fail(st, WF_ERR_RUNTIME, "wf_h5_write: ndim %d", b->ndim);
+  bool empty = false;
+  for (int d = 0; d < b->ndim; d++) {
+    g[d] = b->global[d];
+    off[d] = b->offset[d];
+    cnt[d] = b->count[d];
+    md[d] = b->mem_dims ? b->mem_dims[d] : cnt[d];
+    ms[d] = b->mem_start ? b->mem_start[d] : 0;
+    if (cnt[d] == 0) empty = true;
+  }
+  hid_t fspace = H5Screate_simple(b->ndim, g, NULL);
+  hid_t dset = H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT);
+  if (dset < 0) {
+    H5Sclose(fspace);
+    return wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  }
+  hid_t mspace = H5Screate_simple(b->ndim, empty ? cnt : md, NULL);
+  if (empty) {
+    H5Sselect_none(fspace);
+    H5Sselect_none(mspace);
+  } else {
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL);
+    H5Sselect_hyperslab(mspace, H5S_SELECT_SET, ms, NULL, cnt, NULL);
+  }
+  herr_t rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  if (h5_check(rc, st, "collective write", f) != WF_OK) return wf_wrap(st, "dataset '%s'", name);
+
+  if (xdmf && b->ndim >= 2 && f->nxdmf < WF_H5_MAX_XDMF) {
+    wf_h5_xdmf_field *x = &f->xdmf[f->nxdmf++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->ndim = b->ndim;
+    x->type = type;
+    for (int d = 0; d < b->ndim; d++) x->dims[d] = b->global[d];
+  }
+  return WF_OK;
+}
+
+static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,
+                      wf_status *st) {
+  hid_t a = H5Acreate2(f->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
+  if (a >= 0) H5Aclose(a);
+  if (rc < 0) return wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot write attribute '%s' in '%s'", name,
+                             f->path);
+  return WF_OK;
+}
+
+int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, strlen(value) + 1);
+  hid_t s = H5Screate(H5S_SCALAR);
+  int rc = attr_write(f, name, t, s, value, st);
+  H5Sclose(s);
+  H5Tclose(t);
+  return rc;
+}
+
+int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st) {
+  hid_t s = H5Screate(H5S_SCALAR);
+  int rc = attr_write(f, name, H5T_NATIVE_DOUBLE, s, &value, st);
+  H5Sclose(s);
+  return rc;
+}
+
+int wf_h5_attr_int(wf_h5file *f, const char *name, long long value, wf_status *st) {
+  hid_t s = H5Screate(H5S_SCALAR);
+  int64_t v = value;
+  int rc = attr_write(f, name, H5T_NATIVE_INT64, s, &v, st);
+  H5Sclose(s);
+  return rc;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* One uniform grid per field; values are cell-centred (one per PE/cell). */
+static int write_xdmf(const wf_h5file *f, wf_status *st) {
+  char xmf[WF_H5_PATH_MAX + 8];
+  snprintf(xmf, sizeof xmf, "%s", f->path);
+  char *dot = strrchr(xmf, '.');
+  if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
+  strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
+
+  size_t cap = 2048 + (size_t)f->nxdmf * 1024;
+  char *text = malloc(cap);
+  if (!text) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  size_t n = 0;
+  n += (size_t)snprintf(text + n, cap - n,
+                        "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
+  for (int i = 0; i < f->nxdmf; i++) {
+    const wf_h5_xdmf_field *x = &f->xdmf[i];
+    char cells[96] = "", points[96] = "", ones[16], zeros[16];
+    for (int d = 0; d < x->ndim; d++) {
+      size_t lc = strlen(cells), lp = strlen(points);
+      snprintf(cells + lc, sizeof cells - lc, "%s%llu", d ? " " : "", x->dims[d]);
+      snprintf(points + lp, sizeof points - lp, "%s%llu", d ? " " : "", x->dims[d] + 1);
+    }
+    snprintf(ones, sizeof ones, x->ndim == 3 ? "1 1 1" : "1 1");
+    snprintf(zeros, sizeof zeros, x->ndim == 3 ? "0 0 0" : "0 0");
+    const char *prec = x->type == WF_F32 ? "4" : "8";
+    const char *num = x->type == WF_I64 ? "Int" : "Float";
+    n += (size_t)snprintf(
+        text + n, cap - n,
+        "  <Grid Name=\"%s\" GridType=\"Uniform\">\n"
+        "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n"
+        "   <Geometry GeometryType=\"%s\">\n"
+        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+        "   </Geometry>\n"
+        "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+        "    <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%s\" "
+        "Format=\"HDF\">%s:/%s</DataItem>\n"
+        "   </Attribute>\n"
+        "  </Grid>\n",
+        x->name, x->ndim, points, x->ndim == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", x->ndim, zeros,
+        x->ndim, ones, x->name, cells, num, prec, base_name(f->path), x->name);
+  }
+  snprintf(text + n, cap - n, " </Domain>\n</Xdmf>\n");
+  int rc = wf_write_text_atomic(xmf, text, st);
+  free(text);
+  return rc;
+}
+
+int wf_h5_close(wf_h5file *f, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(f->comm, &rank);
+  H5Pclose(f->dxpl);
+  herr_t rc = H5Fclose(f->file);
+  f->file = f->dxpl = H5I_INVALID_HID;
+  wf_status_clear(st);
+  if (rc < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: closing '%s' failed", f->tmp);
+  wf_status_agree(f->comm, st);
+  if (st->code != WF_OK) return st->code;
+  if (rank == 0) {
+    if (rename(f->tmp, f->path) != 0)
+      wf_fail(st, WF_ERR_RUNTIME, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
+              strerror(errno));
+    else if (f->nxdmf > 0)
+      write_xdmf(f, st);
+  }
+  wf_status_bcast(f->comm, st);
+  return st->code;
+}
+
+void wf_h5_discard(wf_h5file *f) {
+  int rank;
+  MPI_Comm_rank(f->comm, &rank);
+  if (f->dxpl >= 0) H5Pclose(f->dxpl);
+  if (f->file >= 0) H5Fclose(f->file);
+  f->file = f->dxpl = H5I_INVALID_HID;
+  MPI_Barrier(f->comm);
+  if (rank == 0) remove(f->tmp);
+}
+
+static const wf_key output_keys[] = {
+    {"file", WF_KEY_STRING, "", 0, 0, NULL,
+     "HDF5 file for the run's fields and deck ('' = no file); an XDMF sidecar goes beside it",
+     NULL},
+};
+
+const wf_section wf_output_section = {"output", "Where a run writes its results.", output_keys,
+                                      (int)(sizeof output_keys / sizeof output_keys[0])};

@@ -1,0 +1,66 @@
+/* HDF5 output: one parallel file per run, collective writes of distributed
+ * per-PE fields (each rank writes its block as a hyperslab), attributes, and
+ * an XDMF sidecar so that ParaView opens the structured fields.
+ *
+ * Atomicity: the file is written as "<path>.part" and renamed to <path> only
+ * when it is complete and closed; a crash never leaves a half file under the
+ * final name. */
+#ifndef WF_H5_H
+#define WF_H5_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "wf_error.h"
+
+typedef enum { WF_F64, WF_F32, WF_I64 } wf_dtype;
+
+#define WF_H5_MAX_XDMF 32
+#define WF_H5_PATH_MAX 1024
+
+typedef struct wf_h5_xdmf_field {
+  char name[128];
+  int ndim;
+  unsigned long long dims[3]; /* slowest first, as in the dataset */
+  wf_dtype type;
+} wf_h5_xdmf_field;
+
+typedef struct wf_h5file {
+  MPI_Comm comm;
+  hid_t file, dxpl;
+  char path[WF_H5_PATH_MAX], tmp[WF_H5_PATH_MAX + 8];
+  int nxdmf;
+  wf_h5_xdmf_field xdmf[WF_H5_MAX_XDMF];
+} wf_h5file;
+
+/* Distributed block of a global n-dimensional array (dims slowest first).
+ * The rank's data sits in memory as an array of `mem_dims` (NULL: exactly
+ * `count`) starting at `mem_start` (NULL: the origin); this lets a field with
+ * halo cells be written without a copy. */
+typedef struct wf_h5_block {
+  int ndim;
+  const unsigned long long *global, *offset, *count;
+  const unsigned long long *mem_dims, *mem_start;
+} wf_h5_block;
+
+int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st);
+/* Collective write of one dataset. `xdmf` lists it (2D/3D only) in the sidecar. */
+int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,
+                const void *data, bool xdmf, wf_status *st);
+/* Attributes on the root group (collective: same value on every rank). */
+int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st);
+int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st);
+int wf_h5_attr_int(wf_h5file *f, const char *name, long long value, wf_status *st);
+/* Close, rename to the final name, write the XDMF sidecar. Collective. */
+int wf_h5_close(wf_h5file *f, wf_status *st);
+/* Close and delete the temporary file (error path). Collective. */
+void wf_h5_discard(wf_h5file *f);
+
+hid_t wf_h5_type(wf_dtype t);
+
+#endif
+
+#include "wf_deck.h"
+/* [output]: where a run writes its HDF5 file. */
+extern const wf_section wf_output_section;

@@ -1,0 +1,104 @@
+#include "wf_io.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *slurp(const char *path, const char *what, wf_status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    wf_fail(st, WF_ERR_INPUT, "cannot open %s '%s': %s", what, path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    size_t n = fread(buf + len, 1, cap - len - 1, f);
+    len += n;
+    if (n == 0) break;
+    if (len + 1 == cap) {
+      char *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (!buf) {
+    wf_fail(st, WF_ERR_RUNTIME, "out of memory reading %s '%s'", what, path);
+    return NULL;
+  }
+  if (bad) {
+    free(buf);
+    wf_fail(st, WF_ERR_INPUT, "cannot read %s '%s'", what, path);
+    return NULL;
+  }
+  buf[len] = '\0';
+  if (strlen(buf) != len) {
+    free(buf);
+    wf_fail(st, WF_ERR_INPUT, "%s '%s' is not a text file (it holds NUL bytes)", what, path);
+    return NULL;
+  }
+  return buf;
+}
+
+void wf_status_bcast(MPI_Comm comm, wf_status *st) {
+  MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, comm);
+}
+
+void wf_status_agree(MPI_Comm comm, wf_status *st) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = st->code != WF_OK ? rank : size, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first < size) MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, first, comm);
+}
+
+int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char **text,
+                       wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  char *buf = NULL;
+  long long len = 0;
+  wf_status_clear(st);
+  if (rank == 0) {
+    buf = slurp(path, what, st);
+    if (buf) len = (long long)strlen(buf);
+  }
+  wf_status_bcast(comm, st);
+  if (st->code != WF_OK) {
+    free(buf);
+    return st->code;
+  }
+  MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+  if (rank != 0) {
+    buf = malloc((size_t)len + 1);
+    if (!buf) abort();
+  }
+  MPI_Bcast(buf, (int)len + 1, MPI_CHAR, 0, comm);
+  *text = buf;
+  return WF_OK;
+}
+
+int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path, strerror(errno));
+  bool ok = fputs(text, f) >= 0;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return wf_fail(st, WF_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+  }
+  return WF_OK;
+}

@@ -1,0 +1,25 @@
+/* Small file helpers shared by every module. */
+#ifndef WF_IO_H
+#define WF_IO_H
+
+#include <mpi.h>
+
+#include "wf_error.h"
+
+/* Read a whole text file on rank 0 and broadcast it: every rank gets the same
+ * malloc'ed, NUL-terminated text (or the same error). Collective. */
+int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char **text,
+                       wf_status *st);
+
+/* Write `text` to `path` atomically: to a temporary name, then rename. */
+int wf_write_text_atomic(const char *path, const char *text, wf_status *st);
+
+/* Broadcast a status from rank 0 so that all ranks agree on an error that
+ * only rank 0 could see. Collective. */
+void wf_status_bcast(MPI_Comm comm, wf_status *st);
+
+/* Combine a status that any rank may have set: the lowest failing rank's
+ * status is given to every rank. Collective. */
+void wf_status_agree(MPI_Comm comm, wf_status *st);
+
+#endif

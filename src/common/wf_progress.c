@@ -1,0 +1,24 @@
+#include "wf_progress.h"
+
+#include <mpi.h>
+
+void wf_progress_start(wf_progress *p, const char *what, long total, bool enabled, FILE *out) {
+  p->what = what;
+  p->total = total;
+  p->t0 = p->last = MPI_Wtime();
+  p->interval = 5.0;
+  p->enabled = enabled;
+  p->out = out;
+}
+
+void wf_progress_tick(wf_progress *p, long done) {
+  if (!p->enabled) return;
+  double now = MPI_Wtime();
+  if (now - p->last < p->interval || done >= p->total) return;
+  p->last = now;
+  double elapsed = now - p->t0;
+  double eta = done > 0 ? elapsed * (double)(p->total - done) / (double)done : 0.0;
+  fprintf(p->out, "%s: %ld/%ld (%.0f%%), %.1f s elapsed, ETA %.1f s\n", p->what, done, p->total,
+          100.0 * (double)done / (double)p->total, elapsed, eta);
+  fflush(p->out);
+}

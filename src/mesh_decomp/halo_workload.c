@@ -1,0 +1,263 @@
+/* `wafer halo`: the fabric benchmark.
+ *
+ * Every PE holds one element of `elem_bytes`, a hash of its global position
+ * and the iteration, so any rank can compute what any PE holds. Each
+ * iteration refills the owned elements, exchanges halos and checks every
+ * received element against that formula, and that halo cells that must not
+ * be written (past a non-periodic edge, corners when off) were not. It
+ * reports the measured exchange time and bandwidth and the modelled wafer
+ * time of the same exchange. */
+#include "halo_workload.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_h5.h"
+#include "wf_halo.h"
+#include "wf_io.h"
+#include "wf_model.h"
+#include "wf_progress.h"
+#include "wf_wafer.h"
+
+static const wf_key halo_keys[] = {
+    {"elem_bytes", WF_KEY_INT, "8", 1, 65536, NULL, "bytes of per-PE data exchanged", NULL},
+    {"width", WF_KEY_INT, "1", 1, 64, NULL, "halo width in PEs", NULL},
+    {"corners", WF_KEY_BOOL, "true", 0, 0, NULL, "also exchange with diagonal neighbours", NULL},
+    {"periodic", WF_KEY_BOOL, "true", 0, 0, NULL, "wrap around the PE grid in x and y", NULL},
+    {"iterations", WF_KEY_INT, "200", 1, 1e9, NULL, "timed exchanges", NULL},
+    {"verify", WF_KEY_BOOL, "true", 0, 0, NULL, "check every received element", NULL},
+};
+static const wf_section halo_section = {
+    "halo", "The fabric benchmark: halo exchange of per-PE data.", halo_keys,
+    (int)(sizeof halo_keys / sizeof halo_keys[0])};
+static const wf_section *const halo_sections[] = {&halo_section};
+
+enum { SENTINEL = 0xA5 };
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* What PE (gi, gj) holds at iteration `it`. */
+static void pe_value(unsigned char *dst, size_t esz, int gi, int gj, long it) {
+  uint64_t h = splitmix64(((uint64_t)gi << 42) ^ ((uint64_t)gj << 21) ^ (uint64_t)it);
+  for (size_t b = 0; b < esz; b++) {
+    if (b && b % 8 == 0) h = splitmix64(h);
+    dst[b] = (unsigned char)(h >> (8 * (b % 8)));
+  }
+}
+
+typedef struct halo_case {
+  const wf_decomp *dc;
+  size_t esz;
+  int w;
+  bool corners, periodic;
+} halo_case;
+
+static void fill(const halo_case *c, const wf_halo *h, unsigned char *field, long it, bool verify) {
+  if (verify) memset(field, SENTINEL, wf_halo_field_elems(h) * c->esz);
+  for (int j = 0; j < c->dc->ny; j++)
+    for (int i = 0; i < c->dc->nx; i++)
+      pe_value(field + wf_halo_index(h, i, j) * c->esz, c->esz, c->dc->x0 + i, c->dc->y0 + j, it);
+}
+
+/* Expected content of local halo cell (i, j): a PE's value, or untouched. */
+static bool expect(const halo_case *c, int i, int j, long it, unsigned char *out) {
+  const wf_decomp *dc = c->dc;
+  bool out_x = i < 0 || i >= dc->nx, out_y = j < 0 || j >= dc->ny;
+  int gi = dc->x0 + i, gj = dc->y0 + j;
+  bool written = c->corners || !(out_x && out_y);
+  if (gi < 0 || gi >= dc->pe_nx || gj < 0 || gj >= dc->pe_ny) {
+    written = written && c->periodic;
+    gi = (gi + dc->pe_nx) % dc->pe_nx;
+    gj = (gj + dc->pe_ny) % dc->pe_ny;
+  }
+  if (written) pe_value(out, c->esz, gi, gj, it);
+  else memset(out, SENTINEL, c->esz);
+  return written;
+}
+
+/* Number of halo elements that differ from what they should hold. */
+static long check_halo(const halo_case *c, const wf_halo *h, const unsigned char *field, long it) {
+  unsigned char *want = malloc(c->esz);
+  long bad = 0;
+  for (int j = -c->w; j < c->dc->ny + c->w; j++)
+    for (int i = -c->w; i < c->dc->nx + c->w; i++) {
+      if (i >= 0 && i < c->dc->nx && j >= 0 && j < c->dc->ny) continue;
+      expect(c, i, j, it, want);
+      if (memcmp(field + wf_halo_index(h, i, j) * c->esz, want, c->esz) != 0) bad++;
+    }
+  free(want);
+  return bad;
+}
+
+static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_status *st) {
+  const wf_decomp *dc = &wf->dc;
+  size_t n = (size_t)dc->nx * dc->ny;
+  int64_t *owner = malloc(n * sizeof *owner), *phys = malloc(n * sizeof *phys);
+  if (!owner || !phys) abort();
+  for (int j = 0; j < dc->ny; j++)
+    for (int i = 0; i < dc->nx; i++) {
+      owner[(size_t)j * dc->nx + i] = dc->rank;
+      phys[(size_t)j * dc->nx + i] = wf_grid_phys_x(&wf->grid, dc->x0 + i, dc->y0 + j);
+    }
+  unsigned long long g[2] = {(unsigned long long)dc->pe_ny, (unsigned long long)dc->pe_nx};
+  unsigned long long off[2] = {(unsigned long long)dc->y0, (unsigned long long)dc->x0};
+  unsigned long long cnt[2] = {(unsigned long long)dc->ny, (unsigned long long)dc->nx};
+  wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
+  wf_h5file f;
+  char *ini = wf_deck_to_ini(run->deck);
+  int rc = wf_h5_create(&f, run->comm, path, st);
+  if (rc == WF_OK) {
+    if (wf_h5_write(&f, "owner_rank", WF_I64, &b, owner, true, st) != WF_OK ||
+        wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK ||
+        wf_h5_attr_str(&f, "deck", ini, st) != WF_OK ||
+        wf_h5_attr_str(&f, "workload", "halo", st) != WF_OK ||
+        wf_h5_attr_int(&f, "ranks", dc->nranks, st) != WF_OK) {
+      wf_h5_discard(&f);
+      rc = st->code;
+    } else {
+      rc = wf_h5_close(&f, st);
+    }
+  }
+  free(ini);
+  free(owner);
+  free(phys);
+  return rc;
+}
+
+static int halo_run(wf_run *run, wf_status *st) {
+  wf_wafer *wf = run->wafer;
+  const wf_deck *d = run->deck;
+  halo_case c = {.dc = &wf->dc,
+                 .esz = (size_t)wf_deck_int(d, "halo", "elem_bytes"),
+                 .w = (int)wf_deck_int(d, "halo", "width"),
+                 .corners = wf_deck_bool(d, "halo", "corners"),
+                 .periodic = wf_deck_bool(d, "halo", "periodic")};
+  long iters = wf_deck_int(d, "halo", "iterations");
+  bool verify = wf_deck_bool(d, "halo", "verify");
+
+  wf_halo h;
+  if (wf_halo_create(&h, &wf->fab, c.esz, c.w, c.corners, c.periodic, c.periodic, st) != WF_OK) {
+    char where[1200];
+    wf_deck_describe(d, "halo", "width", where, sizeof where);
+    return wf_wrap(st, "%s", where);
+  }
+  unsigned char *field = malloc(wf_halo_field_elems(&h) * c.esz);
+  if (!field) {
+    wf_halo_free(&h);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the halo field");
+  }
+  if (run->verbose)
+    printf("halo: %ld exchanges of %zu B/PE, width %d, %s, %s\n", iters, c.esz, c.w,
+           c.corners ? "faces+corners" : "faces only", c.periodic ? "periodic" : "open edges");
+
+  /* One untimed exchange warms up the connections. */
+  fill(&c, &h, field, -1, false);
+  wf_halo_exchange(&h, field);
+  wf->fab.c = (wf_fabric_counters){0};
+
+  wf_progress prog;
+  wf_progress_start(&prog, "halo", iters, run->verbose, stdout);
+  long bad = 0, checked = 0, failed = 0; /* elements; exchanges checked / failed */
+  double t_exchange = 0;
+  for (long it = 0; it < iters; it++) {
+    fill(&c, &h, field, it, verify);
+    MPI_Barrier(run->comm); /* time the exchange alone, not the skew of the fill */
+    double t0 = MPI_Wtime();
+    wf_halo_exchange(&h, field);
+    t_exchange += MPI_Wtime() - t0;
+    if (verify) {
+      long nbad = check_halo(&c, &h, field, it);
+      bad += nbad;
+      failed += nbad > 0;
+      checked++;
+    }
+    wf_progress_tick(&prog, it + 1);
+  }
+  wf_fabric_counters per_exchange = wf_fabric_totals(&wf->fab);
+
+  /* A grid-wide collective, checked against its closed form. */
+  double npe = (double)wf->dc.pe_nx * wf->dc.pe_ny;
+  double ids = 0;
+  for (int j = 0; j < wf->dc.ny; j++)
+    for (int i = 0; i < wf->dc.nx; i++)
+      ids += (double)(wf->dc.x0 + i) + (double)(wf->dc.y0 + j) * wf->dc.pe_nx;
+  wf_fabric_allreduce(&wf->fab, &ids, 1, WF_SUM);
+  bool sum_ok = ids == npe * (npe - 1) / 2;
+
+  long counts[3] = {bad, checked, failed}, totals[3];
+  MPI_Allreduce(counts, totals, 3, MPI_LONG, MPI_SUM, run->comm);
+  double t_max;
+  MPI_Allreduce(&t_exchange, &t_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  /* One check per rank and verified exchange, plus the allreduce. */
+  run->checks_passed = (int)(totals[1] - totals[2]) + (sum_ok ? 1 : 0);
+  run->checks_failed = (int)totals[2] + (sum_ok ? 0 : 1);
+
+  double per = t_max / (double)iters;
+  double inter_bytes = (double)per_exchange.mpi_bytes / (double)iters; /* all ranks */
+  double model_cycles = h.model_cycles;
+  double model_s = wf_model_seconds(&wf->hw, model_cycles);
+  int neigh = c.corners ? (2 * c.w + 1) * (2 * c.w + 1) - 1 : 4 * c.w;
+  double bytes_per_pe = (double)c.esz * (neigh + 1);
+  bool fits = wf_model_fits(&wf->hw, bytes_per_pe);
+
+  if (run->verbose) {
+    printf("halo: %.2f us/exchange, %.3g MB/exchange between ranks (%.2f GB/s), "
+           "%.3g Mwords/exchange inside ranks (free)\n",
+           per * 1e6, inter_bytes / 1e6, per > 0 ? inter_bytes / per / 1e9 : 0.0,
+           (double)per_exchange.words_intra / (double)iters / 1e6);
+    printf("halo: wafer model (%s): %.0f cycles = %.3g us/exchange; %.0f B/PE of %.0f (%s)\n",
+           wf->hw.name, model_cycles, model_s * 1e6, bytes_per_pe, wf->hw.sram_bytes,
+           fits ? "fits" : "does NOT fit");
+    printf("halo: %s: %ld exchanges verified on every rank, %ld bad elements; allreduce %s\n",
+           run->checks_failed ? "FAILED" : "ok", totals[1] / wf->dc.nranks, totals[0],
+           sum_ok ? "ok" : "WRONG");
+  }
+
+  wf_json *j = run->summary;
+  wf_json_begin(j, "halo");
+  wf_json_int(j, "elem_bytes", (long long)c.esz);
+  wf_json_int(j, "width", c.w);
+  wf_json_bool(j, "corners", c.corners);
+  wf_json_bool(j, "periodic", c.periodic);
+  wf_json_int(j, "iterations", iters);
+  wf_json_num(j, "seconds_per_exchange", per);
+  wf_json_num(j, "inter_rank_bytes_per_exchange", inter_bytes);
+  wf_json_num(j, "inter_rank_GBps", per > 0 ? inter_bytes / per / 1e9 : 0.0);
+  wf_json_num(j, "intra_rank_words_per_exchange", (double)per_exchange.words_intra / iters);
+  wf_json_int(j, "bad_elements", totals[0]);
+  wf_json_bool(j, "allreduce_ok", sum_ok);
+  wf_json_end(j);
+  wf_json_begin(j, "model");
+  wf_json_num(j, "cycles_per_exchange", model_cycles);
+  wf_json_num(j, "wafer_seconds_per_exchange", model_s);
+  wf_json_num(j, "wafer_seconds", model_s * iters);
+  wf_json_num(j, "bytes_per_pe", bytes_per_pe);
+  wf_json_bool(j, "fits", fits);
+  wf_json_end(j);
+  run->seconds = t_max;
+  run->wafer_seconds = model_s * iters;
+  snprintf(run->headline, sizeof run->headline, "%.2f us/exchange, %.2f GB/s between ranks",
+           per * 1e6, per > 0 ? inter_bytes / per / 1e9 : 0.0);
+
+  free(field);
+  wf_halo_free(&h);
+
+  const char *out = wf_deck_str(d, "output", "file");
+  if (out[0] && write_output(run, wf, out, st) != WF_OK) return st->code;
+  return WF_OK;
+}
+
+const wf_workload wf_halo_workload = {
+    .name = "halo",
+    .help = "fabric benchmark: halo exchange of per-PE data, verified, with the wafer model",
+    .sections = halo_sections,
+    .nsections = 1,
+    .run = halo_run,
+};

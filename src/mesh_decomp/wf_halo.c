@@ -1,0 +1,141 @@
+#include "wf_halo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_model.h"
+
+/* Origin and extent along one axis of the region sent toward `d` (-1, 0, +1)
+ * and of the halo region received from that side. */
+static void axis_regions(int n, int w, int d, int *send0, int *recv0, int *extent) {
+  if (d > 0) *send0 = n - w, *recv0 = n, *extent = w;
+  else if (d < 0) *send0 = 0, *recv0 = -w, *extent = w;
+  else *send0 = 0, *recv0 = 0, *extent = n;
+}
+
+/* Words delivered between PEs of the same block in one exchange. */
+static long long intra_pairs(int nx, int ny, int w, bool corners) {
+  long long pairs = 0;
+  for (int dy = -w; dy <= w; dy++)
+    for (int dx = -w; dx <= w; dx++) {
+      if ((dx == 0 && dy == 0) || (!corners && dx != 0 && dy != 0)) continue;
+      long long a = nx - abs(dx), b = ny - abs(dy);
+      if (a > 0 && b > 0) pairs += a * b;
+    }
+  return pairs;
+}
+
+static void copy_region(const wf_halo *h, char *field, char *buf, int x0, int y0, int cx, int cy,
+                        bool pack) {
+  size_t run = (size_t)cx * h->esz;
+  for (int j = 0; j < cy; j++) {
+    char *row = field + wf_halo_index(h, x0, y0 + j) * h->esz;
+    if (pack) memcpy(buf + (size_t)j * run, row, run);
+    else memcpy(row, buf + (size_t)j * run, run);
+  }
+}
+
+int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, bool corners,
+                   bool periodic_x, bool periodic_y, wf_status *st) {
+  const wf_decomp *dc = fab->dc;
+  memset(h, 0, sizeof *h);
+  /* The thinnest block is the same arithmetic on every rank: all agree. */
+  int min_nx = dc->pe_nx / dc->px, min_ny = dc->pe_ny / dc->py;
+  if (width < 1)
+    return wf_fail(st, WF_ERR_INPUT, "halo width %d: must be at least 1 PE", width);
+  if (elem_bytes < 1) return wf_fail(st, WF_ERR_INPUT, "halo element size must be positive");
+  if (width > min_nx || width > min_ny)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "halo width %d PEs is wider than the thinnest rank block (%dx%d PEs of the "
+                   "%dx%d PE grid on %dx%d ranks): data would have to come from ranks further "
+                   "away; use fewer ranks or a larger PE grid",
+                   width, min_nx, min_ny, dc->pe_nx, dc->pe_ny, dc->px, dc->py);
+  h->fab = fab;
+  h->esz = elem_bytes;
+  h->w = width;
+  h->nx = dc->nx;
+  h->ny = dc->ny;
+  h->ld = dc->nx + 2 * width;
+  h->corners = corners;
+  h->periodic_x = periodic_x;
+  h->periodic_y = periodic_y;
+
+  double words = wf_model_words(fab->hw, elem_bytes);
+  int ndirs = corners ? WF_NDIRS : 4;
+  for (int d = 0; d < ndirs; d++) {
+    int peer = wf_decomp_neighbor(dc, d, periodic_x, periodic_y);
+    if (peer == MPI_PROC_NULL) continue;
+    wf_halo_msg *m = &h->msg[h->nmsg];
+    int cx, cy;
+    m->dir = d;
+    m->peer = peer;
+    axis_regions(h->nx, width, wf_dir_dx[d], &m->send_x, &m->recv_x, &cx);
+    axis_regions(h->ny, width, wf_dir_dy[d], &m->send_y, &m->recv_y, &cy);
+    m->cx = cx;
+    m->cy = cy;
+    m->bytes = (size_t)cx * cy * elem_bytes;
+    m->send_buf = malloc(m->bytes);
+    m->recv_buf = malloc(m->bytes);
+    if (!m->send_buf || !m->recv_buf) {
+      wf_halo_free(h);
+      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for halo buffers");
+    }
+    /* Tag = direction of travel, so two messages between the same pair of
+     * ranks (a periodic axis of one or two ranks) never mix. */
+    MPI_Send_init(m->send_buf, (int)m->bytes, MPI_BYTE, peer, d, dc->comm, &h->req[2 * h->nmsg]);
+    MPI_Recv_init(m->recv_buf, (int)m->bytes, MPI_BYTE, peer, wf_dir_opposite(d), dc->comm,
+                  &h->req[2 * h->nmsg + 1]);
+    long long elems = (long long)cx * cy;
+    if (peer == dc->rank) {
+      h->words_intra += (long long)(elems * words); /* a periodic wrap inside the block */
+    } else {
+      h->words_inter += (long long)(elems * words);
+      h->mpi_bytes += (long long)m->bytes;
+    }
+    h->nmsg++;
+  }
+  h->words_intra += (long long)(intra_pairs(h->nx, h->ny, width, corners) * words);
+  h->model_cycles = wf_model_halo_cycles(fab->hw, fab->grid, elem_bytes, width, corners);
+  return WF_OK;
+}
+
+void wf_halo_free(wf_halo *h) {
+  for (int k = 0; k < h->nmsg; k++) {
+    MPI_Request_free(&h->req[2 * k]);
+    MPI_Request_free(&h->req[2 * k + 1]);
+  }
+  for (int k = 0; k < WF_NDIRS; k++) {
+    free(h->msg[k].send_buf);
+    free(h->msg[k].recv_buf);
+  }
+  memset(h, 0, sizeof *h);
+}
+
+void wf_halo_begin(wf_halo *h, void *field) {
+  h->t_begin = MPI_Wtime();
+  for (int k = 0; k < h->nmsg; k++) {
+    wf_halo_msg *m = &h->msg[k];
+    copy_region(h, field, m->send_buf, m->send_x, m->send_y, m->cx, m->cy, true);
+  }
+  if (h->nmsg) MPI_Startall(2 * h->nmsg, h->req);
+}
+
+void wf_halo_end(wf_halo *h, void *field) {
+  if (h->nmsg) MPI_Waitall(2 * h->nmsg, h->req, MPI_STATUSES_IGNORE);
+  for (int k = 0; k < h->nmsg; k++) {
+    wf_halo_msg *m = &h->msg[k];
+    copy_region(h, field, m->recv_buf, m->recv_x, m->recv_y, m->cx, m->cy, false);
+  }
+  wf_fabric_counters *c = &h->fab->c;
+  c->ops++;
+  c->words_intra += h->words_intra;
+  c->words_inter += h->words_inter;
+  c->mpi_bytes += h->mpi_bytes;
+  c->model_cycles += h->model_cycles;
+  c->seconds += MPI_Wtime() - h->t_begin;
+}
+
+void wf_halo_exchange(wf_halo *h, void *field) {
+  wf_halo_begin(h, field);
+  wf_halo_end(h, field);
+}

@@ -1,0 +1,56 @@
+/* Halo exchange of per-PE data: the fabric between rank blocks.
+ *
+ * A field holds one element of `elem_bytes` per PE of the rank's block plus
+ * `width` halo PEs on every side: (nx + 2w) x (ny + 2w) elements, x fastest;
+ * wf_halo_index() maps local PE (i, j), -w <= i < nx + w, to its element.
+ * Exchanges are non-blocking (begin ... compute on the interior ... end) on
+ * persistent MPI requests and buffers. Halo cells past a non-periodic edge
+ * of the PE grid are never written. */
+#ifndef WF_HALO_H
+#define WF_HALO_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "wf_decomp.h"
+#include "wf_error.h"
+#include "wf_fabric.h"
+
+typedef struct wf_halo_msg {
+  int dir, peer;
+  int send_x, send_y, recv_x, recv_y; /* region origins in local PE coordinates */
+  int cx, cy;                         /* region extent in PEs */
+  char *send_buf, *recv_buf;
+  size_t bytes;
+} wf_halo_msg;
+
+typedef struct wf_halo {
+  wf_fabric *fab;
+  size_t esz;
+  int w, nx, ny, ld; /* ld = nx + 2w */
+  bool corners, periodic_x, periodic_y;
+  int nmsg;
+  wf_halo_msg msg[WF_NDIRS];
+  MPI_Request req[2 * WF_NDIRS];
+  long long words_intra, words_inter, mpi_bytes; /* per exchange */
+  double model_cycles;                          /* per exchange */
+  double t_begin;
+} wf_halo;
+
+int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, bool corners,
+                   bool periodic_x, bool periodic_y, wf_status *st);
+void wf_halo_free(wf_halo *h);
+
+static inline size_t wf_halo_index(const wf_halo *h, int i, int j) {
+  return (size_t)(j + h->w) * (size_t)h->ld + (size_t)(i + h->w);
+}
+static inline size_t wf_halo_field_elems(const wf_halo *h) {
+  return (size_t)h->ld * (size_t)(h->ny + 2 * h->w);
+}
+
+void wf_halo_begin(wf_halo *h, void *field);
+void wf_halo_end(wf_halo *h, void *field);
+void wf_halo_exchange(wf_halo *h, void *field);
+
+#endif

@@ -1,0 +1,101 @@
+#include "wf_wafer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_io.h"
+
+static int check_pe_grid(const char *v, char *why, size_t len) {
+  int nx, ny;
+  if (strcmp(v, "hardware") == 0 || wf_grid_parse_size(v, &nx, &ny) == 0) return 0;
+  snprintf(why, len, "expected 'hardware' or NXxNY, e.g. 750x994");
+  return -1;
+}
+
+static int check_rank_grid(const char *v, char *why, size_t len) {
+  int px, py;
+  if (strcmp(v, "auto") == 0 || wf_grid_parse_size(v, &px, &py) == 0) return 0;
+  snprintf(why, len, "expected 'auto' or PXxPY, e.g. 4x2");
+  return -1;
+}
+
+static const wf_key wafer_keys[] = {
+    {"hardware", WF_KEY_CHOICE, "wse2", 0, 0, "wse2|wse3",
+     "hardware whose parameters the cost model uses (docs/model.md)", NULL},
+    {"pe_grid", WF_KEY_STRING, "64x64", 0, 0, NULL,
+     "logical PE grid NXxNY, or 'hardware' for the whole wafer (wse2: 750x994)", check_pe_grid},
+    {"rank_grid", WF_KEY_STRING, "auto", 0, 0, NULL,
+     "MPI rank grid PXxPY, or 'auto' (shortest block perimeter)", check_rank_grid},
+    {"defects", WF_KEY_STRING, "", 0, 0, NULL,
+     "defect map: file of dead physical PEs, one 'x y' per line ('' = none)", NULL},
+    {"spare_columns", WF_KEY_INT, "0", 0, 4096, NULL,
+     "physical PE columns beyond pe_grid that dead PEs are skipped into", NULL},
+};
+
+const wf_section wf_wafer_section = {
+    "wafer", "The wafer the run plays: hardware, PE grid, rank layout, defects.", wafer_keys,
+    (int)(sizeof wafer_keys / sizeof wafer_keys[0])};
+
+/* Prefix an error with the deck entry it is about. */
+static int blame(wf_status *st, const wf_deck *deck, const char *key) {
+  char where[1200];
+  wf_deck_describe(deck, "wafer", key, where, sizeof where);
+  return wf_wrap(st, "%s", where);
+}
+
+int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *st) {
+  memset(w, 0, sizeof *w);
+  w->dc.comm = MPI_COMM_NULL;
+  w->hw = *wf_hw_preset(wf_deck_str(deck, "wafer", "hardware"));
+
+  const char *grid = wf_deck_str(deck, "wafer", "pe_grid");
+  int nx = w->hw.pe_nx, ny = w->hw.pe_ny;
+  if (strcmp(grid, "hardware") != 0) wf_grid_parse_size(grid, &nx, &ny);
+  int px = 0, py = 0;
+  const char *ranks = wf_deck_str(deck, "wafer", "rank_grid");
+  if (strcmp(ranks, "auto") != 0) wf_grid_parse_size(ranks, &px, &py);
+
+  snprintf(w->defects, sizeof w->defects, "%s", wf_deck_str(deck, "wafer", "defects"));
+  char *defect_text = NULL;
+  if (w->defects[0] &&
+      wf_read_text_bcast(comm, w->defects, "defect map", &defect_text, st) != WF_OK)
+    return blame(st, deck, "defects");
+  int rc = wf_grid_create(&w->grid, nx, ny, (int)wf_deck_int(deck, "wafer", "spare_columns"),
+                          defect_text, w->defects, st);
+  free(defect_text);
+  if (rc != WF_OK) return rc;
+
+  if (wf_decomp_create(&w->dc, comm, nx, ny, px, py, st) != WF_OK) {
+    wf_grid_free(&w->grid);
+    return blame(st, deck, px ? "rank_grid" : "pe_grid");
+  }
+  wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw);
+  return WF_OK;
+}
+
+void wf_wafer_free(wf_wafer *w) {
+  wf_fabric_free(&w->fab);
+  wf_decomp_free(&w->dc);
+  wf_grid_free(&w->grid);
+}
+
+void wf_wafer_describe(const wf_wafer *w, FILE *out) {
+  const wf_decomp *dc = &w->dc;
+  fprintf(out, "wafer: %s model, PE grid %dx%d (%lld PEs)", w->hw.name, dc->pe_nx, dc->pe_ny,
+          (long long)dc->pe_nx * dc->pe_ny);
+  if (w->defects[0])
+    fprintf(out, ", %d dead PEs in %s (longest detour %d hops)", w->grid.ndead, w->defects,
+            w->grid.max_link_hops);
+  fprintf(out, "\nranks: %d as %dx%d, blocks of %dx%d to %dx%d PEs\n", dc->nranks, dc->px, dc->py,
+          dc->pe_nx / dc->px, dc->pe_ny / dc->py, (dc->pe_nx + dc->px - 1) / dc->px,
+          (dc->pe_ny + dc->py - 1) / dc->py);
+}
+
+void wf_wafer_json(const wf_wafer *w, wf_json *j) {
+  long long pe[2] = {w->dc.pe_nx, w->dc.pe_ny}, rk[2] = {w->dc.px, w->dc.py};
+  wf_json_int(j, "ranks", w->dc.nranks);
+  wf_json_ints(j, "rank_grid", rk, 2);
+  wf_json_ints(j, "pe_grid", pe, 2);
+  wf_json_str(j, "hardware", w->hw.name);
+  wf_json_int(j, "dead_pes", w->grid.ndead);
+}
