@@ -7,6 +7,7 @@
 int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const wf_ckpt_var *vars,
                         int nvars, wf_status *st) {
   wf_h5file f;
+  wf_status_clear(st);
   if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
   int rc = wf_h5_attr_int(&f, "step", step, st);
   for (int i = 0; i < nvars && rc == WF_OK; i++) {

@@ -195,6 +195,7 @@ static int assign(wf_deck *deck, const char *where, const char *section, const c
 typedef struct line_reader {
   const char *p;
   int line;
+  int section_line; /* line of the last [section] header */
 } line_reader;
 
 static char *read_line(char *str, int num, void *stream) {
@@ -202,6 +203,7 @@ static char *read_line(char *str, int num, void *stream) {
   if (*r->p == '\0') return NULL;
   r->line++;
   while (*r->p == ' ' || *r->p == '\t') r->p++;
+  if (*r->p == '[') r->section_line = r->line;
   int n = 0;
   while (*r->p && *r->p != '\n' && n < num - 2) str[n++] = *r->p++;
   while (*r->p && *r->p != '\n') r->p++; /* overlong line: rest is dropped, inih sees a prefix */
@@ -216,12 +218,14 @@ typedef struct parse_ctx {
   line_reader reader;
   wf_status *st;
   bool failed;
+  int fail_line;   /* line of the handler's first error */
   int *first_line; /* per entry: line where this parse set it (0 = not yet) */
 } parse_ctx;
 
 static int on_key(void *user, const char *section, const char *key, const char *value) {
   parse_ctx *c = user;
   if (c->failed) return 0;
+  c->fail_line = c->reader.line;
   char where[WF_DECK_TEXT_MAX];
   snprintf(where, sizeof where, "%s:%d", c->name, c->reader.line);
   if (section[0] == '\0') {
@@ -229,6 +233,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
     c->failed = true;
     return 0;
   }
+  if (!find_section(c->deck, section)) /* name the [section] line, not its first key */
+    snprintf(where, sizeof where, "%s:%d", c->name, c->reader.section_line);
   wf_entry *e = find_entry(c->deck, section, key);
   if (e) {
     int *first = &c->first_line[e - c->deck->entries];
@@ -253,7 +259,8 @@ int wf_deck_parse_text(wf_deck *deck, const char *text, const char *name, wf_sta
   if (!c.first_line) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   int line = ini_parse_stream(read_line, &c.reader, on_key, &c);
   free(c.first_line);
-  if (c.failed) return st->code;
+  /* inih goes on after a syntax error: report whichever error came first. */
+  if (c.failed && (line <= 0 || line >= c.fail_line)) return st->code;
   if (line > 0)
     return wf_fail(st, WF_ERR_INPUT,
                    "%s:%d: syntax error (expected '[section]', 'key = value' or a comment)", name,

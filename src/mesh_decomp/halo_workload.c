@@ -96,6 +96,19 @@ static long check_halo(const halo_case *c, const wf_halo *h, const unsigned char
   return bad;
 }
 
+/* A checksum of the last exchange's field, halo cells included: the same
+ * whatever the rank count or defect map. */
+static unsigned long long field_checksum(const halo_case *c, const wf_halo *h,
+                                         const unsigned char *field) {
+  unsigned long long sum = 0;
+  for (int j = -c->w; j < c->dc->ny + c->w; j++)
+    for (int i = -c->w; i < c->dc->nx + c->w; i++) {
+      const unsigned char *e = field + wf_halo_index(h, i, j) * c->esz;
+      for (size_t b = 0; b < c->esz; b++) sum += (unsigned long long)e[b] * (b + 1);
+    }
+  return sum;
+}
+
 static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_status *st) {
   const wf_decomp *dc = &wf->dc;
   size_t n = (size_t)dc->nx * dc->ny;
@@ -181,6 +194,8 @@ static int halo_run(wf_run *run, wf_status *st) {
     wf_progress_tick(&prog, it + 1);
   }
   wf_fabric_counters per_exchange = wf_fabric_totals(&wf->fab);
+  unsigned long long sum = field_checksum(&c, &h, field), checksum = 0;
+  MPI_Allreduce(&sum, &checksum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->comm);
 
   /* A grid-wide collective, checked against its closed form. */
   double npe = (double)wf->dc.pe_nx * wf->dc.pe_ny;
@@ -232,6 +247,7 @@ static int halo_run(wf_run *run, wf_status *st) {
   wf_json_num(j, "inter_rank_GBps", per > 0 ? inter_bytes / per / 1e9 : 0.0);
   wf_json_num(j, "intra_rank_words_per_exchange", (double)per_exchange.words_intra / iters);
   wf_json_int(j, "bad_elements", totals[0]);
+  wf_json_int(j, "checksum", (long long)checksum);
   wf_json_bool(j, "allreduce_ok", sum_ok);
   wf_json_end(j);
   wf_json_begin(j, "model");

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `wafer` command: cli.sh CASE RANKS WAFER_BINARY [HELPER]
+# Each case runs the real command under mpiexec and checks its exit status,
+# messages, JSON summary and files. Prints "CASE: N passed, N failed".
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3 helper=${4:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+here=$(cd "$(dirname "$0")" && pwd)
+inputs=$(cd "$here/../../inputs" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/wafer-e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+expect() { if eval "$1"; then ok; else fail "$2"; fi; }
+run() { mpiexec -n "$ranks" "$wafer" "$@"; }
+# json FILE EXPR: evaluate a Python expression over the parsed JSON `j`.
+json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
+
+# Run with a bad input: exit 2, message on stderr, no output files.
+expect_input_error() {
+  local want=$1; shift
+  run "$@" --set output.file=out.h5 --json err.json > stdout.txt 2> stderr.txt
+  local rc=$?
+  expect "[ $rc -eq 2 ]" "exit status $rc, wanted 2 for: $*"
+  expect "grep -qF -- \"$want\" stderr.txt" "message lacks '$want': $(cat stderr.txt)"
+  expect "[ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ ! -e err.json ]" "files written for a bad input"
+}
+
+case $case_name in
+halo)
+  for opts in "--set halo.width=1" \
+              "--set halo.width=2 --set halo.corners=false --set halo.periodic=false --set halo.elem_bytes=3"; do
+    # shellcheck disable=SC2086
+    run halo --set wafer.pe_grid=13x11 --set halo.iterations=20 $opts \
+        --set output.file=halo.h5 --json s.json > stdout.txt
+    expect "[ $? -eq 0 ]" "wafer halo $opts failed"
+    expect "[ \"\$(tail -n 1 stdout.txt)\" = \"\$(cat s.json)\" ]" "last stdout line is not the JSON summary"
+    expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']==20*$ranks+1\"" "checks in summary"
+    expect "json s.json \"j['ranks']==$ranks and j['pe_grid']==[13,11] and j['halo']['bad_elements']==0\"" "grid in summary"
+    expect "[ -s halo.h5 ] && [ -s halo.xmf ] && [ ! -e halo.h5.part ]" "HDF5 output and XDMF sidecar"
+  done
+  # Model figures of the documented formulas (docs/model.md): width 1, 8 B, corners: 10 cycles.
+  expect "json s.json \"j['model']['cycles_per_exchange']==max(2*1+2, 2*1+2)\"" "model cycles (faces, w=2, 3 B)"
+  run halo --set wafer.pe_grid=13x11 --set halo.iterations=5 --json s1.json > /dev/null
+  expect "json s1.json \"j['model']['cycles_per_exchange']==10\"" "model cycles (corners, w=1, 8 B)"
+  ;;
+defects)
+  run halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --json plain.json --set output.file=plain.h5 > /dev/null
+  expect "[ $? -eq 0 ]" "halo without defects"
+  run halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --json dead.json --set output.file=dead.h5 \
+      --set wafer.defects="$inputs/defects-sample.txt" --set wafer.spare_columns=2 > stdout.txt
+  expect "[ $? -eq 0 ]" "halo with defects"
+  expect "grep -q 'dead PEs' stdout.txt" "header mentions the dead PEs"
+  expect "json dead.json \"j['dead_pes']==4 and j['checks']['failed']==0\"" "defect run checks"
+  expect "json plain.json \"j['halo']['checksum']==json.load(open('dead.json'))['halo']['checksum']\"" \
+         "halo data differ with and without defects"
+  expect "json dead.json \"j['model']['cycles_per_exchange'] > json.load(open('plain.json'))['model']['cycles_per_exchange']\"" \
+         "detours cost nothing in the model"
+  expect "cmp -s <(h5dump -d /owner_rank plain.h5 | tail -n +2) <(h5dump -d /owner_rank dead.h5 | tail -n +2)" \
+         "owner map differs"
+  ;;
+demo)
+  run demo --json s.json > stdout.txt
+  expect "[ $? -eq 0 ]" "wafer demo failed"
+  expect "grep -q '== demo summary' stdout.txt" "no summary table"
+  expect "[ \"\$(tail -n 1 stdout.txt)\" = \"\$(cat s.json)\" ]" "last stdout line is not the JSON summary"
+  expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']>0\"" "demo checks"
+  expect "json s.json \"'halo' in [r['workload'] for r in j['runs']] and all(r['status']=='ok' for r in j['runs'])\"" "demo runs"
+  ;;
+bad_input)
+  printf '[halo]\nwidth = 2\nwidht = 3\n' > typo.ini
+  expect_input_error "typo.ini:3: [halo] unknown key 'widht'" halo typo.ini
+  printf '[halo]\nwidth = 0\n' > range.ini
+  expect_input_error "range.ini:2: [halo] width = 0: out of range [1, 64]" halo range.ini
+  printf '[halo]\niterations = many\n' > type.ini
+  expect_input_error "type.ini:2: [halo] iterations = many: not an integer" halo type.ini
+  printf '[hallo]\nwidth = 1\n' > section.ini
+  expect_input_error "section.ini:1: unknown section [hallo]" halo section.ini
+  expect_input_error "cannot open deck 'missing.ini'" halo missing.ini
+  printf '[wafer]\npe_grid = 1x1\n' > small.ini
+  if [ "$ranks" -gt 1 ]; then
+    expect_input_error "small.ini:2: [wafer] pe_grid = 1x1: the PE grid 1x1 has 1 PEs, fewer than the $ranks MPI ranks" halo small.ini
+    expect_input_error "halo width 3 PEs is wider than the thinnest rank block" halo --set wafer.pe_grid=4x4 --set halo.width=3
+  fi
+  expect_input_error "[wafer] pe_grid = 12y3: expected 'hardware' or NXxNY" halo --set wafer.pe_grid=12y3
+  expect_input_error "cannot open defect map 'nope.txt'" halo --set wafer.defects=nope.txt
+  expect_input_error "unknown workload or command 'hallo'" hallo
+  expect_input_error "unknown option '--bogus'" halo --bogus
+  ;;
+info)
+  printf '[halo]\nwidth = 2\n' > deck.ini
+  run info deck.ini --set halo.iterations=7 > info.txt
+  expect "[ $? -eq 0 ]" "wafer info failed"
+  expect "grep -Eq '^halo.width +2 +1 +deck.ini:2' info.txt" "info shows deck value and source"
+  expect "grep -Eq '^halo.iterations +7 +200 +--set' info.txt" "info shows --set value and source"
+  expect "grep -Eq '^wafer.pe_grid +64x64 +64x64 +default' info.txt" "info shows defaults"
+  run --version > version.txt
+  expect "grep -q HDF5 version.txt && grep -q PETSc version.txt && grep -q FFTW version.txt" "--version lists libraries"
+  run --help > help.txt
+  expect "[ $? -eq 0 ] && grep -q halo help.txt" "--help lists the workloads"
+  ;;
+h5_crash)
+  mpiexec -n "$ranks" "$helper" crashed.h5 > /dev/null 2>&1
+  expect "[ $? -ne 0 ]" "the crashing writer did not crash"
+  expect "[ ! -e crashed.h5 ]" "a crashed write left a file under the final name"
+  expect "[ -e crashed.h5.part ]" "the crashed writer never wrote its temporary file"
+  ;;
+*)
+  echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+
+echo "$case_name ($ranks ranks): $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
