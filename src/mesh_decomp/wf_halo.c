@@ -74,6 +74,13 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
     m->cx = cx;
     m->cy = cy;
     m->bytes = (size_t)cx * cy * elem_bytes;
+    long long elems = (long long)cx * cy;
+    if (peer == dc->rank) {
+      /* A periodic wrap inside this rank: a copy within the field, no MPI. */
+      h->local[h->nlocal++] = *m;
+      h->words_intra += (long long)(elems * words);
+      continue;
+    }
     m->send_buf = malloc(m->bytes);
     m->recv_buf = malloc(m->bytes);
     if (!m->send_buf || !m->recv_buf) {
@@ -85,13 +92,8 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
     MPI_Send_init(m->send_buf, (int)m->bytes, MPI_BYTE, peer, d, dc->comm, &h->req[2 * h->nmsg]);
     MPI_Recv_init(m->recv_buf, (int)m->bytes, MPI_BYTE, peer, wf_dir_opposite(d), dc->comm,
                   &h->req[2 * h->nmsg + 1]);
-    long long elems = (long long)cx * cy;
-    if (peer == dc->rank) {
-      h->words_intra += (long long)(elems * words); /* a periodic wrap inside the block */
-    } else {
-      h->words_inter += (long long)(elems * words);
-      h->mpi_bytes += (long long)m->bytes;
-    }
+    h->words_inter += (long long)(elems * words);
+    h->mpi_bytes += (long long)m->bytes;
     h->nmsg++;
   }
   h->words_intra += (long long)(intra_pairs(h->nx, h->ny, width, corners) * words);
@@ -118,6 +120,18 @@ void wf_halo_begin(wf_halo *h, void *field) {
     copy_region(h, field, m->send_buf, m->send_x, m->send_y, m->cx, m->cy, true);
   }
   if (h->nmsg) MPI_Startall(2 * h->nmsg, h->req);
+  /* What this rank sends toward d it also receives from the opposite side. */
+  for (int k = 0; k < h->nlocal; k++) {
+    const wf_halo_msg *m = &h->local[k];
+    int unused, rx, ry;
+    axis_regions(h->nx, h->w, -wf_dir_dx[m->dir], &unused, &rx, &unused);
+    axis_regions(h->ny, h->w, -wf_dir_dy[m->dir], &unused, &ry, &unused);
+    size_t run = (size_t)m->cx * h->esz;
+    char *f = field;
+    for (int j = 0; j < m->cy; j++)
+      memcpy(f + wf_halo_index(h, rx, ry + j) * h->esz,
+             f + wf_halo_index(h, m->send_x, m->send_y + j) * h->esz, run);
+  }
 }
 
 void wf_halo_end(wf_halo *h, void *field) {

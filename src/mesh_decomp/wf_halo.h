@@ -30,8 +30,9 @@ typedef struct wf_halo {
   size_t esz;
   int w, nx, ny, ld; /* ld = nx + 2w */
   bool corners, periodic_x, periodic_y;
-  int nmsg;
-  wf_halo_msg msg[WF_NDIRS];
+  int nmsg, nlocal;
+  wf_halo_msg msg[WF_NDIRS];   /* through MPI */
+  wf_halo_msg local[WF_NDIRS]; /* periodic wraps onto this rank itself: plain copies */
   MPI_Request req[2 * WF_NDIRS];
   long long words_intra, words_inter, mpi_bytes; /* per exchange */
   double model_cycles;                          /* per exchange */

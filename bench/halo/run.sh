@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Halo bandwidth vs message size, intra-rank (1 rank) vs inter-rank (2 ranks),
+# against a plain MPI_Sendrecv of the same bytes (the reference), median of
+# REPEATS runs. Writes bench/halo/results.md and bench/halo/halo.png.
+#   bench/halo/run.sh            (after `make build`; about two minutes)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+WAFER=${WAFER:-build/wafer}
+REPEATS=${REPEATS:-5}
+GRID=${GRID:-256x256}
+out=bench/halo/out
+mkdir -p "$out"
+mpicc -O2 -o "$out/sendrecv_ref" bench/halo/sendrecv_ref.c
+py=/usr/bin/python3
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+field() { $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
+
+rows=()
+for bytes in 8 64 512 4096; do
+  iters=$(( bytes >= 4096 ? 20 : bytes >= 512 ? 50 : 200 ))
+  t1=() t2=() tr=()
+  for r in $(seq "$REPEATS"); do
+    mpiexec -n 1 "$WAFER" halo --quiet --set wafer.pe_grid="$GRID" --set halo.elem_bytes=$bytes \
+        --set halo.iterations=$iters --set halo.verify=false --json "$out/h1.json" > /dev/null
+    t1+=("$(field "$out/h1.json" "j['halo']['seconds_per_exchange']")")
+    mpiexec -n 2 "$WAFER" halo --quiet --set wafer.pe_grid="$GRID" --set halo.elem_bytes=$bytes \
+        --set halo.iterations=$iters --set halo.verify=false --json "$out/h2.json" > /dev/null
+    t2+=("$(field "$out/h2.json" "j['halo']['seconds_per_exchange']")")
+    inter=$(field "$out/h2.json" "int(j['halo']['inter_rank_bytes_per_exchange'])")
+    tr+=("$(mpiexec -n 2 "$out/sendrecv_ref" $((inter / 2)) $iters)")
+  done
+  m1=$(printf '%s\n' "${t1[@]}" | median)
+  m2=$(printf '%s\n' "${t2[@]}" | median)
+  mr=$(printf '%s\n' "${tr[@]}" | median)
+  model=$(field "$out/h2.json" "j['model']['wafer_seconds_per_exchange']")
+  rows+=("$bytes $m1 $m2 $mr $inter $model")
+  echo "elem $bytes B: 1 rank $m1 s, 2 ranks $m2 s, sendrecv ref $mr s ($inter B between ranks)"
+done
+
+printf '%s\n' "${rows[@]}" > "$out/rows.txt"
+$py - "$out/rows.txt" "$GRID" "$REPEATS" <<'PY'
+import sys, datetime, platform, subprocess
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+grid, reps = sys.argv[2], sys.argv[3]
+cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
+lines = [
+  "# Halo exchange benchmark", "",
+  f"Command: `bench/halo/run.sh` (GRID={grid}, medians of {reps} runs, verification off)  ",
+  f"Machine: {cpu}, {subprocess.run('nproc', capture_output=True, text=True).stdout.strip()} cores, "
+  f"Open MPI shared memory, {platform.platform()}  ",
+  f"Date: {datetime.date.today().isoformat()}", "",
+  "Each PE holds one element; width 1, corners, periodic. *1 rank*: every PE boundary is",
+  "inside the rank (only the periodic wrap is copied). *2 ranks*: a 2x1 rank grid; the",
+  "reference is one `MPI_Sendrecv` of the same bytes between the two ranks (no packing,",
+  "one message instead of six). Ratio = wafer / reference (lower is better; 1 = at the limit",
+  "of the MPI library and the machine).", "",
+  "| element B | 1 rank us/exch | 2 ranks us/exch | bytes between ranks | sendrecv ref us | ratio | GB/s between ranks | wafer model us/exch |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+]
+for b, t1, t2, tr, inter, model in rows:
+  lines.append(f"| {int(b)} | {t1*1e6:.2f} | {t2*1e6:.2f} | {int(inter)} | {tr*1e6:.2f} | {t2/tr:.2f} | {inter/t2/1e9:.2f} | {model*1e6:.4f} |")
+open("bench/halo/results.md", "w").write("\n".join(lines) + "\n")
+try:
+  import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+  b = [r[0] for r in rows]
+  fig, ax = plt.subplots(figsize=(6, 4))
+  ax.loglog(b, [r[1]*1e6 for r in rows], "o-", label="wafer, 1 rank (intra)")
+  ax.loglog(b, [r[2]*1e6 for r in rows], "s-", label="wafer, 2 ranks (inter)")
+  ax.loglog(b, [r[3]*1e6 for r in rows], "^--", label="MPI_Sendrecv reference")
+  ax.loglog(b, [r[5]*1e6 for r in rows], "d:", label="wafer model (WSE-2)")
+  ax.set_xlabel("bytes per PE"); ax.set_ylabel("us per exchange"); ax.set_title(f"halo exchange, {grid} PEs")
+  ax.grid(True, which="both", alpha=0.3); ax.legend(fontsize=8); fig.tight_layout()
+  fig.savefig("bench/halo/halo.png", dpi=100)
+except ImportError:
+  print("matplotlib missing: no plot")
+PY
+cat bench/halo/results.md
