@@ -25,14 +25,35 @@ static long long intra_pairs(int nx, int ny, int w, bool corners) {
   return pairs;
 }
 
-static void copy_region(const wf_halo *h, char *field, char *buf, int x0, int y0, int cx, int cy,
-                        bool pack) {
-  size_t run = (size_t)cx * h->esz;
-  for (int j = 0; j < cy; j++) {
-    char *row = field + wf_halo_index(h, x0, y0 + j) * h->esz;
-    if (pack) memcpy(buf + (size_t)j * run, row, run);
-    else memcpy(row, buf + (size_t)j * run, run);
+/* The region (x0, y0, cx, cy) of a field as an MPI datatype. */
+static MPI_Datatype region_type(const wf_halo *h, MPI_Datatype elem, int x0, int y0, int cx,
+                                int cy) {
+  int sizes[2] = {h->ny + 2 * h->w, h->ld}, sub[2] = {cy, cx}, start[2] = {y0 + h->w, x0 + h->w};
+  MPI_Datatype t;
+  MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, elem, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+static void unbind(wf_halo *h) {
+  if (!h->bound) return;
+  for (int k = 0; k < 2 * h->nmsg; k++) MPI_Request_free(&h->req[k]);
+  h->bound = NULL;
+}
+
+/* Point the persistent requests at `field`. Tag = direction of travel, so
+ * two messages between the same pair of ranks (a periodic axis of one or two
+ * ranks) never mix. */
+static void bind(wf_halo *h, void *field) {
+  unbind(h);
+  MPI_Comm comm = h->fab->dc->comm;
+  for (int k = 0; k < h->nmsg; k++) {
+    wf_halo_msg *m = &h->msg[k];
+    MPI_Send_init(field, 1, m->send_type, m->peer, m->dir, comm, &h->req[2 * k]);
+    MPI_Recv_init(field, 1, m->recv_type, m->peer, wf_dir_opposite(m->dir), comm,
+                  &h->req[2 * k + 1]);
   }
+  h->bound = field;
 }
 
 int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, bool corners,
@@ -60,6 +81,8 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
   h->periodic_x = periodic_x;
   h->periodic_y = periodic_y;
 
+  MPI_Type_contiguous((int)elem_bytes, MPI_BYTE, &h->elem_type);
+  MPI_Type_commit(&h->elem_type);
   double words = wf_model_words(fab->hw, elem_bytes);
   int ndirs = corners ? WF_NDIRS : 4;
   for (int d = 0; d < ndirs; d++) {
@@ -81,17 +104,8 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
       h->words_intra += (long long)(elems * words);
       continue;
     }
-    m->send_buf = malloc(m->bytes);
-    m->recv_buf = malloc(m->bytes);
-    if (!m->send_buf || !m->recv_buf) {
-      wf_halo_free(h);
-      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for halo buffers");
-    }
-    /* Tag = direction of travel, so two messages between the same pair of
-     * ranks (a periodic axis of one or two ranks) never mix. */
-    MPI_Send_init(m->send_buf, (int)m->bytes, MPI_BYTE, peer, d, dc->comm, &h->req[2 * h->nmsg]);
-    MPI_Recv_init(m->recv_buf, (int)m->bytes, MPI_BYTE, peer, wf_dir_opposite(d), dc->comm,
-                  &h->req[2 * h->nmsg + 1]);
+    m->send_type = region_type(h, h->elem_type, m->send_x, m->send_y, cx, cy);
+    m->recv_type = region_type(h, h->elem_type, m->recv_x, m->recv_y, cx, cy);
     h->words_inter += (long long)(elems * words);
     h->mpi_bytes += (long long)m->bytes;
     h->nmsg++;
@@ -102,23 +116,18 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
 }
 
 void wf_halo_free(wf_halo *h) {
+  unbind(h);
   for (int k = 0; k < h->nmsg; k++) {
-    MPI_Request_free(&h->req[2 * k]);
-    MPI_Request_free(&h->req[2 * k + 1]);
+    MPI_Type_free(&h->msg[k].send_type);
+    MPI_Type_free(&h->msg[k].recv_type);
   }
-  for (int k = 0; k < WF_NDIRS; k++) {
-    free(h->msg[k].send_buf);
-    free(h->msg[k].recv_buf);
-  }
+  if (h->fab) MPI_Type_free(&h->elem_type);
   memset(h, 0, sizeof *h);
 }
 
 void wf_halo_begin(wf_halo *h, void *field) {
   h->t_begin = MPI_Wtime();
-  for (int k = 0; k < h->nmsg; k++) {
-    wf_halo_msg *m = &h->msg[k];
-    copy_region(h, field, m->send_buf, m->send_x, m->send_y, m->cx, m->cy, true);
-  }
+  if (h->nmsg && field != h->bound) bind(h, field);
   if (h->nmsg) MPI_Startall(2 * h->nmsg, h->req);
   /* What this rank sends toward d it also receives from the opposite side. */
   for (int k = 0; k < h->nlocal; k++) {
@@ -135,11 +144,8 @@ void wf_halo_begin(wf_halo *h, void *field) {
 }
 
 void wf_halo_end(wf_halo *h, void *field) {
+  (void)field; /* MPI wrote straight into it */
   if (h->nmsg) MPI_Waitall(2 * h->nmsg, h->req, MPI_STATUSES_IGNORE);
-  for (int k = 0; k < h->nmsg; k++) {
-    wf_halo_msg *m = &h->msg[k];
-    copy_region(h, field, m->recv_buf, m->recv_x, m->recv_y, m->cx, m->cy, false);
-  }
   wf_fabric_counters *c = &h->fab->c;
   c->ops++;
   c->words_intra += h->words_intra;

@@ -3,9 +3,13 @@
  * A field holds one element of `elem_bytes` per PE of the rank's block plus
  * `width` halo PEs on every side: (nx + 2w) x (ny + 2w) elements, x fastest;
  * wf_halo_index() maps local PE (i, j), -w <= i < nx + w, to its element.
- * Exchanges are non-blocking (begin ... compute on the interior ... end) on
- * persistent MPI requests and buffers. Halo cells past a non-periodic edge
- * of the PE grid are never written. */
+ * Halo cells past a non-periodic edge of the PE grid are never written.
+ *
+ * Exchanges are non-blocking: begin, compute (reading the field freely, but
+ * writing nothing into it), end. MPI moves the data straight between fields,
+ * described by subarray datatypes: no packing in wafer's code, and the MPI
+ * library can copy once between processes. The persistent requests are bound
+ * to the field last exchanged; another field rebinds them (a cheap init). */
 #ifndef WF_HALO_H
 #define WF_HALO_H
 
@@ -21,19 +25,21 @@ typedef struct wf_halo_msg {
   int dir, peer;
   int send_x, send_y, recv_x, recv_y; /* region origins in local PE coordinates */
   int cx, cy;                         /* region extent in PEs */
-  char *send_buf, *recv_buf;
+  MPI_Datatype send_type, recv_type; /* the regions inside the field */
   size_t bytes;
 } wf_halo_msg;
 
 typedef struct wf_halo {
   wf_fabric *fab;
   size_t esz;
+  MPI_Datatype elem_type;
   int w, nx, ny, ld; /* ld = nx + 2w */
   bool corners, periodic_x, periodic_y;
   int nmsg, nlocal;
   wf_halo_msg msg[WF_NDIRS];   /* through MPI */
   wf_halo_msg local[WF_NDIRS]; /* periodic wraps onto this rank itself: plain copies */
   MPI_Request req[2 * WF_NDIRS];
+  const void *bound; /* the field the persistent requests point into */
   long long words_intra, words_inter, mpi_bytes; /* per exchange */
   double model_cycles;                          /* per exchange */
   double t_begin;
