@@ -389,8 +389,8 @@ void wf_deck_print_reference(const wf_section *const *sections, int nsections, F
       } else if (key->type == WF_KEY_BOOL) {
         snprintf(allowed, sizeof allowed, "true/false");
       }
-      fprintf(out, "| `%s` | %s | `%s` | %s | %s |\n", key->name, type_name(key->type), key->def,
-              allowed, key->help);
+      fprintf(out, "| `%s` | %s | `%s` | %s | %s |\n", key->name, type_name(key->type),
+              key->def[0] ? key->def : "\"\"", allowed, key->help);
     }
   }
 }

@@ -101,6 +101,14 @@ info)
   run --help > help.txt
   expect "[ $? -eq 0 ] && grep -q halo help.txt" "--help lists the workloads"
   ;;
+readme)
+  # The README's deck reference is what `wafer keys` prints from the key tables.
+  readme=$(cd "$here/../.." && pwd)/README.md
+  sed -n '/<!-- keys:begin/,/<!-- keys:end -->/p' "$readme" | sed '1d;$d' | sed '/./,$!d' > readme_keys.md
+  "$wafer" keys | sed '/./,$!d' > keys.md
+  printf '\n' >> keys.md
+  expect "diff -u keys.md readme_keys.md" "README deck reference is stale: run scripts/update-readme-keys"
+  ;;
 h5_crash)
   mpiexec -n "$ranks" "$helper" crashed.h5 > /dev/null 2>&1
   expect "[ $? -ne 0 ]" "the crashing writer did not crash"
