@@ -46,6 +46,17 @@ static void usage(FILE *out) {
           "Launch with mpiexec -n N or srun.\n");
 }
 
+/* `wafer WORKLOAD --help`: its keys, then the keys every run shares. */
+static void workload_help(const wf_workload *wl) {
+  printf("wafer %s: %s\n\nusage: wafer %s [DECK] [--set section.key=value ...] [--json FILE] "
+         "[--quiet]\n",
+         wl->name, wl->help, wl->name);
+  wf_deck_print_reference(wl->sections, wl->nsections, stdout);
+  const wf_section *common[2];
+  wf_all_sections(common, 2); /* [wafer], [output] */
+  wf_deck_print_reference(common, 2, stdout);
+}
+
 static int parse_args(int argc, char **argv, options *o, wf_status *st) {
   memset(o, 0, sizeof *o);
   for (int i = 1; i < argc; i++) {
@@ -263,6 +274,11 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     if (rank == 0) wf_print_versions(stdout);
     return 0;
   }
+  const wf_workload *wl = o.command ? wf_find_workload(o.command) : NULL;
+  if (o.help && wl) {
+    if (rank == 0) workload_help(wl);
+    return 0;
+  }
   if (o.help || !o.command) {
     if (rank == 0) usage(o.help ? stdout : stderr);
     return o.help ? 0 : WF_ERR_INPUT;
@@ -275,7 +291,6 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     return 0;
   }
   if (strcmp(o.command, "demo") == 0) return cmd_demo(comm, rank, &o, secs, nsecs);
-  const wf_workload *wl = wf_find_workload(o.command);
   if (!wl) {
     if (rank == 0)
       fprintf(stderr, "wafer: error: unknown workload or command '%s' (see wafer --help)\n",

@@ -100,6 +100,9 @@ info)
   expect "grep -q HDF5 version.txt && grep -q PETSc version.txt && grep -q FFTW version.txt" "--version lists libraries"
   run --help > help.txt
   expect "[ $? -eq 0 ] && grep -q halo help.txt" "--help lists the workloads"
+  run halo --help > halo_help.txt
+  expect "[ $? -eq 0 ] && grep -q '| \`elem_bytes\` | integer | \`8\` | 1 .. 65536 |' halo_help.txt && grep -q '#### \[wafer\]' halo_help.txt" \
+         "wafer halo --help shows the key tables"
   ;;
 readme)
   # The README's deck reference is what `wafer keys` prints from the key tables.
