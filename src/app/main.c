@@ -130,6 +130,8 @@ static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *dec
     wf_wafer_describe(&wafer, stdout);
     fflush(stdout);
   }
+  run->workload = wl->name;
+  run->version = wf_version();
   run->comm = wafer.dc.comm;
   MPI_Comm_rank(run->comm, &run->rank);
   MPI_Comm_size(run->comm, &run->nranks);
@@ -145,6 +147,7 @@ static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *dec
   wf_status_agree(comm, st);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
+  wf_wafer_json_fabric(&wafer, j);
   wf_json_num(j, "seconds", run->seconds);
   wf_json_num(j, "wafer_seconds", run->wafer_seconds);
   wf_json_num(j, "wall_seconds", wall);

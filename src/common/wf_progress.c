@@ -1,11 +1,17 @@
 #include "wf_progress.h"
 
-#include <mpi.h>
+#include <time.h>
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 void wf_progress_start(wf_progress *p, const char *what, long total, bool enabled, FILE *out) {
   p->what = what;
   p->total = total;
-  p->t0 = p->last = MPI_Wtime();
+  p->t0 = p->last = now_seconds();
   p->interval = 5.0;
   p->enabled = enabled;
   p->out = out;
@@ -13,7 +19,7 @@ void wf_progress_start(wf_progress *p, const char *what, long total, bool enable
 
 void wf_progress_tick(wf_progress *p, long done) {
   if (!p->enabled) return;
-  double now = MPI_Wtime();
+  double now = now_seconds();
   if (now - p->last < p->interval || done >= p->total) return;
   p->last = now;
   double elapsed = now - p->t0;

@@ -9,7 +9,7 @@
 typedef struct wf_progress {
   const char *what; /* "halo", "cg", ... */
   long total;
-  double t0, last, interval;
+  double t0, last, interval; /* seconds; interval defaults to 5 */
   bool enabled; /* rank 0 and not quiet */
   FILE *out;
 } wf_progress;

@@ -16,6 +16,7 @@
 struct wf_wafer; /* the PE grid, its decomposition and its fabric: mesh_decomp/wf_wafer.h */
 
 typedef struct wf_run {
+  const char *workload, *version; /* for output files */
   MPI_Comm comm;
   int rank, nranks;
   const wf_deck *deck;

@@ -124,21 +124,16 @@ static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_st
   unsigned long long cnt[2] = {(unsigned long long)dc->ny, (unsigned long long)dc->nx};
   wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
   wf_h5file f;
-  char *ini = wf_deck_to_ini(run->deck);
-  int rc = wf_h5_create(&f, run->comm, path, st);
+  int rc = wf_wafer_h5_create(run, path, &f, st);
   if (rc == WF_OK) {
     if (wf_h5_write(&f, "owner_rank", WF_I64, &b, owner, true, st) != WF_OK ||
-        wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK ||
-        wf_h5_attr_str(&f, "deck", ini, st) != WF_OK ||
-        wf_h5_attr_str(&f, "workload", "halo", st) != WF_OK ||
-        wf_h5_attr_int(&f, "ranks", dc->nranks, st) != WF_OK) {
+        wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK) {
       wf_h5_discard(&f);
       rc = st->code;
     } else {
       rc = wf_h5_close(&f, st);
     }
   }
-  free(ini);
   free(owner);
   free(phys);
   return rc;
@@ -252,6 +247,7 @@ static int halo_run(wf_run *run, wf_status *st) {
   wf_json_end(j);
   wf_json_begin(j, "model");
   wf_json_num(j, "cycles_per_exchange", model_cycles);
+  wf_json_num(j, "busiest_link_words", wf_model_halo_link_words(&wf->hw, c.esz, c.w, c.corners));
   wf_json_num(j, "wafer_seconds_per_exchange", model_s);
   wf_json_num(j, "wafer_seconds", model_s * iters);
   wf_json_num(j, "bytes_per_pe", bytes_per_pe);

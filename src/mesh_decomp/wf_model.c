@@ -11,12 +11,19 @@ double wf_model_words(const wf_hw *hw, size_t bytes) {
  * direction in the x phase. With corners, the y phase forwards the x-extended
  * rows: (2w+1)*w elements per link, after the x phase. Without corners the
  * two phases run at once. Latency: hops times the longest logical link. */
+static double halo_y_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners) {
+  return (corners ? (2.0 * width + 1.0) * width : width) * wf_model_words(hw, elem_bytes);
+}
+
+double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners) {
+  return halo_y_words(hw, elem_bytes, width, corners); /* never fewer than the x links carry */
+}
+
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners) {
-  double words = wf_model_words(hw, elem_bytes);
   double latency = width * g->max_link_hops * hw->hop_cycles;
-  double x = width * words + latency;
-  double y = (corners ? (2.0 * width + 1.0) * width : width) * words + latency;
+  double x = width * wf_model_words(hw, elem_bytes) + latency;
+  double y = halo_y_words(hw, elem_bytes, width, corners) + latency;
   return corners ? x + y : fmax(x, y);
 }
 

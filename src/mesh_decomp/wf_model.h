@@ -22,6 +22,8 @@ double wf_model_words(const wf_hw *hw, size_t bytes);
  * every PE at once. */
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners);
+/* Words on the busiest link, one direction, in that exchange. */
+double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
 /* Broadcast of one element per row (or column) of `n` PEs from position `root`. */
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n, int root);
 /* Reduction of `nvals` doubles over the whole grid; `all`: result back on every PE. */

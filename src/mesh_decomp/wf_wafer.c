@@ -99,3 +99,39 @@ void wf_wafer_json(const wf_wafer *w, wf_json *j) {
   wf_json_str(j, "hardware", w->hw.name);
   wf_json_int(j, "dead_pes", w->grid.ndead);
 }
+
+void wf_wafer_json_fabric(const wf_wafer *w, wf_json *j) {
+  wf_fabric_counters t = wf_fabric_totals(&w->fab);
+  wf_json_begin(j, "fabric");
+  wf_json_int(j, "operations", t.ops);
+  wf_json_int(j, "words_inside_ranks", t.words_intra);
+  wf_json_int(j, "words_between_ranks", t.words_inter);
+  wf_json_int(j, "mpi_bytes", t.mpi_bytes);
+  wf_json_num(j, "seconds", t.seconds);
+  wf_json_num(j, "model_cycles", t.model_cycles);
+  wf_json_int(j, "longest_link_hops", w->grid.max_link_hops);
+  wf_json_int(j, "detour_hops", w->grid.extra_hops);
+  wf_json_end(j);
+}
+
+int wf_wafer_h5_create(const wf_run *run, const char *path, wf_h5file *f, wf_status *st) {
+  const wf_wafer *w = run->wafer;
+  if (wf_h5_create(f, run->comm, path, st) != WF_OK) return st->code;
+  char *ini = wf_deck_to_ini(run->deck);
+  char grid[64], ranks[64];
+  snprintf(grid, sizeof grid, "%dx%d", w->dc.pe_nx, w->dc.pe_ny);
+  snprintf(ranks, sizeof ranks, "%dx%d", w->dc.px, w->dc.py);
+  int rc = WF_OK;
+  if (wf_h5_attr_str(f, "workload", run->workload, st) != WF_OK ||
+      wf_h5_attr_str(f, "version", run->version, st) != WF_OK ||
+      wf_h5_attr_str(f, "deck", ini, st) != WF_OK ||
+      wf_h5_attr_int(f, "ranks", w->dc.nranks, st) != WF_OK ||
+      wf_h5_attr_str(f, "rank_grid", ranks, st) != WF_OK ||
+      wf_h5_attr_str(f, "pe_grid", grid, st) != WF_OK ||
+      wf_h5_attr_str(f, "hardware", w->hw.name, st) != WF_OK) {
+    wf_h5_discard(f);
+    rc = st->code;
+  }
+  free(ini);
+  return rc;
+}

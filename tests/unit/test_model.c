@@ -16,6 +16,9 @@ static void test_halo(void) {
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 3, 1e-12);
   /* w=3, 5 B (2 words): x = 6 + 3, y = 7*3*2 + 3 = 45, sum 54. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 5, 3, true), 54, 1e-12);
+  /* Busiest link: the y links with corners carry (2w+1) w elements. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 1, true), 6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 2, false), 4, 1e-12);
   /* Detours: with a 3-hop link the latency terms triple. */
   g.max_link_hops = 3;
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 5, 1e-12);

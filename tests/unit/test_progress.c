@@ -1,0 +1,33 @@
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wf_progress.h"
+
+/* Progress lines: printed after the interval, with done/total, percent and an ETA. */
+
+static void test_progress(void) {
+  FILE *f = tmpfile();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  wf_progress p;
+  wf_progress_start(&p, "cg", 10, true, f);
+  p.interval = 0;
+  wf_progress_tick(&p, 3);
+  wf_progress_tick(&p, 10); /* the last step prints nothing: the run reports itself */
+  wf_progress q;
+  wf_progress_start(&q, "off", 10, false, f);
+  q.interval = 0;
+  wf_progress_tick(&q, 5);
+  rewind(f);
+  char line[256] = "", extra[256] = "";
+  CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+  CU_ASSERT_PTR_NULL(fgets(extra, sizeof extra, f));
+  CU_ASSERT_PTR_NOT_NULL(strstr(line, "cg: 3/10 (30%)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(line, "ETA"));
+  fclose(f);
+}
+
+void add_progress_tests(void) {
+  CU_pSuite s = CU_add_suite("progress", NULL, NULL);
+  CU_add_test(s, "progress line with ETA", test_progress);
+}
