@@ -51,6 +51,13 @@ halo)
   expect "json s1.json \"j['model']['cycles_per_exchange']==10\"" "model cycles (corners, w=1, 8 B)"
   ;;
 defects)
+  # What every PE sees is the same on 1 rank and on $ranks ranks, with and without defects.
+  mpiexec -n 1 "$wafer" halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --set halo.width=2 \
+      --set halo.corners=false --json one.json > /dev/null
+  run halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --set halo.width=2 --set halo.corners=false \
+      --json many.json > /dev/null
+  expect "json one.json \"j['halo']['checksum']==json.load(open('many.json'))['halo']['checksum']\"" \
+         "what PEs see depends on the rank count"
   run halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --json plain.json --set output.file=plain.h5 > /dev/null
   expect "[ $? -eq 0 ]" "halo without defects"
   run halo --set wafer.pe_grid=16x8 --set halo.iterations=10 --json dead.json --set output.file=dead.h5 \
