@@ -24,12 +24,47 @@ typedef struct checks {
     }                                                                         \
   } while (0)
 
-/* Sum over ranks, print, return the exit status. */
+/* MPI_Init and a fresh set of counters. */
+static inline checks checks_start(int *argc, char ***argv) {
+  MPI_Init(argc, argv);
+  checks c = {0};
+  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+  return c;
+}
+
+/* Sum over ranks, print, MPI_Finalize, return the exit status. */
 static inline int checks_finish(checks *c, const char *name) {
   long mine[2] = {c->passed, c->failed}, all[2];
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (c->rank == 0) printf("%s: %ld passed, %ld failed\n", name, all[0], all[1]);
+  MPI_Finalize();
   return all[1] || all[0] == 0 ? 1 : 0;
+}
+
+#include "wf_decomp.h"
+#include "wf_fabric.h"
+#include "wf_grid.h"
+#include "wf_hw.h"
+
+/* A defect-free wse2 PE grid over MPI_COMM_WORLD, with its fabric. */
+typedef struct test_wafer {
+  wf_decomp dc;
+  wf_grid grid;
+  wf_fabric fab;
+} test_wafer;
+
+static inline int test_wafer_create(test_wafer *t, int nx, int ny) {
+  wf_status st;
+  if (wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, 0, 0, &st) != WF_OK) return -1;
+  wf_grid_create(&t->grid, nx, ny, 0, NULL, "", &st);
+  wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"));
+  return 0;
+}
+
+static inline void test_wafer_free(test_wafer *t) {
+  wf_fabric_free(&t->fab);
+  wf_grid_free(&t->grid);
+  wf_decomp_free(&t->dc);
 }
 
 #endif

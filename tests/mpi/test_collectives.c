@@ -11,13 +11,10 @@
 static double pe_val(int gi, int gj) { return 100.0 * gi + gj + 0.5; }
 
 static void run_grid(checks *ck, int nx, int ny) {
-  wf_status st;
-  wf_decomp dc;
-  wf_grid g;
-  if (wf_decomp_create(&dc, MPI_COMM_WORLD, nx, ny, 0, 0, &st) != WF_OK) return;
-  wf_grid_create(&g, nx, ny, 0, NULL, "", &st);
-  wf_fabric fab;
-  wf_fabric_create(&fab, &dc, &g, wf_hw_preset("wse2"));
+  test_wafer t;
+  if (test_wafer_create(&t, nx, ny) != 0) return;
+  const wf_decomp dc = t.dc;
+  wf_fabric *fab = &t.fab;
 
   /* Sum and max over all PEs: partials per rank, compared with the direct
    * sum over the whole grid that every rank computes alone. */
@@ -34,13 +31,13 @@ static void run_grid(checks *ck, int nx, int ny) {
       direct_max = fmax(direct_max, pe_val(i, j));
     }
   double sum = part[0], max = part[1];
-  wf_fabric_allreduce(&fab, &sum, 1, WF_SUM);
-  wf_fabric_allreduce(&fab, &max, 1, WF_MAX);
+  wf_fabric_allreduce(fab, &sum, 1, WF_SUM);
+  wf_fabric_allreduce(fab, &max, 1, WF_MAX);
   CHECK(ck, fabs(sum - direct_sum) <= 1e-12 * fabs(direct_sum), "allreduce sum %.17g vs %.17g",
         sum, direct_sum);
   CHECK(ck, max == direct_max, "allreduce max %g vs %g", max, direct_max);
   double red = part[0];
-  wf_fabric_reduce(&fab, &red, 1, WF_SUM);
+  wf_fabric_reduce(fab, &red, 1, WF_SUM);
   if (dc.rank == wf_decomp_owner(&dc, 0, 0))
     CHECK(ck, fabs(red - direct_sum) <= 1e-12 * fabs(direct_sum), "reduce sum");
 
@@ -51,8 +48,8 @@ static void run_grid(checks *ck, int nx, int ny) {
     for (int axis = 0; axis < 2; axis++) {
       for (int j = 0; j < dc.ny; j++)
         for (int i = 0; i < dc.nx; i++) blk[j * dc.nx + i] = pe_val(dc.x0 + i, dc.y0 + j);
-      if (axis == 0) wf_fabric_bcast_row(&fab, blk, sizeof(double), roots_x[r]);
-      else wf_fabric_bcast_col(&fab, blk, sizeof(double), roots_y[r]);
+      if (axis == 0) wf_fabric_bcast_row(fab, blk, sizeof(double), roots_x[r]);
+      else wf_fabric_bcast_col(fab, blk, sizeof(double), roots_y[r]);
       long bad = 0;
       for (int j = 0; j < dc.ny; j++)
         for (int i = 0; i < dc.nx; i++) {
@@ -63,22 +60,17 @@ static void run_grid(checks *ck, int nx, int ny) {
             axis ? roots_y[r] : roots_x[r], bad);
     }
   }
-  CHECK(ck, fab.c.ops == 3 + 6, "fabric counted %lld collectives", fab.c.ops);
-  CHECK(ck, fab.c.model_cycles > 0, "model cycles counted");
+  CHECK(ck, fab->c.ops == 3 + 6, "fabric counted %lld collectives", fab->c.ops);
+  CHECK(ck, fab->c.model_cycles > 0, "model cycles counted");
   free(blk);
-  wf_fabric_free(&fab);
-  wf_grid_free(&g);
-  wf_decomp_free(&dc);
+  test_wafer_free(&t);
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  checks ck = {0};
-  MPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
+  checks ck = checks_start(&argc, &argv);
   run_grid(&ck, 12, 9);
   run_grid(&ck, 13, 11);
   run_grid(&ck, 5, 31);
   int rc = checks_finish(&ck, "test_collectives");
-  MPI_Finalize();
   return rc;
 }

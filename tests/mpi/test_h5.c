@@ -144,9 +144,7 @@ static void test_checkpoint(checks *ck, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  checks ck = {0};
-  MPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
+  checks ck = checks_start(&argc, &argv);
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   char path[256], ckpt[256];
@@ -154,7 +152,5 @@ int main(int argc, char **argv) {
   snprintf(ckpt, sizeof ckpt, "test_ckpt_%d.h5", size);
   test_fields(&ck, path);
   test_checkpoint(&ck, ckpt);
-  int rc = checks_finish(&ck, "test_h5");
-  MPI_Finalize();
-  return rc;
+  return checks_finish(&ck, "test_h5");
 }

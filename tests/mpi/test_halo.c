@@ -25,16 +25,13 @@ typedef struct cfg {
 
 static void run_case(checks *ck, const cfg *c) {
   wf_status st;
-  wf_decomp dc;
-  wf_grid g;
-  const wf_hw *hw = wf_hw_preset("wse2");
-  if (wf_decomp_create(&dc, MPI_COMM_WORLD, c->nx, c->ny, 0, 0, &st) != WF_OK) return;
-  wf_grid_create(&g, c->nx, c->ny, 0, NULL, "", &st);
-  wf_fabric fab;
-  wf_fabric_create(&fab, &dc, &g, hw);
+  test_wafer t;
+  if (test_wafer_create(&t, c->nx, c->ny) != 0) return;
+  const wf_decomp dc = t.dc;
+  wf_fabric *fab = &t.fab;
   wf_halo h;
   size_t esz = (size_t)c->k * sizeof(double);
-  int rc = wf_halo_create(&h, &fab, esz, c->w, c->corners, c->px, c->py, &st);
+  int rc = wf_halo_create(&h, fab, esz, c->w, c->corners, c->px, c->py, &st);
   bool too_wide = c->w > c->nx / dc.px || c->w > c->ny / dc.py;
   CHECK(ck, rc == (too_wide ? WF_ERR_INPUT : WF_OK), "halo create rc %d (%s)", rc, st.msg);
   if (rc == WF_OK) {
@@ -73,20 +70,16 @@ static void run_case(checks *ck, const cfg *c) {
             "grid %dx%d w=%d k=%d corners=%d periodic=%d,%d round %d: %ld bad values", c->nx,
             c->ny, c->w, c->k, c->corners, c->px, c->py, round, bad);
     }
-    CHECK(ck, fab.c.ops == 2, "fabric counted %lld exchanges", fab.c.ops);
-    CHECK(ck, fabs(fab.c.model_cycles - 2 * h.model_cycles) < 1e-9, "model cycles counted");
+    CHECK(ck, fab->c.ops == 2, "fabric counted %lld exchanges", fab->c.ops);
+    CHECK(ck, fabs(fab->c.model_cycles - 2 * h.model_cycles) < 1e-9, "model cycles counted");
     free(f);
     wf_halo_free(&h);
   }
-  wf_fabric_free(&fab);
-  wf_grid_free(&g);
-  wf_decomp_free(&dc);
+  test_wafer_free(&t);
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  checks ck = {0};
-  MPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
+  checks ck = checks_start(&argc, &argv);
   const int grids[][2] = {{12, 9}, {13, 11}, {7, 20}, {4, 4}};
   for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++)
     for (int w = 1; w <= 3; w++)
@@ -97,6 +90,5 @@ int main(int argc, char **argv) {
             run_case(&ck, &c);
           }
   int rc = checks_finish(&ck, "test_halo");
-  MPI_Finalize();
   return rc;
 }
