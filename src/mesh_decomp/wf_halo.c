@@ -59,24 +59,34 @@ static void bind(wf_halo *h, void *field) {
 int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, bool corners,
                    bool periodic_x, bool periodic_y, wf_status *st) {
   const wf_decomp *dc = fab->dc;
-  memset(h, 0, sizeof *h);
   /* The thinnest block is the same arithmetic on every rank: all agree. */
-  int min_nx = dc->pe_nx / dc->px, min_ny = dc->pe_ny / dc->py;
-  if (width < 1)
-    return wf_fail(st, WF_ERR_INPUT, "halo width %d: must be at least 1 PE", width);
+  wf_halo_shape pes = {dc->nx, dc->ny, dc->pe_nx / dc->px, dc->pe_ny / dc->py, "PEs"};
+  if (wf_halo_create_shape(h, fab, &pes, elem_bytes, width, corners, periodic_x, periodic_y,
+                           st) != WF_OK)
+    return st->code;
+  h->model_cycles = wf_model_halo_cycles(fab->hw, fab->grid, elem_bytes, width, corners);
+  return WF_OK;
+}
+
+int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
+                         size_t elem_bytes, int width, bool corners, bool periodic_x,
+                         bool periodic_y, wf_status *st) {
+  const wf_decomp *dc = fab->dc;
+  memset(h, 0, sizeof *h);
+  if (width < 1) return wf_fail(st, WF_ERR_INPUT, "halo width %d: must be at least 1", width);
   if (elem_bytes < 1) return wf_fail(st, WF_ERR_INPUT, "halo element size must be positive");
-  if (width > min_nx || width > min_ny)
+  if (width > shape->min_nx || width > shape->min_ny)
     return wf_fail(st, WF_ERR_INPUT,
-                   "halo width %d PEs is wider than the thinnest rank block (%dx%d PEs of the "
-                   "%dx%d PE grid on %dx%d ranks): data would have to come from ranks further "
-                   "away; use fewer ranks or a larger PE grid",
-                   width, min_nx, min_ny, dc->pe_nx, dc->pe_ny, dc->px, dc->py);
+                   "halo width %d %s is wider than the thinnest rank block (%dx%d %s on %dx%d "
+                   "ranks): data would have to come from ranks further away; use fewer ranks or "
+                   "a larger grid",
+                   width, shape->unit, shape->min_nx, shape->min_ny, shape->unit, dc->px, dc->py);
   h->fab = fab;
   h->esz = elem_bytes;
   h->w = width;
-  h->nx = dc->nx;
-  h->ny = dc->ny;
-  h->ld = dc->nx + 2 * width;
+  h->nx = shape->nx;
+  h->ny = shape->ny;
+  h->ld = shape->nx + 2 * width;
   h->corners = corners;
   h->periodic_x = periodic_x;
   h->periodic_y = periodic_y;
@@ -111,7 +121,6 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
     h->nmsg++;
   }
   h->words_intra += (long long)(intra_pairs(h->nx, h->ny, width, corners) * words);
-  h->model_cycles = wf_model_halo_cycles(fab->hw, fab->grid, elem_bytes, width, corners);
   return WF_OK;
 }
 

@@ -41,12 +41,25 @@ typedef struct wf_halo {
   MPI_Request req[2 * WF_NDIRS];
   const void *bound; /* the field the persistent requests point into */
   long long words_intra, words_inter, mpi_bytes; /* per exchange */
-  double model_cycles;                          /* per exchange */
+  double model_cycles; /* wafer cost of one exchange (set by the caller for item blocks) */
   double t_begin;
 } wf_halo;
 
+/* One element per PE of the rank's block. */
 int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, bool corners,
                    bool periodic_x, bool periodic_y, wf_status *st);
+
+/* Items other than PEs (a workload's mesh columns, say): the rank holds
+ * nx x ny of them, the thinnest rank block over all ranks is min_nx x min_ny
+ * (used to reject halos wider than a block: pass the same on every rank).
+ * The caller sets model_cycles, since only it knows how items sit on PEs. */
+typedef struct wf_halo_shape {
+  int nx, ny, min_nx, min_ny;
+  const char *unit; /* "PEs", "cells": for messages */
+} wf_halo_shape;
+int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
+                         size_t elem_bytes, int width, bool corners, bool periodic_x,
+                         bool periodic_y, wf_status *st);
 void wf_halo_free(wf_halo *h);
 
 static inline size_t wf_halo_index(const wf_halo *h, int i, int j) {
