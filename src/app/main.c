@@ -309,6 +309,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = dispatch(MPI_COMM_WORLD, rank, argc, argv);
   fflush(stdout);
+  wf_finalize_workloads();
   MPI_Finalize();
   return rc;
 }

@@ -3,12 +3,14 @@
 #include <string.h>
 
 #include "halo_workload.h"
+#include "stencil_workload.h"
 #include "wf_h5.h"
 #include "wf_wafer.h"
 
 /* To add a workload: include its header and add one line here. */
 const wf_workload *const wf_workloads[] = {
     &wf_halo_workload,
+    &wf_stencil_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 
@@ -26,4 +28,9 @@ int wf_all_sections(const wf_section **out, int max) {
     for (int s = 0; s < wf_workloads[w]->nsections && n < max; s++)
       out[n++] = wf_workloads[w]->sections[s];
   return n;
+}
+
+void wf_finalize_workloads(void) {
+  for (int i = 0; i < wf_nworkloads; i++)
+    if (wf_workloads[i]->finalize) wf_workloads[i]->finalize();
 }

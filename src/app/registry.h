@@ -8,6 +8,8 @@ extern const wf_workload *const wf_workloads[];
 extern const int wf_nworkloads;
 
 const wf_workload *wf_find_workload(const char *name);
+/* Let every workload release what outlives its runs (PETSc, say). */
+void wf_finalize_workloads(void);
 
 /* Every deck section: [wafer], [output], then each workload's. The deck of
  * any run holds them all, so one deck file can configure several workloads. */

@@ -36,6 +36,7 @@ typedef struct wf_workload {
   const wf_section *const *sections;
   int nsections;
   int (*run)(wf_run *run, wf_status *st);
+  void (*finalize)(void); /* optional: once, before MPI_Finalize */
 } wf_workload;
 
 #endif

@@ -1,0 +1,338 @@
+#include "st_krylov.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_fabric.h"
+
+const char *st_reason_name(st_reason r) {
+  static const char *names[] = {"converged_rtol",      "converged_atol",
+                                "diverged_max_its",    "diverged_breakdown",
+                                "diverged_indefinite", "diverged_nonfinite"};
+  return names[r];
+}
+
+bool st_reason_converged(st_reason r) {
+  return r == ST_CONVERGED_RTOL || r == ST_CONVERGED_ATOL;
+}
+
+void st_result_free(st_result *res) {
+  free(res->history);
+  res->history = NULL;
+}
+
+/* ---- vector kernels over owned cells (rows are contiguous runs) ---------- */
+
+double st_dot_local(const st_mesh *m, const double *a, const double *b) {
+  double sum = 0;
+  const size_t len = st_row_len(m);
+  for (int j = 0; j < m->lny; j++) {
+    const double *restrict x = a + st_row(m, j), *restrict y = b + st_row(m, j);
+#pragma omp simd reduction(+ : sum)
+    for (size_t k = 0; k < len; k++) sum += x[k] * y[k];
+  }
+  return sum;
+}
+
+static double allreduce1(wf_fabric *fab, double v) {
+  wf_fabric_allreduce(fab, &v, 1, WF_SUM);
+  return v;
+}
+
+static void allreduce2(wf_fabric *fab, double *a, double *b) {
+  double v[2] = {*a, *b};
+  wf_fabric_allreduce(fab, v, 2, WF_SUM);
+  *a = v[0];
+  *b = v[1];
+}
+
+/* ---- bookkeeping shared by the solvers ------------------------------------ */
+
+typedef struct monitor {
+  const st_opts *o;
+  st_result *res;
+  double ttol;
+} monitor;
+
+static void monitor_start(monitor *mo, const st_opts *o, st_result *res, double rnorm0) {
+  memset(res, 0, sizeof *res);
+  mo->o = o;
+  mo->res = res;
+  mo->ttol = fmax(o->rtol * rnorm0, o->atol);
+  res->rnorm0 = res->rnorm = rnorm0;
+  res->history = malloc(sizeof(double) * ((size_t)o->max_its + 1));
+  res->history[0] = rnorm0;
+}
+
+/* Record iteration `its` with residual norm `rnorm`; true when finished. */
+static bool monitor_step(monitor *mo, int its, double rnorm) {
+  st_result *res = mo->res;
+  res->its = its;
+  res->rnorm = rnorm;
+  res->history[its] = rnorm;
+  if (!isfinite(rnorm)) {
+    res->reason = ST_DIVERGED_NONFINITE;
+    return true;
+  }
+  if (rnorm <= mo->ttol) {
+    res->reason = rnorm <= mo->o->atol ? ST_CONVERGED_ATOL : ST_CONVERGED_RTOL;
+    return true;
+  }
+  if (its >= mo->o->max_its) {
+    res->reason = ST_DIVERGED_MAX_ITS;
+    return true;
+  }
+  return false;
+}
+
+/* ---- CG and Jacobi-PCG, fused --------------------------------------------
+ *
+ * Textbook CG moves about 12 values per cell and iteration (q = Ap, two dots,
+ * three vector updates). Here each iteration is two sweeps:
+ *   A: p = s r + beta p, and p'Ap, with Ap computed on the fly one row behind
+ *      the update of p (reads r, p; writes p: 3 values);
+ *   B: Ap recomputed from p, x += alpha p, r -= alpha Ap, r'r
+ *      (reads p, x, r; writes x, r: 5 values).
+ * Ap is never stored. The halo of p is not exchanged: each rank updates p on
+ * its halo ring too, from r's halo (exchanged once per iteration, the only
+ * exchange) and the p halo it computed the iteration before: the same
+ * operations on the same values as the owner, so bit for bit the same.
+ * With a constant diagonal, Jacobi is the scaling s = 1/6 (PCG); the
+ * preconditioned residual norm is then s ||r||, as PETSc reports it. */
+
+/* p = s r + beta p on the stored row j (owned columns and the halo ring). */
+static void update_p_row(const st_mesh *m, double *restrict p, const double *restrict r, int j,
+                         double s, double beta) {
+  const size_t start = st_idx(m, -1, j, 0), len = m->ld * (size_t)m->nz;
+#pragma omp simd
+  for (size_t k = start; k < start + len; k++) p[k] = s * r[k] + beta * p[k];
+}
+
+static double sweep_a(const st_op *op, double *p, const double *r, double s, double beta,
+                      double *col) {
+  const st_mesh *m = op->m;
+  const int nz = m->nz;
+  double pap = 0;
+  update_p_row(m, p, r, -1, s, beta);
+  update_p_row(m, p, r, 0, s, beta);
+  for (int j = 0; j < m->lny; j++) {
+    update_p_row(m, p, r, j + 1, s, beta);
+    for (int i = 0; i < m->lnx; i++) {
+      st_op_column(op, p, i, j, col);
+      const double *restrict pc = p + st_idx(m, i, j, 0);
+#pragma omp simd reduction(+ : pap)
+      for (int k = 0; k < nz; k++) pap += pc[k] * col[k];
+    }
+  }
+  return pap;
+}
+
+static double sweep_b(const st_op *op, const double *p, double *x, double *r, double alpha,
+                      double *col) {
+  const st_mesh *m = op->m;
+  const int nz = m->nz;
+  double rr = 0;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      st_op_column(op, p, i, j, col);
+      const size_t c = st_idx(m, i, j, 0);
+      const double *restrict pc = p + c;
+      double *restrict xc = x + c, *restrict rc = r + c;
+#pragma omp simd reduction(+ : rr)
+      for (int k = 0; k < nz; k++) {
+        xc[k] += alpha * pc[k];
+        rc[k] -= alpha * col[k];
+        rr += rc[k] * rc[k];
+      }
+    }
+  return rr;
+}
+
+static int cg(st_op *op, bool jacobi, const double *b, double *x, const st_opts *o,
+              st_result *res, wf_status *st) {
+  const st_mesh *m = op->m;
+  wf_fabric *fab = op->halo.fab;
+  double *r = st_field_alloc(m), *p = st_field_alloc(m);
+  double *col = malloc(sizeof(double) * (size_t)m->nz);
+  if (!r || !p || !col) {
+    free(r), free(p), free(col);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for CG vectors");
+  }
+  const double s = jacobi ? 1.0 / op->diag : 1.0;
+  memset(x, 0, m->n_stored * sizeof(double));
+  for (int j = 0; j < m->lny; j++)
+    memcpy(r + st_row(m, j), b + st_row(m, j), st_row_len(m) * sizeof(double));
+  wf_halo_exchange(&op->halo, r);
+  double rr = allreduce1(fab, st_dot_local(m, r, r));
+  monitor mo;
+  monitor_start(&mo, o, res, s * sqrt(rr));
+  res->bytes_per_cell_it = 8 * sizeof(double);
+  double t0 = MPI_Wtime();
+  bool done = monitor_step(&mo, 0, s * sqrt(rr));
+  double rz = s * rr, beta = 0;
+  for (int its = 1; !done; its++) {
+    double pap = allreduce1(fab, sweep_a(op, p, r, s, beta, col));
+    if (!(pap > 0)) {
+      res->reason = isfinite(pap) ? ST_DIVERGED_INDEFINITE : ST_DIVERGED_NONFINITE;
+      break;
+    }
+    double alpha = rz / pap;
+    double rr_local = sweep_b(op, p, x, r, alpha, col);
+    wf_halo_begin(&op->halo, r); /* overlapped with the reduction */
+    rr = allreduce1(fab, rr_local);
+    wf_halo_end(&op->halo, r);
+    done = monitor_step(&mo, its, s * sqrt(rr));
+    beta = s * rr / rz;
+    rz = s * rr;
+  }
+  res->seconds = MPI_Wtime() - t0;
+  free(r), free(p), free(col);
+  return WF_OK;
+}
+
+/* ---- BiCGStab (van der Vorst), as PETSc's KSPBCGS orders it --------------
+ * A constant Jacobi preconditioner changes nothing but the norm's scale, so
+ * Jacobi-BiCGStab is BiCGStab here. */
+
+static void axpbypcz(const st_mesh *m, double *restrict z, double a, const double *restrict x,
+                     double b, const double *restrict y, double c) {
+  const size_t len = st_row_len(m);
+  for (int j = 0; j < m->lny; j++) {
+    const size_t o = st_row(m, j);
+#pragma omp simd
+    for (size_t k = o; k < o + len; k++) z[k] = a * x[k] + b * y[k] + c * z[k];
+  }
+}
+
+static void waxpy(const st_mesh *m, double *restrict w, double a, const double *restrict x,
+                  const double *restrict y) {
+  const size_t len = st_row_len(m);
+  for (int j = 0; j < m->lny; j++) {
+    const size_t o = st_row(m, j);
+#pragma omp simd
+    for (size_t k = o; k < o + len; k++) w[k] = a * x[k] + y[k];
+  }
+}
+
+static int bicgstab(st_op *op, const double *b, double *x, const st_opts *o, st_result *res,
+                    wf_status *st) {
+  const st_mesh *m = op->m;
+  wf_fabric *fab = op->halo.fab;
+  enum { R, RP, V, T, S, P, NV };
+  double *v[NV];
+  for (int i = 0; i < NV; i++) v[i] = st_field_alloc(m);
+  for (int i = 0; i < NV; i++)
+    if (!v[i]) {
+      for (int k = 0; k < NV; k++) free(v[k]);
+      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for BiCGStab vectors");
+    }
+  memset(x, 0, m->n_stored * sizeof(double));
+  memcpy(v[R], b, m->n_stored * sizeof(double));
+  memcpy(v[RP], b, m->n_stored * sizeof(double));
+  double dp = sqrt(allreduce1(fab, st_dot_local(m, v[R], v[R])));
+  monitor mo;
+  monitor_start(&mo, o, res, dp);
+  /* Per iteration: 2 operator applications (2 values each), 5 dots-and-norms
+   * (6 values), 3 three-term updates (about 11 values). */
+  res->bytes_per_cell_it = 21 * sizeof(double);
+  double t0 = MPI_Wtime();
+  bool done = monitor_step(&mo, 0, dp);
+  double rhoold = 1, alpha = 1, omegaold = 1;
+  for (int its = 1; !done; its++) {
+    double rho = allreduce1(fab, st_dot_local(m, v[R], v[RP]));
+    double beta = (rho / rhoold) * (alpha / omegaold);
+    axpbypcz(m, v[P], 1.0, v[R], -omegaold * beta, v[V], beta); /* p = r + beta (p - w v) */
+    st_op_apply(op, v[P], v[V]);
+    double d1 = allreduce1(fab, st_dot_local(m, v[V], v[RP]));
+    if (d1 == 0.0 || !isfinite(d1)) {
+      res->reason = isfinite(d1) ? ST_DIVERGED_BREAKDOWN : ST_DIVERGED_NONFINITE;
+      break;
+    }
+    alpha = rho / d1;
+    waxpy(m, v[S], -alpha, v[V], v[R]); /* s = r - alpha v */
+    st_op_apply(op, v[S], v[T]);
+    double ts = st_dot_local(m, v[T], v[S]), tt = st_dot_local(m, v[T], v[T]);
+    allreduce2(fab, &ts, &tt);
+    if (tt == 0.0) { /* t = 0: s = 0 means alpha p solves it */
+      axpbypcz(m, x, alpha, v[P], 0.0, v[S], 1.0);
+      res->its = its;
+      res->reason = ST_CONVERGED_RTOL;
+      res->rnorm = 0;
+      break;
+    }
+    double omega = ts / tt;
+    axpbypcz(m, x, alpha, v[P], omega, v[S], 1.0); /* x += alpha p + omega s */
+    waxpy(m, v[R], -omega, v[T], v[S]);           /* r = s - omega t */
+    dp = sqrt(allreduce1(fab, st_dot_local(m, v[R], v[R])));
+    rhoold = rho;
+    omegaold = omega;
+    done = monitor_step(&mo, its, dp);
+    if (!done && rho == 0.0) {
+      res->reason = ST_DIVERGED_BREAKDOWN;
+      break;
+    }
+  }
+  res->seconds = MPI_Wtime() - t0;
+  for (int i = 0; i < NV; i++) free(v[i]);
+  return WF_OK;
+}
+
+int st_solve(st_op *op, st_method method, const double *b, double *x, const st_opts *o,
+             st_result *res, wf_status *st) {
+  switch (method) {
+  case ST_CG: return cg(op, false, b, x, o, res, st);
+  case ST_PCG: return cg(op, true, b, x, o, res, st);
+  case ST_BICGSTAB: return bicgstab(op, b, x, o, res, st);
+  case ST_POWER: break;
+  }
+  return wf_fail(st, WF_ERR_RUNTIME, "st_solve: the power method is st_power");
+}
+
+/* ---- power method ----------------------------------------------------------
+ * v <- A v / ||A v||; the estimate is the Rayleigh quotient v'Av (v unit).
+ * Stops when successive estimates agree to rtol (relative). */
+int st_power(st_op *op, double *v, const st_opts *o, st_result *res, wf_status *st) {
+  const st_mesh *m = op->m;
+  wf_fabric *fab = op->halo.fab;
+  double *w = st_field_alloc(m);
+  if (!w) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the power method");
+  double nv = sqrt(allreduce1(fab, st_dot_local(m, v, v)));
+  if (!(nv > 0)) {
+    free(w);
+    return wf_fail(st, WF_ERR_INPUT, "power method: the start vector is zero or not finite");
+  }
+  memset(res, 0, sizeof *res);
+  res->history = malloc(sizeof(double) * ((size_t)o->max_its + 1));
+  res->history[0] = 0;
+  res->bytes_per_cell_it = 5 * sizeof(double);
+  for (int j = 0; j < m->lny; j++)
+    for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++) v[k] /= nv;
+  double t0 = MPI_Wtime(), lambda = 0;
+  res->reason = ST_DIVERGED_MAX_ITS;
+  for (int its = 1; its <= o->max_its; its++) {
+    st_op_apply(op, v, w);
+    double vw = st_dot_local(m, v, w), ww = st_dot_local(m, w, w);
+    allreduce2(fab, &vw, &ww);
+    double prev = lambda, nw = sqrt(ww);
+    lambda = vw;
+    res->its = its;
+    res->history[its] = lambda;
+    if (!isfinite(lambda) || !(nw > 0)) {
+      res->reason = ST_DIVERGED_NONFINITE;
+      break;
+    }
+    for (int j = 0; j < m->lny; j++)
+      for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++) v[k] = w[k] / nw;
+    res->rnorm = fabs(lambda - prev) / fabs(lambda);
+    if (its > 1 && res->rnorm <= o->rtol) {
+      res->reason = ST_CONVERGED_RTOL;
+      break;
+    }
+  }
+  res->lambda = lambda;
+  res->seconds = MPI_Wtime() - t0;
+  free(w);
+  return WF_OK;
+}

@@ -1,0 +1,45 @@
+/* A 3D mesh on the PE grid: (x, y) over the PEs, z in PE memory.
+ *
+ * PE (i, j) holds a brick of columns: the x cells wf_block_range(nx, pe_nx, i)
+ * by the y cells wf_block_range(ny, pe_ny, j), each column nz cells long. A
+ * rank holds its PEs' bricks as one block of lnx x lny columns, stored column
+ * by column (z fastest), with a one-column halo on every side:
+ * st_idx(m, i, j, k) for -1 <= i <= lnx, -1 <= j <= lny, 0 <= k < nz.
+ * Owned rows (fixed j, i = 0..lnx-1) are contiguous runs of lnx*nz values. */
+#ifndef ST_MESH_H
+#define ST_MESH_H
+
+#include <stddef.h>
+
+#include "wf_error.h"
+#include "wf_wafer.h"
+
+typedef struct st_mesh {
+  int nx, ny, nz;       /* global cells */
+  int x0, lnx, y0, lny; /* this rank's columns */
+  int min_lnx, min_lny; /* thinnest rank block, in columns (same on every rank) */
+  int brick_x, brick_y; /* largest PE brick, in columns */
+  size_t ld;            /* columns per stored row: lnx + 2 */
+  size_t n_owned;       /* lnx * lny * nz */
+  size_t n_stored;      /* (lnx + 2) * (lny + 2) * nz */
+  long long n_global;
+  const wf_wafer *wafer;
+} st_mesh;
+
+static inline size_t st_idx(const st_mesh *m, int i, int j, int k) {
+  return ((size_t)(j + 1) * m->ld + (size_t)(i + 1)) * (size_t)m->nz + (size_t)k;
+}
+/* First value of owned row j (a contiguous run of lnx * nz values). */
+static inline size_t st_row(const st_mesh *m, int j) { return st_idx(m, 0, j, 0); }
+static inline size_t st_row_len(const st_mesh *m) { return (size_t)m->lnx * (size_t)m->nz; }
+
+/* Errors (input): non-positive sizes, a mesh smaller than the PE grid. */
+int st_mesh_create(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, wf_status *st);
+/* Columns [lo, lo + count) held by the ranks at coordinate c along an axis
+ * of n cells over `pes` PEs and `parts` ranks: the union of their bricks. */
+void st_rank_columns(int n, int pes, int parts, int c, int *lo, int *count);
+
+/* A zeroed, 64-byte aligned field of n_stored doubles (halo included). */
+double *st_field_alloc(const st_mesh *m);
+
+#endif

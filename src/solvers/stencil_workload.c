@@ -1,0 +1,381 @@
+/* `wafer stencil`: the SC20 wafer-scale stencil workload as an MPI code.
+ *
+ * Builds the 7-point operator on an nx x ny x nz mesh laid on the PE grid,
+ * solves A x = b with CG, Jacobi-PCG or BiCGStab (or finds the largest
+ * eigenvalue with the power method), checks the answer (PETSc on the same
+ * matrix, or the analytic eigenvalue), and reports time per iteration, the
+ * memory bandwidth it reaches against this machine's STREAM triad, and the
+ * modelled wafer time per iteration. */
+#include "stencil_workload.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "st_krylov.h"
+#include "st_petsc.h"
+#include "wf_model.h"
+#include "wf_wafer.h"
+
+static const double PI = 3.14159265358979323846;
+
+static const wf_key stencil_keys[] = {
+    {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in x (over the PE grid)", NULL},
+    {"ny", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in y (over the PE grid)", NULL},
+    {"nz", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in z (in PE memory)", NULL},
+    {"bc_x", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in x", NULL},
+    {"bc_y", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in y", NULL},
+    {"bc_z", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in z", NULL},
+    {"rhs", WF_KEY_CHOICE, "ones", 0, 0, "ones|random|manufactured",
+     "right-hand side (random: uniform in [-1, 1), seeded; manufactured: a sine solution)", NULL},
+    {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "seed of the random right-hand side", NULL},
+    {"solver", WF_KEY_CHOICE, "cg", 0, 0, "cg|pcg|bicgstab|power",
+     "Krylov solver (pcg: Jacobi-preconditioned CG), or the power method", NULL},
+    {"rtol", WF_KEY_REAL, "1e-8", 0, 1, NULL,
+     "relative tolerance on ||r|| / ||b|| (power method: on the eigenvalue's change)", NULL},
+    {"atol", WF_KEY_REAL, "1e-50", 0, 1e300, NULL, "absolute tolerance on ||r||", NULL},
+    {"max_iterations", WF_KEY_INT, "10000", 1, 1e9, NULL, "iteration limit", NULL},
+    {"crosscheck", WF_KEY_CHOICE, "petsc", 0, 0, "none|petsc",
+     "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare", NULL},
+    {"petsc_options", WF_KEY_STRING, "", 0, 0, NULL,
+     "extra PETSc options for the cross-check, e.g. '-ksp_monitor -log_view'", NULL},
+    {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
+     "measure STREAM triad on this machine to report the fraction of it reached", NULL},
+};
+static const wf_section stencil_section = {
+    "stencil", "7-point stencil solvers on the PE grid (z in PE memory), checked against PETSc.",
+    stencil_keys, (int)(sizeof stencil_keys / sizeof stencil_keys[0])};
+static const wf_section *const stencil_sections[] = {&stencil_section};
+
+typedef struct setup {
+  int nx, ny, nz;
+  bool periodic[3];
+  const char *rhs;
+  st_method method;
+  st_opts opts;
+  bool petsc;
+} setup;
+
+static st_method method_of(const char *name) {
+  return strcmp(name, "pcg") == 0        ? ST_PCG
+         : strcmp(name, "bicgstab") == 0 ? ST_BICGSTAB
+         : strcmp(name, "power") == 0    ? ST_POWER
+                                         : ST_CG;
+}
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* Uniform in [-1, 1) from the seed and the global cell: any rank count. */
+static double cell_random(uint64_t seed, long long cell) {
+  return (double)(splitmix64(seed * 0x100000001B3ull ^ (uint64_t)cell) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* The manufactured solution u = prod_d g_d(x_d) on the unit cube, with
+ * g(x) = e^x sin(pi x) on a Dirichlet axis (nodes x = (i+1) h, h = 1/(n+1))
+ * and g(x) = e^{sin 2 pi x} on a periodic one (x = i h, h = 1/n): smooth, and
+ * not an eigenvector of the discrete operator. The unit-stencil operator
+ * approximates h_d^2 (-d^2/dx_d^2) along each axis, so
+ * b = sum_d h_d^2 (-g_d'') prod_{e != d} g_e, and the error is O(h^2). */
+static void axis_factor(bool periodic, double x, double *g, double *g2) {
+  if (periodic) {
+    double s = sin(2 * PI * x), c = cos(2 * PI * x);
+    *g = exp(s);
+    *g2 = (4 * PI * PI * c * c - 4 * PI * PI * s) * *g;
+  } else {
+    double s = sin(PI * x), c = cos(PI * x), e = exp(x);
+    *g = e * s;
+    *g2 = e * ((1 - PI * PI) * s + 2 * PI * c);
+  }
+}
+
+static double manufactured(const setup *s, const int g[3], double *b) {
+  const int n[3] = {s->nx, s->ny, s->nz};
+  double f[3], f2[3], h[3];
+  for (int d = 0; d < 3; d++) {
+    h[d] = s->periodic[d] ? 1.0 / n[d] : 1.0 / (n[d] + 1);
+    axis_factor(s->periodic[d], s->periodic[d] ? g[d] * h[d] : (g[d] + 1) * h[d], &f[d], &f2[d]);
+  }
+  *b = -(h[0] * h[0] * f2[0] * f[1] * f[2] + h[1] * h[1] * f[0] * f2[1] * f[2] +
+         h[2] * h[2] * f[0] * f[1] * f2[2]);
+  return f[0] * f[1] * f[2];
+}
+
+static void fill_rhs(const st_mesh *m, const setup *s, long seed, double *b, double *exact) {
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) {
+        int g[3] = {m->x0 + i, m->y0 + j, k};
+        size_t c = st_idx(m, i, j, k);
+        long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
+        if (strcmp(s->rhs, "random") == 0) {
+          b[c] = cell_random((uint64_t)seed, cell);
+        } else if (strcmp(s->rhs, "manufactured") == 0) {
+          exact[c] = manufactured(s, g, &b[c]);
+        } else {
+          b[c] = 1.0;
+        }
+      }
+}
+
+/* Largest eigenvalue of the unit 7-point operator: per axis, the largest
+ * 2 - 2 cos(theta) over the axis's Fourier modes. */
+static double lambda_max_exact(const setup *s) {
+  const int n[3] = {s->nx, s->ny, s->nz};
+  double lam = 0;
+  for (int d = 0; d < 3; d++) {
+    double theta = s->periodic[d] ? 2 * PI * (n[d] / 2) / n[d] : PI * n[d] / (n[d] + 1.0);
+    lam += 2 - 2 * cos(theta);
+  }
+  return lam;
+}
+
+/* STREAM triad a = b + s c over the rank's share, all ranks at once; the
+ * machine's aggregate rate in bytes/s (best of 5). */
+static double stream_triad(MPI_Comm comm, size_t n) {
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+  if (!a || !b || !c) {
+    free(a), free(b), free(c);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
+  double best = INFINITY;
+  for (int rep = 0; rep < 5; rep++) {
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    double *restrict ar = a;
+    const double *restrict br = b, *restrict cr = c;
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) ar[i] = br[i] + 3.0 * cr[i];
+    double t = MPI_Wtime() - t0, tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (tmax < best) best = tmax;
+  }
+  double bytes = 3.0 * sizeof(double) * (double)n, total;
+  MPI_Allreduce(&bytes, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  volatile double sink = a[n / 2];
+  (void)sink;
+  free(a), free(b), free(c);
+  return total / best;
+}
+
+/* Wafer model of one iteration: per-PE work on its brick (fp32, as the
+ * published wafer solvers run), halo exchanges and allreduces. */
+typedef struct iteration_cost {
+  double flops, sram_bytes; /* per cell */
+  int halos, reductions;
+} iteration_cost;
+
+static iteration_cost cost_of(st_method method) {
+  switch (method) {
+  case ST_BICGSTAB: return (iteration_cost){36, 180, 2, 4};
+  case ST_POWER: return (iteration_cost){12, 56, 1, 1};
+  default: return (iteration_cost){17, 84, 1, 2};
+  }
+}
+
+static double model_cycles_per_iteration(const st_op *op, const wf_wafer *w, st_method method) {
+  iteration_cost c = cost_of(method);
+  const st_mesh *m = op->m;
+  double cells = (double)m->brick_x * m->brick_y * m->nz;
+  return wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells) +
+         c.halos * op->halo.model_cycles + c.reductions * wf_model_reduce_cycles(&w->hw, &w->grid, 1, true);
+}
+
+static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
+  s->nx = (int)wf_deck_int(d, "stencil", "nx");
+  s->ny = (int)wf_deck_int(d, "stencil", "ny");
+  s->nz = (int)wf_deck_int(d, "stencil", "nz");
+  const char *bc[3] = {"bc_x", "bc_y", "bc_z"};
+  for (int a = 0; a < 3; a++)
+    s->periodic[a] = strcmp(wf_deck_str(d, "stencil", bc[a]), "periodic") == 0;
+  s->rhs = wf_deck_str(d, "stencil", "rhs");
+  s->method = method_of(wf_deck_str(d, "stencil", "solver"));
+  s->opts = (st_opts){wf_deck_real(d, "stencil", "rtol"), wf_deck_real(d, "stencil", "atol"),
+                      (int)wf_deck_int(d, "stencil", "max_iterations")};
+  s->petsc = strcmp(wf_deck_str(d, "stencil", "crosscheck"), "petsc") == 0 &&
+             s->method != ST_POWER;
+  if (s->method != ST_POWER && s->periodic[0] && s->periodic[1] && s->periodic[2]) {
+    char where[1200];
+    wf_deck_describe(d, "stencil", "bc_z", where, sizeof where);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s: with every axis periodic the operator is singular (constants are in its "
+                   "null space); make one axis dirichlet",
+                   where);
+  }
+  return WF_OK;
+}
+
+typedef struct report {
+  st_result res;
+  st_petsc_result pr;
+  double triad, err_max, lambda_exact;
+} report;
+
+static void add_check(wf_run *run, bool ok, const char *what) {
+  if (ok) run->checks_passed++;
+  else {
+    run->checks_failed++;
+    if (run->verbose) printf("stencil: CHECK FAILED: %s\n", what);
+  }
+}
+
+static int stencil_run(wf_run *run, wf_status *st) {
+  wf_wafer *w = run->wafer;
+  const wf_deck *d = run->deck;
+  setup s;
+  if (read_setup(d, &s, st) != WF_OK) return st->code;
+  st_mesh m;
+  if (st_mesh_create(&m, w, s.nx, s.ny, s.nz, st) != WF_OK) {
+    char where[1200];
+    wf_deck_describe(d, "stencil", "nx", where, sizeof where);
+    return wf_wrap(st, "%s", where);
+  }
+  st_op op;
+  if (st_op_create(&op, &m, &w->fab, s.periodic, st) != WF_OK) return st->code;
+  double *b = st_field_alloc(&m), *x = st_field_alloc(&m), *exact = st_field_alloc(&m);
+  if (!b || !x || !exact) {
+    free(b), free(x), free(exact);
+    st_op_free(&op);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %lld cells", m.n_global);
+  }
+  const char *names[] = {"cg", "pcg", "bicgstab", "power"};
+  if (run->verbose)
+    printf("stencil: %dx%dx%d mesh (bricks of up to %dx%d columns per PE), %s, rhs %s, bc "
+           "%s/%s/%s\n",
+           s.nx, s.ny, s.nz, m.brick_x, m.brick_y, names[s.method], s.rhs,
+           s.periodic[0] ? "periodic" : "dirichlet", s.periodic[1] ? "periodic" : "dirichlet",
+           s.periodic[2] ? "periodic" : "dirichlet");
+
+  report rep = {0};
+  int rc;
+  if (s.method == ST_POWER) {
+    fill_rhs(&m, &(setup){.nx = s.nx, .ny = s.ny, .nz = s.nz, .rhs = "random"},
+             wf_deck_int(d, "stencil", "seed"), x, exact);
+    rc = st_power(&op, x, &s.opts, &rep.res, st);
+  } else {
+    fill_rhs(&m, &s, wf_deck_int(d, "stencil", "seed"), b, exact);
+    rc = st_solve(&op, s.method, b, x, &s.opts, &rep.res, st);
+  }
+  if (rc == WF_OK && s.petsc)
+    rc = st_petsc_check(&op, s.method, b, x, &s.opts, wf_deck_str(d, "stencil", "petsc_options"),
+                        &rep.pr, st);
+  if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
+    rep.triad = stream_triad(run->comm, m.n_owned);
+
+  if (rc == WF_OK) {
+    const st_result *r = &rep.res;
+    int its = r->its > 0 ? r->its : 1;
+    double per_it = r->seconds / its;
+    double gbs = r->bytes_per_cell_it * (double)m.n_global / per_it / 1e9;
+    double model_s = wf_model_seconds(&w->hw, model_cycles_per_iteration(&op, w, s.method));
+    double bytes_pe = 4.0 * m.brick_x * m.brick_y * m.nz * (s.method == ST_BICGSTAB ? 8 : 4);
+    bool converged = st_reason_converged(r->reason);
+
+    if (s.method == ST_POWER) {
+      rep.lambda_exact = lambda_max_exact(&s);
+      double rel = fabs(r->lambda - rep.lambda_exact) / rep.lambda_exact;
+      add_check(run, converged, "power method converged");
+      add_check(run, rel <= 1e-6, "largest eigenvalue within 1e-6 of the analytic value");
+    } else {
+      add_check(run, converged, "solver converged");
+    }
+    if (strcmp(s.rhs, "manufactured") == 0) {
+      double e = 0;
+      for (int j = 0; j < m.lny; j++)
+        for (size_t k = st_row(&m, j); k < st_row(&m, j) + st_row_len(&m); k++)
+          e = fmax(e, fabs(x[k] - exact[k]));
+      MPI_Allreduce(&e, &rep.err_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+    }
+    if (s.petsc) {
+      /* CG follows PETSc step for step. BiCGStab is sensitive to rounding
+       * (PETSc's own count moves with the rank count): 10% on iterations, and
+       * two solutions stopped at rtol differ by up to about cond(A) rtol. */
+      bool bcgs = s.method == ST_BICGSTAB;
+      int its_tol = bcgs ? (int)ceil(0.1 * rep.pr.its) : 1;
+      double x_tol = bcgs ? fmax(1e-8, 1e4 * s.opts.rtol) : 1e-8;
+      add_check(run, abs(rep.pr.its - r->its) <= its_tol, "iterations agree with PETSc");
+      add_check(run, rep.pr.rel_diff <= x_tol, "solution agrees with PETSc");
+    }
+
+    if (run->verbose) {
+      printf("stencil: %s after %d iterations (||r|| %.3e of %.3e), %.3f ms/iteration, %.1f GB/s",
+             st_reason_name(r->reason), r->its, r->rnorm, r->rnorm0, per_it * 1e3, gbs);
+      if (rep.triad > 0) printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbs * 1e9 / rep.triad, rep.triad / 1e9);
+      printf("\n");
+      if (s.method == ST_POWER)
+        printf("stencil: largest eigenvalue %.12f, analytic %.12f\n", r->lambda, rep.lambda_exact);
+      if (strcmp(s.rhs, "manufactured") == 0) printf("stencil: max error vs the manufactured solution %.3e\n", rep.err_max);
+      if (s.petsc)
+        printf("stencil: PETSc %s: %d iterations (%s), %.3f ms/iteration; ratio wafer/PETSc %.2f; "
+               "solutions differ by %.2e\n",
+               s.method == ST_BICGSTAB ? "KSPBCGS" : "KSPCG", rep.pr.its, rep.pr.reason,
+               rep.pr.its ? rep.pr.seconds / rep.pr.its * 1e3 : 0.0,
+               rep.pr.its ? per_it / (rep.pr.seconds / rep.pr.its) : 0.0, rep.pr.rel_diff);
+      printf("stencil: wafer model (%s): %.3g us/iteration; %.0f B/PE of %.0f (%s)\n", w->hw.name,
+             model_s * 1e6, bytes_pe, w->hw.sram_bytes,
+             wf_model_fits(&w->hw, bytes_pe) ? "fits" : "does NOT fit");
+    }
+
+    wf_json *j = run->summary;
+    wf_json_begin(j, "stencil");
+    long long mesh[3] = {s.nx, s.ny, s.nz};
+    wf_json_ints(j, "mesh", mesh, 3);
+    wf_json_str(j, "solver", names[s.method]);
+    wf_json_str(j, "rhs", s.rhs);
+    wf_json_int(j, "iterations", r->its);
+    wf_json_str(j, "reason", st_reason_name(r->reason));
+    wf_json_num(j, "rnorm", r->rnorm);
+    wf_json_num(j, "rnorm0", r->rnorm0);
+    wf_json_num(j, "seconds_per_iteration", per_it);
+    wf_json_num(j, "GBps", gbs);
+    wf_json_num(j, "bytes_per_cell_iteration", r->bytes_per_cell_it);
+    if (rep.triad > 0) {
+      wf_json_num(j, "stream_triad_GBps", rep.triad / 1e9);
+      wf_json_num(j, "fraction_of_triad", gbs * 1e9 / rep.triad);
+    }
+    if (s.method == ST_POWER) {
+      wf_json_num(j, "lambda", r->lambda);
+      wf_json_num(j, "lambda_exact", rep.lambda_exact);
+    }
+    if (strcmp(s.rhs, "manufactured") == 0) wf_json_num(j, "error_max", rep.err_max);
+    wf_json_end(j);
+    if (s.petsc) {
+      wf_json_begin(j, "petsc");
+      wf_json_int(j, "iterations", rep.pr.its);
+      wf_json_str(j, "reason", rep.pr.reason);
+      wf_json_num(j, "seconds_per_iteration", rep.pr.its ? rep.pr.seconds / rep.pr.its : 0.0);
+      wf_json_num(j, "ratio", rep.pr.its ? per_it / (rep.pr.seconds / rep.pr.its) : 0.0);
+      wf_json_num(j, "solution_rel_diff", rep.pr.rel_diff);
+      wf_json_end(j);
+    }
+    wf_json_begin(j, "model");
+    wf_json_num(j, "wafer_seconds_per_iteration", model_s);
+    wf_json_num(j, "bytes_per_pe", bytes_pe);
+    wf_json_bool(j, "fits", wf_model_fits(&w->hw, bytes_pe));
+    wf_json_end(j);
+    run->seconds = r->seconds;
+    run->wafer_seconds = model_s * its;
+    snprintf(run->headline, sizeof run->headline, "%s %d its, %.2f ms/it, %.1f GB/s%s", names[s.method],
+             r->its, per_it * 1e3, gbs, s.petsc ? (run->checks_failed ? ", PETSc differs" : ", = PETSc") : "");
+  }
+  st_result_free(&rep.res);
+  free(b), free(x), free(exact);
+  st_op_free(&op);
+  return rc;
+}
+
+const wf_workload wf_stencil_workload = {
+    .name = "stencil",
+    .help = "7-point CG/PCG/BiCGStab/power method on the PE grid, checked against PETSc",
+    .sections = stencil_sections,
+    .nsections = 1,
+    .run = stencil_run,
+    .finalize = st_petsc_finalize,
+};
