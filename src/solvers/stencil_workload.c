@@ -16,6 +16,7 @@
 
 #include "st_krylov.h"
 #include "st_petsc.h"
+#include "wf_h5.h"
 #include "wf_model.h"
 #include "wf_wafer.h"
 
@@ -186,6 +187,71 @@ static double model_cycles_per_iteration(const st_op *op, const wf_wafer *w, st_
   double cells = (double)m->brick_x * m->brick_y * m->nz;
   return wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells) +
          c.halos * op->halo.model_cycles + c.reductions * wf_model_reduce_cycles(&w->hw, &w->grid, 1, true);
+}
+
+/* Owned cells of a stored field, reordered x fastest, then y, then z, so
+ * that the HDF5 dataset [nz][ny][nx] shows x, y, z as ParaView's X, Y, Z. */
+static double *xyz_order(const st_mesh *m, const double *f) {
+  double *out = malloc(m->n_owned * sizeof *out);
+  if (!out) return NULL;
+  for (int k = 0; k < m->nz; k++)
+    for (int j = 0; j < m->lny; j++)
+      for (int i = 0; i < m->lnx; i++)
+        out[((size_t)k * m->lny + j) * m->lnx + i] = f[st_idx(m, i, j, k)];
+  return out;
+}
+
+static int write_field(wf_h5file *f, const st_mesh *m, const char *name, const double *field,
+                       wf_status *st) {
+  double *v = xyz_order(m, field);
+  if (!v) return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing '%s'", name);
+  unsigned long long g[3] = {(unsigned long long)m->nz, (unsigned long long)m->ny,
+                             (unsigned long long)m->nx};
+  unsigned long long off[3] = {0, (unsigned long long)m->y0, (unsigned long long)m->x0};
+  unsigned long long cnt[3] = {(unsigned long long)m->nz, (unsigned long long)m->lny,
+                               (unsigned long long)m->lnx};
+  wf_h5_block b = {.ndim = 3, .global = g, .offset = off, .count = cnt};
+  int rc = wf_h5_write(f, name, WF_F64, &b, v, true, st);
+  free(v);
+  return rc;
+}
+
+/* Solution, residual b - A x (or A v - lambda v), the error against the
+ * manufactured solution, and the residual history. */
+static int write_output(wf_run *run, st_op *op, const char *path, const double *b, double *x,
+                        const double *exact, bool manufactured, const st_result *res,
+                        wf_status *st) {
+  const st_mesh *m = op->m;
+  double *ax = st_field_alloc(m), *err = st_field_alloc(m);
+  if (!ax || !err) {
+    free(ax), free(err);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the output fields");
+  }
+  st_op_apply(op, x, ax);
+  for (size_t c = 0; c < m->n_stored; c++) {
+    ax[c] = b ? b[c] - ax[c] : ax[c] - res->lambda * x[c];
+    err[c] = x[c] - exact[c];
+  }
+  wf_h5file f;
+  int rc = wf_wafer_h5_create(run, path, &f, st);
+  if (rc == WF_OK) {
+    unsigned long long n = (unsigned long long)res->its + 1, zero = 0;
+    unsigned long long cnt = run->rank == 0 ? n : 0;
+    wf_h5_block h = {.ndim = 1, .global = &n, .offset = &zero, .count = &cnt};
+    if (write_field(&f, m, "solution", x, st) != WF_OK ||
+        write_field(&f, m, "residual", ax, st) != WF_OK ||
+        (manufactured && write_field(&f, m, "error", err, st) != WF_OK) ||
+        wf_h5_write(&f, b ? "residual_history" : "eigenvalue_history", WF_F64, &h, res->history,
+                    false, st) != WF_OK ||
+        wf_h5_attr_int(&f, "iterations", res->its, st) != WF_OK) {
+      wf_h5_discard(&f);
+      rc = st->code;
+    } else {
+      rc = wf_h5_close(&f, st);
+    }
+  }
+  free(ax), free(err);
+  return rc;
 }
 
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
@@ -365,6 +431,10 @@ static int stencil_run(wf_run *run, wf_status *st) {
     snprintf(run->headline, sizeof run->headline, "%s %d its, %.2f ms/it, %.1f GB/s%s", names[s.method],
              r->its, per_it * 1e3, gbs, s.petsc ? (run->checks_failed ? ", PETSc differs" : ", = PETSc") : "");
   }
+  const char *out = wf_deck_str(d, "output", "file");
+  if (rc == WF_OK && out[0])
+    rc = write_output(run, &op, out, s.method == ST_POWER ? NULL : b, x, exact,
+                      strcmp(s.rhs, "manufactured") == 0, &rep.res, st);
   st_result_free(&rep.res);
   free(b), free(x), free(exact);
   st_op_free(&op);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end tests of `wafer stencil`: stencil.sh CASE RANKS WAFER_BINARY
+# Prints "stencil CASE: N passed, N failed".
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/wafer-stencil.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+expect() { if eval "$1"; then ok; else fail "$2"; fi; }
+py() { /usr/bin/python3 -c "import json,sys,math; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+stencil() { mpiexec -n "$ranks" "$wafer" stencil --quiet --set stencil.stream=false "$@"; }
+# An uneven mesh on an 8x8 PE grid: bricks of 4-5 x 3-4 columns.
+MESH="--set wafer.pe_grid=8x8 --set stencil.nx=37 --set stencil.ny=29 --set stencil.nz=13"
+
+case $case_name in
+petsc)
+  # Against PETSc on the same matrix: CG and PCG step for step, BiCGStab within 10%.
+  for solver in cg pcg bicgstab; do
+    for bc in "" "--set stencil.bc_x=periodic --set stencil.bc_z=periodic"; do
+      rtol=1e-8; [ $solver = bicgstab ] && rtol=1e-12
+      # shellcheck disable=SC2086
+      stencil $MESH $bc --set stencil.solver=$solver --set stencil.rhs=random \
+          --set stencil.rtol=$rtol --set stencil.crosscheck=petsc --json s.json > /dev/null
+      expect "[ $? -eq 0 ]" "$solver $bc: run failed"
+      tol=1; [ $solver = bicgstab ] && tol="math.ceil(0.1*j['petsc']['iterations'])"
+      expect "py s.json \"j['stencil']['reason'].startswith('converged') and abs(j['stencil']['iterations']-j['petsc']['iterations']) <= $tol\"" \
+             "$solver $bc: iterations $(py s.json 'print(j["stencil"]["iterations"], j["petsc"]["iterations"]) or 1' 2>&1)"
+      expect "py s.json \"j['petsc']['solution_rel_diff'] <= 1e-8\"" "$solver $bc: solutions differ from PETSc's"
+    done
+  done
+  ;;
+power)
+  # The largest eigenvalue of the 7-point operator, analytic: sum over axes of
+  # 2 - 2 cos(n pi / (n + 1)) (Dirichlet) or 4 (periodic, even n).
+  stencil --set wafer.pe_grid=4x4 --set stencil.nx=10 --set stencil.ny=7 --set stencil.nz=6 \
+      --set stencil.bc_z=periodic --set stencil.solver=power --set stencil.rtol=1e-14 \
+      --set stencil.max_iterations=20000 --json p.json > /dev/null
+  expect "[ $? -eq 0 ]" "power method run failed"
+  expect "py p.json \"abs(j['stencil']['lambda'] - (2-2*math.cos(10*math.pi/11) + 2-2*math.cos(7*math.pi/8) + 4)) <= 1e-6 * j['stencil']['lambda']\"" \
+         "power method eigenvalue off"
+  ;;
+order)
+  # Manufactured solution: the error falls 4x when h halves (second order).
+  for n in 15 31 63; do
+    stencil --set wafer.pe_grid=8x8 --set stencil.nx=$n --set stencil.ny=$n --set stencil.nz=$n \
+        --set stencil.rhs=manufactured --set stencil.rtol=1e-12 --set stencil.crosscheck=none --json m$n.json > /dev/null
+    expect "[ $? -eq 0 ]" "manufactured n=$n failed"
+  done
+  for pair in "15 31" "31 63"; do
+    set -- $pair
+    expect "py m$1.json \"3.6 <= j['stencil']['error_max'] / json.load(open('m$2.json'))['stencil']['error_max'] <= 4.4\"" \
+           "error ratio n=$1 -> $2 is not about 4"
+  done
+  ;;
+ranks)
+  # The same solution on 1 rank and on $ranks ranks (to round-off).
+  for n in 1 "$ranks"; do
+    # shellcheck disable=SC2086
+    mpiexec -n $n "$wafer" stencil --quiet $MESH --set stencil.rhs=random --set stencil.crosscheck=none \
+        --set stencil.stream=false --set output.file=x$n.h5 > /dev/null
+    expect "[ $? -eq 0 ] && [ -s x$n.h5 ] && [ -s x$n.xmf ]" "run on $n ranks with output"
+  done
+  expect "h5diff -p 1e-11 x1.h5 x$ranks.h5 /solution /solution > diff.txt" "solutions differ between 1 and $ranks ranks: $(tail -2 diff.txt)"
+  expect "h5dump -H -d /residual_history x1.h5 | grep -q DATASPACE" "residual history in the output"
+  ;;
+bad_input)
+  bad() {
+    local want=$1; shift
+    mpiexec -n "$ranks" "$wafer" stencil "$@" --set output.file=out.h5 > /dev/null 2> err.txt
+    local rc=$?
+    expect "[ $rc -eq 2 ]" "exit status $rc for $*"
+    expect "grep -qF -- \"$want\" err.txt" "message lacks '$want': $(cat err.txt)"
+    expect "[ ! -e out.h5 ]" "output written for bad input $*"
+  }
+  bad "[stencil] nx = 0: out of range" --set stencil.nx=0
+  bad "[stencil] nz = -4: out of range" --set stencil.nz=-4
+  bad "is smaller than the 64x64 PE grid in x or y" --set stencil.nx=10
+  bad "with every axis periodic the operator is singular" --set stencil.bc_x=periodic --set stencil.bc_y=periodic --set stencil.bc_z=periodic
+  bad "[stencil] solver = gmres: not one of cg|pcg|bicgstab|power" --set stencil.solver=gmres
+  ;;
+*) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+
+echo "stencil $case_name ($ranks ranks): $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

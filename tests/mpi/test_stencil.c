@@ -1,0 +1,112 @@
+/* The stencil operator against a direct evaluation of the 7-point formula on
+ * the global mesh, for every boundary combination and uneven meshes; the
+ * solvers' handling of a NaN in the right-hand side (reported, not hung). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "mpi_check.h"
+#include "st_krylov.h"
+#include "wf_deck.h"
+#include "wf_wafer.h"
+
+static double f(int x, int y, int z) { return sin(0.3 * x + 1.1) * cos(0.7 * y) + 0.01 * z * z; }
+
+static int wrap(int g, int n, bool periodic, bool *outside) {
+  *outside = false;
+  if (g >= 0 && g < n) return g;
+  if (!periodic) return *outside = true, 0;
+  return (g + n) % n;
+}
+
+static double direct(int nx, int ny, int nz, const bool per[3], int x, int y, int z) {
+  double sum = 6 * f(x, y, z);
+  const int d[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+  for (int q = 0; q < 6; q++) {
+    bool ox, oy, oz;
+    int a = wrap(x + d[q][0], nx, per[0], &ox), b = wrap(y + d[q][1], ny, per[1], &oy),
+        c = wrap(z + d[q][2], nz, per[2], &oz);
+    if (!ox && !oy && !oz) sum -= f(a, b, c);
+  }
+  return sum;
+}
+
+/* A wafer of pe_nx x pe_ny PEs from a deck with those settings. */
+static int make_wafer(wf_wafer *w, wf_deck *deck, int pe_nx, int pe_ny) {
+  const wf_section *secs[] = {&wf_wafer_section};
+  wf_status st;
+  char set[64];
+  snprintf(set, sizeof set, "wafer.pe_grid=%dx%d", pe_nx, pe_ny);
+  if (wf_deck_create(deck, secs, 1, &st) || wf_deck_set(deck, set, &st)) return -1;
+  return wf_wafer_create(w, MPI_COMM_WORLD, deck, &st);
+}
+
+static void test_operator(checks *ck, int nx, int ny, int nz) {
+  wf_wafer w;
+  wf_deck deck;
+  if (make_wafer(&w, &deck, 4, 3) != 0) return;
+  for (int bc = 0; bc < 8; bc++) {
+    bool per[3] = {bc & 1, bc & 2, bc & 4};
+    wf_status st;
+    st_mesh m;
+    st_op op;
+    CHECK(ck, st_mesh_create(&m, &w, nx, ny, nz, &st) == WF_OK, "mesh: %s", st.msg);
+    CHECK(ck, st_op_create(&op, &m, &w.fab, per, &st) == WF_OK, "op: %s", st.msg);
+    double *x = st_field_alloc(&m), *y = st_field_alloc(&m);
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++) x[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+    st_op_apply(&op, x, y);
+    long bad = 0;
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++) {
+          double want = direct(nx, ny, nz, per, m.x0 + i, m.y0 + j, k);
+          if (fabs(y[st_idx(&m, i, j, k)] - want) > 1e-13 * (1 + fabs(want))) bad++;
+        }
+    CHECK(ck, bad == 0, "mesh %dx%dx%d bc %d%d%d: %ld cells differ", nx, ny, nz, per[0], per[1],
+          per[2], bad);
+    free(x), free(y);
+    st_op_free(&op);
+  }
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
+static void test_nan_rhs(checks *ck) {
+  wf_wafer w;
+  wf_deck deck;
+  if (make_wafer(&w, &deck, 4, 4) != 0) return;
+  wf_status st;
+  st_mesh m;
+  st_op op;
+  bool per[3] = {false, false, false};
+  st_mesh_create(&m, &w, 9, 8, 5, &st);
+  st_op_create(&op, &m, &w.fab, per, &st);
+  double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
+  for (int j = 0; j < m.lny; j++)
+    for (int i = 0; i < m.lnx; i++)
+      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = 1.0;
+  if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
+  st_opts o = {1e-8, 1e-50, 500};
+  for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
+    st_result res;
+    CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
+    CHECK(ck, res.reason == ST_DIVERGED_NONFINITE, "method %d: reason %s, not diverged_nonfinite",
+          method, st_reason_name(res.reason));
+    CHECK(ck, res.its <= 1, "method %d went on for %d iterations with a NaN", method, res.its);
+    st_result_free(&res);
+  }
+  free(b), free(x);
+  st_op_free(&op);
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
+int main(int argc, char **argv) {
+  checks ck = checks_start(&argc, &argv);
+  test_operator(&ck, 4, 3, 1);   /* one column per PE, nz = 1 */
+  test_operator(&ck, 13, 7, 2);  /* uneven bricks */
+  test_operator(&ck, 9, 11, 17);
+  test_nan_rhs(&ck);
+  return checks_finish(&ck, "test_stencil");
+}
