@@ -110,40 +110,44 @@ static void update_p_row(const st_mesh *m, double *restrict p, const double *res
   for (size_t k = start; k < start + len; k++) p[k] = s * r[k] + beta * p[k];
 }
 
-static double sweep_a(const st_op *op, double *p, const double *r, double s, double beta,
-                      double *col) {
+static double sweep_a(const st_op *op, double *p, const double *r, double s, double beta) {
   const st_mesh *m = op->m;
   const int nz = m->nz;
+  const double d = op->diag;
   double pap = 0;
   update_p_row(m, p, r, -1, s, beta);
   update_p_row(m, p, r, 0, s, beta);
   for (int j = 0; j < m->lny; j++) {
     update_p_row(m, p, r, j + 1, s, beta);
     for (int i = 0; i < m->lnx; i++) {
-      st_op_column(op, p, i, j, col);
-      const double *restrict pc = p + st_idx(m, i, j, 0);
+      const st_cols q = st_columns(m, p, i, j);
 #pragma omp simd reduction(+ : pap)
-      for (int k = 0; k < nz; k++) pap += pc[k] * col[k];
+      for (int k = 1; k < nz - 1; k++) pap += q.c[k] * st_stencil_inner(q, d, k);
+      for (int k = 0; k < nz; k += st_end_step(m)) pap += q.c[k] * st_stencil_end(op, q, k);
     }
   }
   return pap;
 }
 
-static double sweep_b(const st_op *op, const double *p, double *x, double *r, double alpha,
-                      double *col) {
+static double sweep_b(const st_op *op, const double *p, double *x, double *r, double alpha) {
   const st_mesh *m = op->m;
   const int nz = m->nz;
+  const double d = op->diag;
   double rr = 0;
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
-      st_op_column(op, p, i, j, col);
+      const st_cols q = st_columns(m, p, i, j);
       const size_t c = st_idx(m, i, j, 0);
-      const double *restrict pc = p + c;
       double *restrict xc = x + c, *restrict rc = r + c;
 #pragma omp simd reduction(+ : rr)
-      for (int k = 0; k < nz; k++) {
-        xc[k] += alpha * pc[k];
-        rc[k] -= alpha * col[k];
+      for (int k = 1; k < nz - 1; k++) {
+        xc[k] += alpha * q.c[k];
+        rc[k] -= alpha * st_stencil_inner(q, d, k);
+        rr += rc[k] * rc[k];
+      }
+      for (int k = 0; k < nz; k += st_end_step(m)) {
+        xc[k] += alpha * q.c[k];
+        rc[k] -= alpha * st_stencil_end(op, q, k);
         rr += rc[k] * rc[k];
       }
     }
@@ -155,9 +159,8 @@ static int cg(st_op *op, bool jacobi, const double *b, double *x, const st_opts 
   const st_mesh *m = op->m;
   wf_fabric *fab = op->halo.fab;
   double *r = st_field_alloc(m), *p = st_field_alloc(m);
-  double *col = malloc(sizeof(double) * (size_t)m->nz);
-  if (!r || !p || !col) {
-    free(r), free(p), free(col);
+  if (!r || !p) {
+    free(r), free(p);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for CG vectors");
   }
   const double s = jacobi ? 1.0 / op->diag : 1.0;
@@ -173,13 +176,13 @@ static int cg(st_op *op, bool jacobi, const double *b, double *x, const st_opts 
   bool done = monitor_step(&mo, 0, s * sqrt(rr));
   double rz = s * rr, beta = 0;
   for (int its = 1; !done; its++) {
-    double pap = allreduce1(fab, sweep_a(op, p, r, s, beta, col));
+    double pap = allreduce1(fab, sweep_a(op, p, r, s, beta));
     if (!(pap > 0)) {
       res->reason = isfinite(pap) ? ST_DIVERGED_INDEFINITE : ST_DIVERGED_NONFINITE;
       break;
     }
     double alpha = rz / pap;
-    double rr_local = sweep_b(op, p, x, r, alpha, col);
+    double rr_local = sweep_b(op, p, x, r, alpha);
     wf_halo_begin(&op->halo, r); /* overlapped with the reduction */
     rr = allreduce1(fab, rr_local);
     wf_halo_end(&op->halo, r);
@@ -188,7 +191,7 @@ static int cg(st_op *op, bool jacobi, const double *b, double *x, const st_opts 
     rz = s * rr;
   }
   res->seconds = MPI_Wtime() - t0;
-  free(r), free(p), free(col);
+  free(r), free(p);
   return WF_OK;
 }
 
