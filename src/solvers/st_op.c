@@ -11,13 +11,16 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
   if (wf_halo_create_shape(&op->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, false,
                            periodic[0], periodic[1], st) != WF_OK)
     return st->code;
-  /* On the wafer a PE sends its brick's faces: by columns across an x link,
-   * bx across a y link, nz values each (fp32: one word per value). */
-  const wf_hw *hw = fab->hw;
-  double words = (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz;
-  op->halo.model_cycles = words / (hw->link_bytes_per_cycle / 4.0) +
-                          fab->grid->max_link_hops * hw->hop_cycles;
+  op->halo.model_cycles = st_op_halo_cycles(m, fab->hw, fab->grid);
   return WF_OK;
+}
+
+/* On the wafer a PE sends its brick's faces: brick_y columns across an x
+ * link, brick_x across a y link, nz values each (fp32: one word per value),
+ * all links at once. */
+double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g) {
+  double words = (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz;
+  return words / (hw->link_bytes_per_cycle / 4.0) + g->max_link_hops * hw->hop_cycles;
 }
 
 void st_op_free(st_op *op) { wf_halo_free(&op->halo); }

@@ -20,6 +20,9 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
                  wf_status *st);
 void st_op_free(st_op *op);
 
+/* Modelled wafer cycles of one halo exchange of the mesh (docs/model.md). */
+double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g);
+
 /* y = A x on the owned cells. Exchanges x's halo, computing the interior
  * columns while the messages fly. */
 void st_op_apply(st_op *op, double *x, double *y);

@@ -42,6 +42,9 @@ static const wf_key stencil_keys[] = {
      "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare", NULL},
     {"petsc_options", WF_KEY_STRING, "", 0, 0, NULL,
      "extra PETSc options for the cross-check, e.g. '-ksp_monitor -log_view'", NULL},
+    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
+     "only project this mesh onto the wafer (no allocation, no solve): for meshes too big here",
+     NULL},
     {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
      "measure STREAM triad on this machine to report the fraction of it reached", NULL},
 };
@@ -181,12 +184,51 @@ static iteration_cost cost_of(st_method method) {
   }
 }
 
-static double model_cycles_per_iteration(const st_op *op, const wf_wafer *w, st_method method) {
+typedef struct model_terms {
+  double compute, halo, reduce, total; /* cycles per iteration */
+} model_terms;
+
+static model_terms model_per_iteration(const st_mesh *m, const wf_wafer *w, st_method method) {
   iteration_cost c = cost_of(method);
-  const st_mesh *m = op->m;
   double cells = (double)m->brick_x * m->brick_y * m->nz;
-  return wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells) +
-         c.halos * op->halo.model_cycles + c.reductions * wf_model_reduce_cycles(&w->hw, &w->grid, 1, true);
+  model_terms t;
+  t.compute = wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells);
+  t.halo = c.halos * st_op_halo_cycles(m, &w->hw, &w->grid);
+  t.reduce = c.reductions * wf_model_reduce_cycles(&w->hw, &w->grid, 1, true);
+  t.total = t.compute + t.halo + t.reduce;
+  return t;
+}
+
+/* Bytes per PE on the wafer: the vectors the method keeps, fp32. */
+static double bytes_per_pe(const st_mesh *m, st_method method) {
+  return 4.0 * m->brick_x * m->brick_y * m->nz * (method == ST_BICGSTAB ? 8 : 4);
+}
+
+/* model_only: the projection alone, for meshes far too big for this machine. */
+static int project_only(wf_run *run, const st_mesh *m, const setup *s) {
+  const wf_wafer *w = run->wafer;
+  model_terms t = model_per_iteration(m, w, s->method);
+  double bpe = bytes_per_pe(m, s->method);
+  const wf_hw *hw = &w->hw;
+  if (run->verbose)
+    printf("stencil: wafer model (%s) per iteration: %.2f us = compute %.2f + halo %.2f + "
+           "allreduce %.2f; %.0f B/PE of %.0f (%s)\n",
+           hw->name, wf_model_seconds(hw, t.total) * 1e6, wf_model_seconds(hw, t.compute) * 1e6,
+           wf_model_seconds(hw, t.halo) * 1e6, wf_model_seconds(hw, t.reduce) * 1e6, bpe,
+           hw->sram_bytes, wf_model_fits(hw, bpe) ? "fits" : "does NOT fit");
+  wf_json *j = run->summary;
+  wf_json_begin(j, "model");
+  wf_json_num(j, "wafer_seconds_per_iteration", wf_model_seconds(hw, t.total));
+  wf_json_num(j, "compute_seconds", wf_model_seconds(hw, t.compute));
+  wf_json_num(j, "halo_seconds", wf_model_seconds(hw, t.halo));
+  wf_json_num(j, "allreduce_seconds", wf_model_seconds(hw, t.reduce));
+  wf_json_num(j, "bytes_per_pe", bpe);
+  wf_json_bool(j, "fits", wf_model_fits(hw, bpe));
+  wf_json_end(j);
+  run->wafer_seconds = wf_model_seconds(hw, t.total);
+  snprintf(run->headline, sizeof run->headline, "model only: %.2f us/iteration on %s",
+           run->wafer_seconds * 1e6, hw->name);
+  return WF_OK;
 }
 
 /* Owned cells of a stored field, reordered x fastest, then y, then z, so
@@ -303,6 +345,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
     wf_deck_describe(d, "stencil", "nx", where, sizeof where);
     return wf_wrap(st, "%s", where);
   }
+  if (wf_deck_bool(d, "stencil", "model_only")) return project_only(run, &m, &s);
   st_op op;
   if (st_op_create(&op, &m, &w->fab, s.periodic, st) != WF_OK) return st->code;
   double *b = st_field_alloc(&m), *x = st_field_alloc(&m), *exact = st_field_alloc(&m);
@@ -340,8 +383,8 @@ static int stencil_run(wf_run *run, wf_status *st) {
     int its = r->its > 0 ? r->its : 1;
     double per_it = r->seconds / its;
     double gbs = r->bytes_per_cell_it * (double)m.n_global / per_it / 1e9;
-    double model_s = wf_model_seconds(&w->hw, model_cycles_per_iteration(&op, w, s.method));
-    double bytes_pe = 4.0 * m.brick_x * m.brick_y * m.nz * (s.method == ST_BICGSTAB ? 8 : 4);
+    double model_s = wf_model_seconds(&w->hw, model_per_iteration(&m, w, s.method).total);
+    double bytes_pe = bytes_per_pe(&m, s.method);
     bool converged = st_reason_converged(r->reason);
 
     if (s.method == ST_POWER) {
