@@ -12,11 +12,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "st_krylov.h"
 #include "st_petsc.h"
 #include "wf_h5.h"
+#include "wf_io.h"
 #include "wf_model.h"
 #include "wf_wafer.h"
 
@@ -45,6 +49,8 @@ static const wf_key stencil_keys[] = {
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project this mesh onto the wafer (no allocation, no solve): for meshes too big here",
      NULL},
+    {"plot", WF_KEY_STRING, "", 0, 0, NULL,
+     "PNG file for the convergence plot ('' = none; needs python3-matplotlib)", NULL},
     {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
      "measure STREAM triad on this machine to report the fraction of it reached", NULL},
 };
@@ -296,6 +302,37 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
   return rc;
 }
 
+/* The convergence plot: rank 0 writes the history to a temporary file and
+ * runs scripts/plot_history.py on it (matplotlib). */
+extern char **environ;
+
+static int plot_history(const wf_run *run, const char *png, const st_result *res,
+                        const char *title, wf_status *st) {
+  wf_status_clear(st);
+  if (run->rank == 0) {
+    char tmp[] = "/tmp/wafer-history-XXXXXX";
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary file");
+    } else {
+      for (int i = 0; i <= res->its; i++) fprintf(f, "%.17g\n", res->history[i]);
+      fclose(f);
+      char *argv[] = {"/usr/bin/python3", WAFER_SOURCE_DIR "/scripts/plot_history.py", tmp,
+                      (char *)png, (char *)title, NULL};
+      pid_t pid;
+      int status = -1;
+      if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) == 0) waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        wf_fail(st, WF_ERR_RUNTIME,
+                "plot: %s failed (is python3-matplotlib installed? run scripts/setup)", argv[1]);
+      remove(tmp);
+    }
+  }
+  wf_status_bcast(run->comm, st);
+  return st->code;
+}
+
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   s->nx = (int)wf_deck_int(d, "stencil", "nx");
   s->ny = (int)wf_deck_int(d, "stencil", "ny");
@@ -478,6 +515,13 @@ static int stencil_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && out[0])
     rc = write_output(run, &op, out, s.method == ST_POWER ? NULL : b, x, exact,
                       strcmp(s.rhs, "manufactured") == 0, &rep.res, st);
+  const char *png = wf_deck_str(d, "stencil", "plot");
+  if (rc == WF_OK && png[0]) {
+    char title[200];
+    snprintf(title, sizeof title, "wafer stencil: %s, %dx%dx%d, %d ranks", names[s.method], s.nx,
+             s.ny, s.nz, run->nranks);
+    rc = plot_history(run, png, &rep.res, title, st);
+  }
   st_result_free(&rep.res);
   free(b), free(x), free(exact);
   st_op_free(&op);

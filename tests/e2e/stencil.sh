@@ -67,6 +67,12 @@ ranks)
   expect "h5diff -p 1e-11 x1.h5 x$ranks.h5 /solution /solution > diff.txt" "solutions differ between 1 and $ranks ranks: $(tail -2 diff.txt)"
   expect "h5dump -H -d /residual_history x1.h5 | grep -q DATASPACE" "residual history in the output"
   ;;
+plot)
+  stencil --set wafer.pe_grid=4x4 --set stencil.nx=12 --set stencil.ny=12 --set stencil.nz=12 \
+      --set stencil.plot=conv.png > /dev/null
+  expect "[ $? -eq 0 ]" "run with a plot failed"
+  expect "[ \"\$(head -c 4 conv.png | od -An -c | tr -d ' ')\" = '211PNG' ]" "conv.png is not a PNG"
+  ;;
 bad_input)
   bad() {
     local want=$1; shift
