@@ -3,7 +3,8 @@
  * Dot products and norms are fabric allreduces. CG is fused to two sweeps
  * per iteration (8 values moved per cell, see st_krylov.c); BiCGStab and the
  * power method are written plainly around st_op_apply. The convergence test
- * is PETSc's default: ||r_k|| <= max(rtol ||b||, atol). */
+ * is PETSc's default: ||r_k|| <= max(rtol ||b||, atol), and divergence when
+ * ||r_k|| > dtol ||b||. */
 #ifndef ST_KRYLOV_H
 #define ST_KRYLOV_H
 
@@ -17,6 +18,7 @@ typedef enum {
   ST_CONVERGED_RTOL,
   ST_CONVERGED_ATOL,
   ST_DIVERGED_MAX_ITS,
+  ST_DIVERGED_DTOL,       /* ||r|| grew past dtol ||b|| */
   ST_DIVERGED_BREAKDOWN,  /* BiCGStab: rho or (v, r0) vanished */
   ST_DIVERGED_INDEFINITE, /* CG: p'Ap <= 0, the operator is not SPD */
   ST_DIVERGED_NONFINITE,  /* a NaN or Inf appeared */
@@ -26,7 +28,7 @@ const char *st_reason_name(st_reason r);
 bool st_reason_converged(st_reason r);
 
 typedef struct st_opts {
-  double rtol, atol;
+  double rtol, atol, dtol;
   int max_its;
 } st_opts;
 

@@ -1,12 +1,81 @@
 #include "st_op.h"
 
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "wf_model.h"
 
+static const double PI = 3.14159265358979323846;
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* The diffusion coefficient of global cell g, in [1, contrast]. */
+static double kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]) {
+  double u;
+  if (strcmp(spec->kind, "random") == 0) {
+    long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
+    u = (double)(splitmix64((uint64_t)spec->seed * 0x9E3779B1ull ^ (uint64_t)cell) >> 11) *
+        0x1.0p-53;
+  } else {
+    u = 0.5 * (1 + sin(2 * PI * (g[0] + 0.5) / m->nx) * sin(2 * PI * (g[1] + 0.5) / m->ny) *
+                       sin(2 * PI * (g[2] + 0.5) / m->nz));
+  }
+  return pow(spec->contrast, u);
+}
+
+/* Face coefficients (harmonic mean of the two cells' kappa; at a Dirichlet
+ * boundary the ghost cell has the cell's kappa), then the upwind convection
+ * u (x_c - x_W), which makes the operator non-symmetric. */
+static void build_coefficients(st_op *op, const st_coef_spec *spec) {
+  const st_mesh *m = op->m;
+  const int n[3] = {m->nx, m->ny, m->nz};
+  static const int dirs[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) {
+        const int g[3] = {m->x0 + i, m->y0 + j, k};
+        const size_t c = st_idx(m, i, j, k);
+        const double kc = kappa(m, spec, g);
+        double diag = 0;
+        for (int d = 0; d < 6; d++) {
+          int h[3] = {g[0] + dirs[d][0], g[1] + dirs[d][1], g[2] + dirs[d][2]};
+          bool inside = true;
+          for (int a = 0; a < 3; a++) {
+            if (h[a] >= 0 && h[a] < n[a]) continue;
+            if (op->periodic[a]) h[a] = (h[a] + n[a]) % n[a];
+            else inside = false;
+          }
+          double kn = inside ? kappa(m, spec, h) : kc;
+          double face = 2 * kc * kn / (kc + kn);
+          op->coef[ST_W + d][c] = face;
+          diag += face;
+        }
+        op->coef[ST_W][c] += spec->convection;
+        op->coef[ST_P][c] = diag + spec->convection;
+      }
+}
+
 int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodic[3],
-                 wf_status *st) {
+                 const st_coef_spec *spec, wf_status *st) {
+  memset(op, 0, sizeof *op);
   op->m = m;
   op->diag = 6.0;
   for (int d = 0; d < 3; d++) op->periodic[d] = periodic[d];
+  if (spec) {
+    for (int a = 0; a < ST_NCOEF; a++)
+      if (!(op->coef[a] = st_field_alloc(m))) {
+        st_op_free(op);
+        return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the operator's coefficients");
+      }
+    build_coefficients(op, spec);
+  }
   wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
   if (wf_halo_create_shape(&op->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, false,
                            periodic[0], periodic[1], st) != WF_OK)
@@ -23,7 +92,13 @@ double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g) {
   return words / (hw->link_bytes_per_cycle / 4.0) + g->max_link_hops * hw->hop_cycles;
 }
 
-void st_op_free(st_op *op) { wf_halo_free(&op->halo); }
+void st_op_free(st_op *op) {
+  wf_halo_free(&op->halo);
+  for (int a = 0; a < ST_NCOEF; a++) {
+    free(op->coef[a]);
+    op->coef[a] = NULL;
+  }
+}
 
 static void apply_rows(const st_op *op, const double *x, double *y, int j0, int j1, int i0,
                        int i1) {

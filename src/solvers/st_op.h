@@ -1,6 +1,12 @@
-/* The 7-point operator on the mesh, matrix-free: (A x)_c = 6 x_c - sum of the
- * six neighbours (the Laplacian scaled by h^2), Dirichlet (neighbour = 0) or
- * periodic per axis. x's halo is exchanged through the fabric. */
+/* The 7-point operator on the mesh, Dirichlet (neighbour = 0) or periodic
+ * per axis; x's halo is exchanged through the fabric. Two kinds:
+ *  - the Laplacian scaled by h^2, matrix-free: (A x)_c = 6 x_c - sum of the
+ *    six neighbours;
+ *  - a general 7-diagonal operator with its coefficients stored per cell, as
+ *    MFIX's systems are: (A x)_c = aP x_c - aW x_W - aE x_E - aS x_S - aN x_N
+ *    - aB x_B - aT x_T, built from a variable diffusion coefficient (harmonic
+ *    means on the faces) plus an optional upwind convection in x, which makes
+ *    it non-symmetric. */
 #ifndef ST_OP_H
 #define ST_OP_H
 
@@ -9,15 +15,33 @@
 #include "st_mesh.h"
 #include "wf_halo.h"
 
+/* Coefficient arrays of the general operator, in the mesh's field layout. */
+enum { ST_P, ST_W, ST_E, ST_S, ST_N, ST_B, ST_T, ST_NCOEF };
+
 typedef struct st_op {
   const st_mesh *m;
   bool periodic[3];
-  double diag;
+  double diag;              /* the Laplacian's diagonal (6) */
+  double *coef[ST_NCOEF];   /* general operator; all NULL for the Laplacian */
   wf_halo halo; /* one column of nz doubles per item, width 1, no corners */
 } st_op;
 
+/* The variable diffusion coefficient: "smooth" (a product of sines) or
+ * "random" (seeded per cell), between 1 and `contrast`; the same on any
+ * rank count. */
+typedef struct st_coef_spec {
+  const char *kind;
+  double contrast, convection;
+  long seed;
+} st_coef_spec;
+
+/* `spec` NULL: the Laplacian. */
 int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodic[3],
-                 wf_status *st);
+                 const st_coef_spec *spec, wf_status *st);
+/* Diagonal of A at a stored index (for Jacobi). */
+static inline double st_op_diag(const st_op *op, size_t c) {
+  return op->coef[ST_P] ? op->coef[ST_P][c] : op->diag;
+}
 void st_op_free(st_op *op);
 
 /* Modelled wafer cycles of one halo exchange of the mesh (docs/model.md). */
@@ -55,9 +79,33 @@ static inline double st_stencil_end(const st_op *op, st_cols q, int k) {
 /* The cells at the ends of a column: 0 and nz - 1 (just 0 when nz = 1). */
 static inline int st_end_step(const st_mesh *m) { return m->nz > 1 ? m->nz - 1 : 1; }
 
+/* The general operator on owned column (i, j). */
+static inline void st_op_column_coef(const st_op *op, const double *x, int i, int j,
+                                     double *restrict out) {
+  const st_mesh *m = op->m;
+  const st_cols q = st_columns(m, x, i, j);
+  const int nz = m->nz;
+  const size_t c = st_idx(m, i, j, 0);
+  const double *restrict aP = op->coef[ST_P] + c, *restrict aW = op->coef[ST_W] + c,
+                         *restrict aE = op->coef[ST_E] + c, *restrict aS = op->coef[ST_S] + c,
+                         *restrict aN = op->coef[ST_N] + c, *restrict aB = op->coef[ST_B] + c,
+                         *restrict aT = op->coef[ST_T] + c;
+  const bool pz = op->periodic[2];
+  for (int k = 0; k < nz; k++) {
+    double below = k > 0 ? q.c[k - 1] : pz ? q.c[nz - 1] : 0.0;
+    double above = k < nz - 1 ? q.c[k + 1] : pz ? q.c[0] : 0.0;
+    out[k] = aP[k] * q.c[k] - aW[k] * q.w[k] - aE[k] * q.e[k] - aS[k] * q.s[k] -
+             aN[k] * q.n[k] - aB[k] * below - aT[k] * above;
+  }
+}
+
 /* (A x) of owned column (i, j) into out[0..nz); x's halo must be current. */
 static inline void st_op_column(const st_op *op, const double *x, int i, int j,
                                 double *restrict out) {
+  if (op->coef[ST_P]) {
+    st_op_column_coef(op, x, i, j, out);
+    return;
+  }
   const st_cols q = st_columns(op->m, x, i, j);
   const int nz = op->m->nz;
   const double d = op->diag;

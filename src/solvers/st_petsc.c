@@ -76,14 +76,15 @@ static PetscErrorCode build_matrix(const st_op *op, const numbering *nb, MPI_Com
         PetscInt row = global_index(nb, g[0], g[1], g[2]), cols[7];
         PetscScalar vals[7];
         int nc = 0;
+        const size_t c = st_idx(m, i, j, k);
         cols[nc] = row;
-        vals[nc++] = op->diag;
+        vals[nc++] = st_op_diag(op, c);
         for (int d = 0; d < 6; d++) {
           int h[3] = {g[0], g[1], g[2]}, axis = dirs[d][0] ? 0 : dirs[d][1] ? 1 : 2;
           h[axis] = step(g[axis], dirs[d][axis], n[axis], op->periodic[axis]);
           if (h[axis] < 0) continue;
           cols[nc] = global_index(nb, h[0], h[1], h[2]);
-          vals[nc++] = -1.0;
+          vals[nc++] = op->coef[ST_W + d] ? -op->coef[ST_W + d][c] : -1.0;
         }
         PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, ADD_VALUES));
       }
@@ -128,7 +129,7 @@ static PetscErrorCode run_check(const st_op *op, st_method method, const double 
   PetscCall(KSPSetType(ksp, method == ST_BICGSTAB ? KSPBCGS : KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, method == ST_PCG ? PCJACOBI : PCNONE));
-  PetscCall(KSPSetTolerances(ksp, o->rtol, o->atol, PETSC_DEFAULT, o->max_its));
+  PetscCall(KSPSetTolerances(ksp, o->rtol, o->atol, o->dtol, o->max_its));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetUp(ksp));
   double t0 = MPI_Wtime();

@@ -30,6 +30,16 @@ static const wf_key stencil_keys[] = {
     {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in x (over the PE grid)", NULL},
     {"ny", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in y (over the PE grid)", NULL},
     {"nz", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in z (in PE memory)", NULL},
+    {"operator", WF_KEY_CHOICE, "laplacian", 0, 0, "laplacian|variable",
+     "laplacian: matrix-free 7-point; variable: 7 coefficients per cell from a diffusion "
+     "coefficient (as MFIX stores its systems)",
+     NULL},
+    {"coefficient", WF_KEY_CHOICE, "smooth", 0, 0, "smooth|random",
+     "variable operator: the diffusion coefficient field (random: per cell, seeded)", NULL},
+    {"contrast", WF_KEY_REAL, "10", 1, 1e8, NULL,
+     "variable operator: largest / smallest diffusion coefficient", NULL},
+    {"convection", WF_KEY_REAL, "0", 0, 1e6, NULL,
+     "variable operator: upwind convection in x; > 0 makes it non-symmetric (use bicgstab)", NULL},
     {"bc_x", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in x", NULL},
     {"bc_y", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in y", NULL},
     {"bc_z", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|periodic", "boundary in z", NULL},
@@ -41,6 +51,8 @@ static const wf_key stencil_keys[] = {
     {"rtol", WF_KEY_REAL, "1e-8", 0, 1, NULL,
      "relative tolerance on ||r|| / ||b|| (power method: on the eigenvalue's change)", NULL},
     {"atol", WF_KEY_REAL, "1e-50", 0, 1e300, NULL, "absolute tolerance on ||r||", NULL},
+    {"dtol", WF_KEY_REAL, "1e5", 1, 1e300, NULL,
+     "divergence: stop when ||r|| > dtol ||b|| (PETSc's default)", NULL},
     {"max_iterations", WF_KEY_INT, "10000", 1, 1e9, NULL, "iteration limit", NULL},
     {"crosscheck", WF_KEY_CHOICE, "petsc", 0, 0, "none|petsc",
      "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare", NULL},
@@ -62,6 +74,8 @@ static const wf_section *const stencil_sections[] = {&stencil_section};
 typedef struct setup {
   int nx, ny, nz;
   bool periodic[3];
+  bool variable;
+  st_coef_spec coef;
   const char *rhs;
   st_method method;
   st_opts opts;
@@ -194,8 +208,14 @@ typedef struct model_terms {
   double compute, halo, reduce, total; /* cycles per iteration */
 } model_terms;
 
-static model_terms model_per_iteration(const st_mesh *m, const wf_wafer *w, st_method method) {
+static model_terms model_per_iteration(const st_mesh *m, const wf_wafer *w, st_method method,
+                                       bool variable) {
   iteration_cost c = cost_of(method);
+  if (variable) { /* each stencil: 6 more multiplies, 7 coefficients loaded */
+    int stencils = method == ST_BICGSTAB ? 2 : 1;
+    c.flops += 6 * stencils;
+    c.sram_bytes += 28 * stencils;
+  }
   double cells = (double)m->brick_x * m->brick_y * m->nz;
   model_terms t;
   t.compute = wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells);
@@ -213,7 +233,7 @@ static double bytes_per_pe(const st_mesh *m, st_method method) {
 /* model_only: the projection alone, for meshes far too big for this machine. */
 static int project_only(wf_run *run, const st_mesh *m, const setup *s) {
   const wf_wafer *w = run->wafer;
-  model_terms t = model_per_iteration(m, w, s->method);
+  model_terms t = model_per_iteration(m, w, s->method, s->variable);
   double bpe = bytes_per_pe(m, s->method);
   const wf_hw *hw = &w->hw;
   if (run->verbose)
@@ -341,12 +361,42 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   for (int a = 0; a < 3; a++)
     s->periodic[a] = strcmp(wf_deck_str(d, "stencil", bc[a]), "periodic") == 0;
   s->rhs = wf_deck_str(d, "stencil", "rhs");
+  s->variable = strcmp(wf_deck_str(d, "stencil", "operator"), "variable") == 0;
+  s->coef = (st_coef_spec){wf_deck_str(d, "stencil", "coefficient"),
+                           wf_deck_real(d, "stencil", "contrast"),
+                           wf_deck_real(d, "stencil", "convection"), wf_deck_int(d, "stencil", "seed")};
   s->method = method_of(wf_deck_str(d, "stencil", "solver"));
   s->opts = (st_opts){wf_deck_real(d, "stencil", "rtol"), wf_deck_real(d, "stencil", "atol"),
+                      wf_deck_real(d, "stencil", "dtol"),
                       (int)wf_deck_int(d, "stencil", "max_iterations")};
   s->petsc = strcmp(wf_deck_str(d, "stencil", "crosscheck"), "petsc") == 0 &&
              s->method != ST_POWER;
-  if (s->method != ST_POWER && s->periodic[0] && s->periodic[1] && s->periodic[2]) {
+  bool symmetric = !s->variable || s->coef.convection == 0;
+  if ((s->method == ST_CG || s->method == ST_PCG) && !symmetric) {
+    char where[1200];
+    wf_deck_describe(d, "stencil", "convection", where, sizeof where);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s: convection makes the operator non-symmetric, and CG needs a symmetric "
+                   "positive definite one: use solver = bicgstab",
+                   where);
+  }
+  if (s->method == ST_POWER && s->variable) {
+    char where[1200];
+    wf_deck_describe(d, "stencil", "operator", where, sizeof where);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s: the power method is checked against the Laplacian's analytic eigenvalue; "
+                   "use operator = laplacian",
+                   where);
+  }
+  if (strcmp(s->rhs, "manufactured") == 0 && s->variable) {
+    char where[1200];
+    wf_deck_describe(d, "stencil", "rhs", where, sizeof where);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s: the manufactured solution is for the Laplacian; use operator = laplacian",
+                   where);
+  }
+  if (s->method != ST_POWER && s->periodic[0] && s->periodic[1] && s->periodic[2] &&
+      s->coef.convection == 0) {
     char where[1200];
     wf_deck_describe(d, "stencil", "bc_z", where, sizeof where);
     return wf_fail(st, WF_ERR_INPUT,
@@ -384,7 +434,8 @@ static int stencil_run(wf_run *run, wf_status *st) {
   }
   if (wf_deck_bool(d, "stencil", "model_only")) return project_only(run, &m, &s);
   st_op op;
-  if (st_op_create(&op, &m, &w->fab, s.periodic, st) != WF_OK) return st->code;
+  if (st_op_create(&op, &m, &w->fab, s.periodic, s.variable ? &s.coef : NULL, st) != WF_OK)
+    return st->code;
   double *b = st_field_alloc(&m), *x = st_field_alloc(&m), *exact = st_field_alloc(&m);
   if (!b || !x || !exact) {
     free(b), free(x), free(exact);
@@ -393,9 +444,10 @@ static int stencil_run(wf_run *run, wf_status *st) {
   }
   const char *names[] = {"cg", "pcg", "bicgstab", "power"};
   if (run->verbose)
-    printf("stencil: %dx%dx%d mesh (bricks of up to %dx%d columns per PE), %s, rhs %s, bc "
-           "%s/%s/%s\n",
-           s.nx, s.ny, s.nz, m.brick_x, m.brick_y, names[s.method], s.rhs,
+    printf("stencil: %dx%dx%d mesh (bricks of up to %dx%d columns per PE), %s operator, %s, rhs "
+           "%s, bc %s/%s/%s\n",
+           s.nx, s.ny, s.nz, m.brick_x, m.brick_y, s.variable ? "variable" : "laplacian",
+           names[s.method], s.rhs,
            s.periodic[0] ? "periodic" : "dirichlet", s.periodic[1] ? "periodic" : "dirichlet",
            s.periodic[2] ? "periodic" : "dirichlet");
 
@@ -420,7 +472,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
     int its = r->its > 0 ? r->its : 1;
     double per_it = r->seconds / its;
     double gbs = r->bytes_per_cell_it * (double)m.n_global / per_it / 1e9;
-    double model_s = wf_model_seconds(&w->hw, model_per_iteration(&m, w, s.method).total);
+    double model_s = wf_model_seconds(&w->hw, model_per_iteration(&m, w, s.method, s.variable).total);
     double bytes_pe = bytes_per_pe(&m, s.method);
     bool converged = st_reason_converged(r->reason);
 

@@ -32,6 +32,19 @@ petsc)
       expect "py s.json \"j['petsc']['solution_rel_diff'] <= 1e-8\"" "$solver $bc: solutions differ from PETSc's"
     done
   done
+  # The general 7-diagonal operator (per-cell coefficients), symmetric and not.
+  for case in "cg 0" "pcg 0" "bicgstab 0" "bicgstab 0.5"; do
+    set -- $case
+    rtol=1e-8; [ $1 = bicgstab ] && rtol=1e-12
+    # shellcheck disable=SC2086
+    stencil $MESH --set stencil.operator=variable --set stencil.coefficient=random \
+        --set stencil.contrast=30 --set stencil.convection=$2 --set stencil.solver=$1 \
+        --set stencil.rtol=$rtol --set stencil.crosscheck=petsc --json v.json > /dev/null
+    expect "[ $? -eq 0 ]" "variable operator, $1, convection $2: run failed"
+    tol=1; [ $1 = bicgstab ] && tol="math.ceil(0.1*j['petsc']['iterations'])"
+    expect "py v.json \"abs(j['stencil']['iterations']-j['petsc']['iterations']) <= $tol and j['petsc']['solution_rel_diff'] <= 1e-8\"" \
+           "variable operator, $1, convection $2: differs from PETSc"
+  done
   ;;
 power)
   # The largest eigenvalue of the 7-point operator, analytic: sum over axes of
@@ -87,6 +100,8 @@ bad_input)
   bad "is smaller than the 64x64 PE grid in x or y" --set stencil.nx=10
   bad "with every axis periodic the operator is singular" --set stencil.bc_x=periodic --set stencil.bc_y=periodic --set stencil.bc_z=periodic
   bad "[stencil] solver = gmres: not one of cg|pcg|bicgstab|power" --set stencil.solver=gmres
+  bad "convection makes the operator non-symmetric, and CG needs a symmetric" \
+      --set stencil.operator=variable --set stencil.convection=1 --set stencil.solver=cg
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

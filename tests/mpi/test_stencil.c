@@ -50,7 +50,7 @@ static void test_operator(checks *ck, int nx, int ny, int nz) {
     st_mesh m;
     st_op op;
     CHECK(ck, st_mesh_create(&m, &w, nx, ny, nz, &st) == WF_OK, "mesh: %s", st.msg);
-    CHECK(ck, st_op_create(&op, &m, &w.fab, per, &st) == WF_OK, "op: %s", st.msg);
+    CHECK(ck, st_op_create(&op, &m, &w.fab, per, NULL, &st) == WF_OK, "op: %s", st.msg);
     double *x = st_field_alloc(&m), *y = st_field_alloc(&m);
     for (int j = 0; j < m.lny; j++)
       for (int i = 0; i < m.lnx; i++)
@@ -81,13 +81,13 @@ static void test_nan_rhs(checks *ck) {
   st_op op;
   bool per[3] = {false, false, false};
   st_mesh_create(&m, &w, 9, 8, 5, &st);
-  st_op_create(&op, &m, &w.fab, per, &st);
+  st_op_create(&op, &m, &w.fab, per, NULL, &st);
   double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
   for (int j = 0; j < m.lny; j++)
     for (int i = 0; i < m.lnx; i++)
       for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = 1.0;
   if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
-  st_opts o = {1e-8, 1e-50, 500};
+  st_opts o = {1e-8, 1e-50, 1e5, 500};
   for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
     st_result res;
     CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
@@ -102,11 +102,72 @@ static void test_nan_rhs(checks *ck) {
   wf_deck_free(&deck);
 }
 
+/* The general operator: with contrast 1 it is the Laplacian (plus the upwind
+ * convection u (x_c - x_W) when asked); with a random coefficient and no
+ * convection it is symmetric: y'Ax = x'Ay. */
+static void test_general_operator(checks *ck, int nx, int ny, int nz) {
+  wf_wafer w;
+  wf_deck deck;
+  if (make_wafer(&w, &deck, 4, 3) != 0) return;
+  wf_status st;
+  st_mesh m;
+  st_mesh_create(&m, &w, nx, ny, nz, &st);
+  for (int bc = 0; bc < 8; bc++) {
+    bool per[3] = {bc & 1, bc & 2, bc & 4};
+    st_op lap, flat, conv, rnd;
+    st_coef_spec one = {"smooth", 1.0, 0.0, 1}, upwind = {"smooth", 1.0, 2.5, 1},
+                 random = {"random", 50.0, 0.0, 7};
+    st_op_create(&lap, &m, &w.fab, per, NULL, &st);
+    st_op_create(&flat, &m, &w.fab, per, &one, &st);
+    st_op_create(&conv, &m, &w.fab, per, &upwind, &st);
+    st_op_create(&rnd, &m, &w.fab, per, &random, &st);
+    double *x = st_field_alloc(&m), *y = st_field_alloc(&m), *a = st_field_alloc(&m),
+           *b = st_field_alloc(&m);
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++) {
+          x[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+          y[st_idx(&m, i, j, k)] = cos(m.x0 + i + 2.0 * (m.y0 + j) - 0.5 * k);
+        }
+    st_op_apply(&lap, x, a);
+    st_op_apply(&flat, x, b);
+    long bad = 0;
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++)
+          if (fabs(a[st_idx(&m, i, j, k)] - b[st_idx(&m, i, j, k)]) > 1e-13) bad++;
+    CHECK(ck, bad == 0, "contrast 1 differs from the Laplacian in %ld cells (bc %d)", bad, bc);
+    st_op_apply(&conv, x, b); /* x's halo is current after the applications above */
+    bad = 0;
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++) {
+          size_t c = st_idx(&m, i, j, k);
+          bool edge = m.x0 + i == 0 && !per[0];
+          double want = a[c] + 2.5 * (x[c] - (edge ? 0.0 : x[st_idx(&m, i - 1, j, k)]));
+          if (fabs(b[c] - want) > 1e-12) bad++;
+        }
+    CHECK(ck, bad == 0, "upwind convection wrong in %ld cells (bc %d)", bad, bc);
+    st_op_apply(&rnd, x, a);
+    st_op_apply(&rnd, y, b);
+    double yax = st_dot_local(&m, y, a), xay = st_dot_local(&m, x, b);
+    double v[2] = {yax, xay};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(ck, fabs(v[0] - v[1]) <= 1e-12 * fabs(v[0]), "random coefficient not symmetric: %.17g vs %.17g (bc %d)", v[0], v[1], bc);
+    free(x), free(y), free(a), free(b);
+    st_op_free(&lap), st_op_free(&flat), st_op_free(&conv), st_op_free(&rnd);
+  }
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
   test_operator(&ck, 4, 3, 1);   /* one column per PE, nz = 1 */
   test_operator(&ck, 13, 7, 2);  /* uneven bricks */
   test_operator(&ck, 9, 11, 17);
+  test_general_operator(&ck, 13, 7, 5);
+  test_general_operator(&ck, 4, 3, 1);
   test_nan_rhs(&ck);
   return checks_finish(&ck, "test_stencil");
 }
