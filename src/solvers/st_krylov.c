@@ -107,97 +107,29 @@ static bool monitor_step(monitor *mo, int its, double rnorm) {
  * With a constant diagonal, Jacobi is the scaling s = 1/6 (PCG); the
  * preconditioned residual norm is then s ||r||, as PETSc reports it. */
 
-/* p = s r + beta p on the stored row j (owned columns and the halo ring). */
-static void update_p_row(const st_mesh *m, double *restrict p, const double *restrict r, int j,
-                         double s, double beta) {
-  const size_t start = st_idx(m, -1, j, 0), len = m->ld * (size_t)m->nz;
-#pragma omp simd
-  for (size_t k = start; k < start + len; k++) p[k] = s * r[k] + beta * p[k];
-}
-
-static double sweep_a(const st_op *op, double *p, const double *r, double s, double beta) {
-  const st_mesh *m = op->m;
-  const int nz = m->nz;
-  const double d = op->diag;
-  double pap = 0;
-  update_p_row(m, p, r, -1, s, beta);
-  update_p_row(m, p, r, 0, s, beta);
-  for (int j = 0; j < m->lny; j++) {
-    update_p_row(m, p, r, j + 1, s, beta);
-    for (int i = 0; i < m->lnx; i++) {
-      const st_cols q = st_columns(m, p, i, j);
-#pragma omp simd reduction(+ : pap)
-      for (int k = 1; k < nz - 1; k++) pap += q.c[k] * st_stencil_inner(q, d, k);
-      for (int k = 0; k < nz; k += st_end_step(m)) pap += q.c[k] * st_stencil_end(op, q, k);
-    }
-  }
-  return pap;
-}
-
-static double sweep_b(const st_op *op, const double *p, double *x, double *r, double alpha) {
-  const st_mesh *m = op->m;
-  const int nz = m->nz;
-  const double d = op->diag;
-  double rr = 0;
-  for (int j = 0; j < m->lny; j++)
-    for (int i = 0; i < m->lnx; i++) {
-      const st_cols q = st_columns(m, p, i, j);
-      const size_t c = st_idx(m, i, j, 0);
-      double *restrict xc = x + c, *restrict rc = r + c;
-#pragma omp simd reduction(+ : rr)
-      for (int k = 1; k < nz - 1; k++) {
-        xc[k] += alpha * q.c[k];
-        rc[k] -= alpha * st_stencil_inner(q, d, k);
-        rr += rc[k] * rc[k];
-      }
-      for (int k = 0; k < nz; k += st_end_step(m)) {
-        xc[k] += alpha * q.c[k];
-        rc[k] -= alpha * st_stencil_end(op, q, k);
-        rr += rc[k] * rc[k];
-      }
-    }
-  return rr;
-}
+/* The fused CG in three precisions, from one template (st_cg_fused.h):
+ * double; single (float storage and sums); mixed (float storage, double sums). */
+#define CG_REAL double
+#define CG_ACC double
+#define CG_NAME(f) f##_double
+#include "st_cg_fused.h"
+#define CG_REAL float
+#define CG_ACC float
+#define CG_NAME(f) f##_single
+#include "st_cg_fused.h"
+#define CG_REAL float
+#define CG_ACC double
+#define CG_NAME(f) f##_mixed
+#include "st_cg_fused.h"
 
 static int cg(st_op *op, bool jacobi, const double *b, double *x, const st_opts *o,
               st_result *res, wf_status *st) {
-  const st_mesh *m = op->m;
-  wf_fabric *fab = op->halo.fab;
-  double *r = st_field_alloc(m), *p = st_field_alloc(m);
-  if (!r || !p) {
-    free(r), free(p);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for CG vectors");
+  switch (o->precision) {
+  case ST_SINGLE: return cg_single(op, jacobi, b, x, o, res, st);
+  case ST_MIXED: return cg_mixed(op, jacobi, b, x, o, res, st);
+  case ST_DOUBLE: break;
   }
-  const double s = jacobi ? 1.0 / op->diag : 1.0;
-  memset(x, 0, m->n_stored * sizeof(double));
-  for (int j = 0; j < m->lny; j++)
-    memcpy(r + st_row(m, j), b + st_row(m, j), st_row_len(m) * sizeof(double));
-  wf_halo_exchange(&op->halo, r);
-  double rr = allreduce1(fab, st_dot_local(m, r, r));
-  monitor mo;
-  monitor_start(&mo, o, res, s * sqrt(rr));
-  res->bytes_per_cell_it = 8 * sizeof(double);
-  double t0 = MPI_Wtime();
-  bool done = monitor_step(&mo, 0, s * sqrt(rr));
-  double rz = s * rr, beta = 0;
-  for (int its = 1; !done; its++) {
-    double pap = allreduce1(fab, sweep_a(op, p, r, s, beta));
-    if (!(pap > 0)) {
-      res->reason = isfinite(pap) ? ST_DIVERGED_INDEFINITE : ST_DIVERGED_NONFINITE;
-      break;
-    }
-    double alpha = rz / pap;
-    double rr_local = sweep_b(op, p, x, r, alpha);
-    wf_halo_begin(&op->halo, r); /* overlapped with the reduction */
-    rr = allreduce1(fab, rr_local);
-    wf_halo_end(&op->halo, r);
-    done = monitor_step(&mo, its, s * sqrt(rr));
-    beta = s * rr / rz;
-    rz = s * rr;
-  }
-  res->seconds = MPI_Wtime() - t0;
-  free(r), free(p);
-  return WF_OK;
+  return cg_double(op, jacobi, b, x, o, res, st);
 }
 
 static void axpbypcz(const st_mesh *m, double *restrict z, double a, const double *restrict x,
@@ -353,6 +285,9 @@ static int bicgstab(st_op *op, const double *b, double *x, const st_opts *o, st_
 
 int st_solve(st_op *op, st_method method, const double *b, double *x, const st_opts *o,
              st_result *res, wf_status *st) {
+  if (o->precision != ST_DOUBLE && (op->coef[ST_P] || (method != ST_CG && method != ST_PCG)))
+    return wf_fail(st, WF_ERR_INPUT,
+                   "single and mixed precision are implemented for CG and PCG on the Laplacian");
   switch (method) {
   case ST_CG: return op->coef[ST_P] ? cg_general(op, false, b, x, o, res, st)
                                     : cg(op, false, b, x, o, res, st);

@@ -27,9 +27,14 @@ typedef enum {
 const char *st_reason_name(st_reason r);
 bool st_reason_converged(st_reason r);
 
+/* Vectors and arithmetic: double; single (float vectors, float sums); mixed
+ * (float vectors, double accumulation of the dot products). */
+typedef enum { ST_DOUBLE, ST_SINGLE, ST_MIXED } st_precision;
+
 typedef struct st_opts {
   double rtol, atol, dtol;
   int max_its;
+  st_precision precision;
 } st_opts;
 
 typedef struct st_result {

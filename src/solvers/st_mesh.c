@@ -50,9 +50,11 @@ int st_mesh_create(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, wf_sta
   return WF_OK;
 }
 
-double *st_field_alloc(const st_mesh *m) {
-  size_t bytes = (m->n_stored * sizeof(double) + 63) / 64 * 64;
-  double *f = aligned_alloc(64, bytes);
+void *st_field_alloc_bytes(const st_mesh *m, size_t elem_bytes) {
+  size_t bytes = (m->n_stored * elem_bytes + 63) / 64 * 64;
+  void *f = aligned_alloc(64, bytes);
   if (f) memset(f, 0, bytes);
   return f;
 }
+
+double *st_field_alloc(const st_mesh *m) { return st_field_alloc_bytes(m, sizeof(double)); }

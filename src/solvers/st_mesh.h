@@ -41,5 +41,7 @@ void st_rank_columns(int n, int pes, int parts, int c, int *lo, int *count);
 
 /* A zeroed, 64-byte aligned field of n_stored doubles (halo included). */
 double *st_field_alloc(const st_mesh *m);
+/* The same for elements of `elem_bytes` (float fields). */
+void *st_field_alloc_bytes(const st_mesh *m, size_t elem_bytes);
 
 #endif

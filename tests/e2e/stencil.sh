@@ -32,6 +32,20 @@ petsc)
       expect "py s.json \"j['petsc']['solution_rel_diff'] <= 1e-8\"" "$solver $bc: solutions differ from PETSc's"
     done
   done
+  # Float vectors: against PETSc's double solution to 1e-5; mixed (double
+  # sums) within 10% of its iterations.
+  for prec in single mixed; do
+    for solver in cg pcg; do
+      # shellcheck disable=SC2086
+      stencil $MESH --set stencil.precision=$prec --set stencil.solver=$solver --set stencil.rhs=random \
+          --set stencil.crosscheck=petsc --json f.json > /dev/null
+      expect "[ $? -eq 0 ]" "$prec $solver: run failed"
+      expect "py f.json \"j['stencil']['precision']=='$prec' and j['stencil']['reason'].startswith('converged') and j['petsc']['solution_rel_diff'] <= 1e-5\"" \
+             "$prec $solver: solution differs from PETSc's"
+      [ $prec = mixed ] && expect "py f.json \"abs(j['stencil']['iterations']-j['petsc']['iterations']) <= math.ceil(0.1*j['petsc']['iterations'])\"" \
+             "$prec $solver: iterations far from PETSc's"
+    done
+  done
   # The general 7-diagonal operator (per-cell coefficients), symmetric and not.
   for case in "cg 0" "pcg 0" "bicgstab 0" "bicgstab 0.5"; do
     set -- $case
@@ -100,6 +114,8 @@ bad_input)
   bad "is smaller than the 64x64 PE grid in x or y" --set stencil.nx=10
   bad "with every axis periodic the operator is singular" --set stencil.bc_x=periodic --set stencil.bc_y=periodic --set stencil.bc_z=periodic
   bad "[stencil] solver = gmres: not one of cg|pcg|bicgstab|power" --set stencil.solver=gmres
+  bad "single and mixed precision are implemented for solver = cg or pcg" \
+      --set stencil.precision=single --set stencil.solver=bicgstab
   bad "convection makes the operator non-symmetric, and CG needs a symmetric" \
       --set stencil.operator=variable --set stencil.convection=1 --set stencil.solver=cg
   ;;

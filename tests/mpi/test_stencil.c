@@ -87,7 +87,7 @@ static void test_nan_rhs(checks *ck) {
     for (int i = 0; i < m.lnx; i++)
       for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = 1.0;
   if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
-  st_opts o = {1e-8, 1e-50, 1e5, 500};
+  st_opts o = {1e-8, 1e-50, 1e5, 500, ST_DOUBLE};
   for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
     st_result res;
     CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
