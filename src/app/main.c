@@ -304,6 +304,7 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  wf_mpi_io_prefer_romio();
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -102,3 +102,5 @@ int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
   }
   return WF_OK;
 }
+
+void wf_mpi_io_prefer_romio(void) { setenv("OMPI_MCA_io", "romio321", 0); }

@@ -18,6 +18,7 @@
 #include "wf_halo.h"
 #include "wf_io.h"
 #include "wf_model.h"
+#include "wf_random.h"
 #include "wf_progress.h"
 #include "wf_wafer.h"
 
@@ -36,18 +37,11 @@ static const wf_section *const halo_sections[] = {&halo_section};
 
 enum { SENTINEL = 0xA5 };
 
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 /* What PE (gi, gj) holds at iteration `it`. */
 static void pe_value(unsigned char *dst, size_t esz, int gi, int gj, long it) {
-  uint64_t h = splitmix64(((uint64_t)gi << 42) ^ ((uint64_t)gj << 21) ^ (uint64_t)it);
+  uint64_t h = wf_splitmix64(((uint64_t)gi << 42) ^ ((uint64_t)gj << 21) ^ (uint64_t)it);
   for (size_t b = 0; b < esz; b++) {
-    if (b && b % 8 == 0) h = splitmix64(h);
+    if (b && b % 8 == 0) h = wf_splitmix64(h);
     dst[b] = (unsigned char)(h >> (8 * (b % 8)));
   }
 }

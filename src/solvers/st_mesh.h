@@ -14,6 +14,8 @@
 #include "wf_error.h"
 #include "wf_wafer.h"
 
+static const double ST_PI = 3.14159265358979323846;
+
 typedef struct st_mesh {
   int nx, ny, nz;       /* global cells */
   int x0, lnx, y0, lny; /* this rank's columns */

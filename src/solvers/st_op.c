@@ -6,26 +6,18 @@
 #include <string.h>
 
 #include "wf_model.h"
+#include "wf_random.h"
 
-static const double PI = 3.14159265358979323846;
-
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 /* The diffusion coefficient of global cell g, in [1, contrast]. */
 static double kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]) {
   double u;
   if (strcmp(spec->kind, "random") == 0) {
     long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
-    u = (double)(splitmix64((uint64_t)spec->seed * 0x9E3779B1ull ^ (uint64_t)cell) >> 11) *
-        0x1.0p-53;
+    u = wf_uniform((uint64_t)spec->seed ^ 0x6b61707061ull, (uint64_t)cell); /* "kappa" stream */
   } else {
-    u = 0.5 * (1 + sin(2 * PI * (g[0] + 0.5) / m->nx) * sin(2 * PI * (g[1] + 0.5) / m->ny) *
-                       sin(2 * PI * (g[2] + 0.5) / m->nz));
+    u = 0.5 * (1 + sin(2 * ST_PI * (g[0] + 0.5) / m->nx) * sin(2 * ST_PI * (g[1] + 0.5) / m->ny) *
+                       sin(2 * ST_PI * (g[2] + 0.5) / m->nz));
   }
   return pow(spec->contrast, u);
 }

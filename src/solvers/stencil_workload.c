@@ -22,9 +22,9 @@
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_model.h"
+#include "wf_random.h"
 #include "wf_wafer.h"
 
-static const double PI = 3.14159265358979323846;
 
 static const wf_key stencil_keys[] = {
     {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in x (over the PE grid)", NULL},
@@ -93,18 +93,6 @@ static st_method method_of(const char *name) {
                                          : ST_CG;
 }
 
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-/* Uniform in [-1, 1) from the seed and the global cell: any rank count. */
-static double cell_random(uint64_t seed, long long cell) {
-  return (double)(splitmix64(seed * 0x100000001B3ull ^ (uint64_t)cell) >> 11) * 0x1.0p-52 - 1.0;
-}
-
 /* The manufactured solution u = prod_d g_d(x_d) on the unit cube, with
  * g(x) = e^x sin(pi x) on a Dirichlet axis (nodes x = (i+1) h, h = 1/(n+1))
  * and g(x) = e^{sin 2 pi x} on a periodic one (x = i h, h = 1/n): smooth, and
@@ -113,13 +101,13 @@ static double cell_random(uint64_t seed, long long cell) {
  * b = sum_d h_d^2 (-g_d'') prod_{e != d} g_e, and the error is O(h^2). */
 static void axis_factor(bool periodic, double x, double *g, double *g2) {
   if (periodic) {
-    double s = sin(2 * PI * x), c = cos(2 * PI * x);
+    double s = sin(2 * ST_PI * x), c = cos(2 * ST_PI * x);
     *g = exp(s);
-    *g2 = (4 * PI * PI * c * c - 4 * PI * PI * s) * *g;
+    *g2 = (4 * ST_PI * ST_PI * c * c - 4 * ST_PI * ST_PI * s) * *g;
   } else {
-    double s = sin(PI * x), c = cos(PI * x), e = exp(x);
+    double s = sin(ST_PI * x), c = cos(ST_PI * x), e = exp(x);
     *g = e * s;
-    *g2 = e * ((1 - PI * PI) * s + 2 * PI * c);
+    *g2 = e * ((1 - ST_PI * ST_PI) * s + 2 * ST_PI * c);
   }
 }
 
@@ -143,7 +131,7 @@ static void fill_rhs(const st_mesh *m, const setup *s, long seed, double *b, dou
         size_t c = st_idx(m, i, j, k);
         long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
         if (strcmp(s->rhs, "random") == 0) {
-          b[c] = cell_random((uint64_t)seed, cell);
+          b[c] = 2 * wf_uniform((uint64_t)seed, (uint64_t)cell) - 1; /* in [-1, 1) */
         } else if (strcmp(s->rhs, "manufactured") == 0) {
           exact[c] = manufactured(s, g, &b[c]);
         } else {
@@ -158,7 +146,7 @@ static double lambda_max_exact(const setup *s) {
   const int n[3] = {s->nx, s->ny, s->nz};
   double lam = 0;
   for (int d = 0; d < 3; d++) {
-    double theta = s->periodic[d] ? 2 * PI * (n[d] / 2) / n[d] : PI * n[d] / (n[d] + 1.0);
+    double theta = s->periodic[d] ? 2 * ST_PI * (n[d] / 2) / n[d] : ST_PI * n[d] / (n[d] + 1.0);
     lam += 2 - 2 * cos(theta);
   }
   return lam;

@@ -4,8 +4,10 @@
 
 #include "wf_decomp.h"
 #include "wf_h5.h"
+#include "wf_io.h"
 
 int main(int argc, char **argv) {
+  wf_mpi_io_prefer_romio();
   MPI_Init(&argc, &argv);
   if (argc < 2) return 2;
   wf_status st;

@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "wf_io.h"
+
 typedef struct checks {
   long passed, failed;
   int rank;
@@ -26,6 +28,7 @@ typedef struct checks {
 
 /* MPI_Init and a fresh set of counters. */
 static inline checks checks_start(int *argc, char ***argv) {
+  wf_mpi_io_prefer_romio(); /* as the wafer command does */
   MPI_Init(argc, argv);
   checks c = {0};
   MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
