@@ -1,0 +1,285 @@
+#include "eam_potential.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a tokenizer that knows line numbers ---------------------------------- */
+
+typedef struct reader {
+  const char *p;
+  const char *name;
+  int line;
+  wf_status *st;
+} reader;
+
+/* Move to the start of the next line. */
+static void skip_line(reader *r) {
+  while (*r->p && *r->p != '\n') r->p++;
+  if (*r->p == '\n') r->p++, r->line++;
+}
+
+/* The next whitespace-separated token, or NULL at the end of the text. With
+ * same_line, a token on a later line is not taken (returns NULL). */
+static const char *token(reader *r, int *len, bool same_line) {
+  for (;;) {
+    while (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\f') r->p++;
+    if (*r->p != '\n') break;
+    if (same_line) return NULL;
+    r->p++, r->line++;
+  }
+  if (!*r->p) return NULL;
+  const char *t = r->p;
+  while (*r->p && !strchr(" \t\r\f\n", *r->p)) r->p++;
+  *len = (int)(r->p - t);
+  return t;
+}
+
+static int number(reader *r, double *v, const char *what, bool same_line) {
+  int len;
+  const char *t = token(r, &len, same_line);
+  if (!t)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %s: expected %s", r->name, r->line,
+                   same_line ? "line too short" : "file ends early", what);
+  char buf[64], *end;
+  snprintf(buf, sizeof buf, "%.*s", len < 63 ? len : 63, t);
+  errno = 0;
+  *v = strtod(buf, &end);
+  if (end == buf || *end || errno == ERANGE)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: '%s' is not a number (%s)", r->name, r->line, buf,
+                   what);
+  return WF_OK;
+}
+
+static int integer(reader *r, int *v, const char *what, int min) {
+  double d;
+  if (number(r, &d, what, true) != WF_OK) return r->st->code;
+  if (d != (int)d || d < min)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %s = %g: expected an integer >= %d", r->name,
+                   r->line, what, d, min);
+  *v = (int)d;
+  return WF_OK;
+}
+
+/* n values, several to a line, into v[1..n] (1-based like the tables). */
+static int values(reader *r, double *v, int n, const char *what) {
+  for (int i = 1; i <= n; i++) {
+    int line = r->line;
+    if (number(r, &v[i], what, false) != WF_OK) {
+      if (!*r->p)
+        return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: file ends after %d of the %d values of %s",
+                       r->name, line, i - 1, n, what);
+      return r->st->code;
+    }
+  }
+  return WF_OK;
+}
+
+/* ---- LAMMPS's spline: 5-point derivative estimates, cubic per interval ---- */
+
+static int spline(eam_spline *s, const double *f, int n, double delta) {
+  s->n = n;
+  s->delta = delta;
+  s->inv_delta = 1.0 / delta;
+  s->c = calloc((size_t)n + 1, sizeof *s->c);
+  if (!s->c) return -1;
+  double(*c)[7] = s->c;
+  for (int m = 1; m <= n; m++) c[m][6] = f[m];
+  c[1][5] = c[2][6] - c[1][6];
+  c[2][5] = 0.5 * (c[3][6] - c[1][6]);
+  c[n - 1][5] = 0.5 * (c[n][6] - c[n - 2][6]);
+  c[n][5] = c[n][6] - c[n - 1][6];
+  for (int m = 3; m <= n - 2; m++)
+    c[m][5] = ((c[m - 2][6] - c[m + 2][6]) + 8.0 * (c[m + 1][6] - c[m - 1][6])) / 12.0;
+  for (int m = 1; m <= n - 1; m++) {
+    c[m][4] = 3.0 * (c[m + 1][6] - c[m][6]) - 2.0 * c[m][5] - c[m + 1][5];
+    c[m][3] = c[m][5] + c[m + 1][5] - 2.0 * (c[m + 1][6] - c[m][6]);
+  }
+  c[n][4] = 0.0;
+  c[n][3] = 0.0;
+  for (int m = 1; m <= n; m++) {
+    c[m][2] = c[m][5] / delta;
+    c[m][1] = 2.0 * c[m][4] / delta;
+    c[m][0] = 3.0 * c[m][3] / delta;
+  }
+  return 0;
+}
+
+/* funcfl re-gridding: 4-point Lagrange interpolation of table t (1-based,
+ * nt points, spacing dt) at x, as LAMMPS's file2array does. */
+static double lagrange4(const double *t, int nt, double dt, double x) {
+  const double sixth = 1.0 / 6.0;
+  double p = x / dt + 1.0;
+  int k = (int)p;
+  k = k < nt - 2 ? k : nt - 2;
+  k = k > 2 ? k : 2;
+  p -= k;
+  p = p < 2.0 ? p : 2.0;
+  double c1 = -sixth * p * (p - 1.0) * (p - 2.0), c2 = 0.5 * (p * p - 1.0) * (p - 2.0);
+  double c3 = -0.5 * p * (p + 1.0) * (p - 2.0), c4 = sixth * p * (p * p - 1.0);
+  return c1 * t[k - 1] + c2 * t[k] + c3 * t[k + 1] + c4 * t[k + 2];
+}
+
+static int header_grid(reader *r, eam_potential *p) {
+  if (integer(r, &p->nrho, "Nrho", 5) || number(r, &p->drho, "drho", true) ||
+      integer(r, &p->nr, "Nr", 5) || number(r, &p->dr, "dr", true) ||
+      number(r, &p->cut, "cutoff", true))
+    return r->st->code;
+  if (!(p->drho > 0) || !(p->dr > 0) || !(p->cut > 0))
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: drho, dr and the cutoff must be positive", r->name,
+                   r->line);
+  skip_line(r);
+  return WF_OK;
+}
+
+static int parse_funcfl(reader *r, eam_potential *p) {
+  skip_line(r); /* comment */
+  double z;
+  if (number(r, &z, "atomic number", true) || number(r, &p->mass[0], "mass", true))
+    return r->st->code;
+  skip_line(r);
+  if (header_grid(r, p) != WF_OK) return r->st->code;
+  double *frho = calloc((size_t)p->nrho + 1, sizeof *frho);
+  double *zr = calloc((size_t)p->nr + 1, sizeof *zr), *rhor = calloc((size_t)p->nr + 1, sizeof *rhor);
+  int rc = !frho || !zr || !rhor ? wf_fail(r->st, WF_ERR_RUNTIME, "out of memory") : WF_OK;
+  if (rc == WF_OK && (values(r, frho, p->nrho, "F(rho)") || values(r, zr, p->nr, "Z(r)") ||
+                      values(r, rhor, p->nr, "rho(r)")))
+    rc = r->st->code;
+  if (rc == WF_OK) {
+    /* LAMMPS's grid for one funcfl file: rmax = (Nr - 1) dr, nr = rmax / dr
+     * rounded, that is Nr - 1 points (likewise for rho). */
+    int nrho = (int)(((p->nrho - 1) * p->drho) / p->drho + 0.5);
+    int nr = (int)(((p->nr - 1) * p->dr) / p->dr + 0.5);
+    double *f = calloc((size_t)nrho + 1, sizeof *f), *d = calloc((size_t)nr + 1, sizeof *d);
+    double *z2 = calloc((size_t)nr + 1, sizeof *z2);
+    if (!f || !d || !z2) rc = wf_fail(r->st, WF_ERR_RUNTIME, "out of memory");
+    for (int m = 1; rc == WF_OK && m <= nrho; m++)
+      f[m] = lagrange4(frho, p->nrho, p->drho, (m - 1) * p->drho);
+    for (int m = 1; rc == WF_OK && m <= nr; m++) {
+      double x = (m - 1) * p->dr, zi = lagrange4(zr, p->nr, p->dr, x);
+      d[m] = lagrange4(rhor, p->nr, p->dr, x);
+      z2[m] = 27.2 * 0.529 * zi * zi;
+    }
+    p->rhomax = (p->nrho - 1) * p->drho;
+    p->nrho = nrho;
+    p->nr = nr;
+    if (rc == WF_OK && (spline(&p->frho[0], f, nrho, p->drho) || spline(&p->rhor[0], d, nr, p->dr) ||
+                        spline(&p->z2r[0], z2, nr, p->dr)))
+      rc = wf_fail(r->st, WF_ERR_RUNTIME, "out of memory");
+    free(f), free(d), free(z2);
+  }
+  p->nelements = 1;
+  free(frho), free(zr), free(rhor);
+  return rc;
+}
+
+/* Read n values and spline them. */
+static int table(reader *r, double *buf, int n, double delta, eam_spline *s, const char *what) {
+  if (values(r, buf, n, what) != WF_OK) return r->st->code;
+  if (spline(s, buf, n, delta) != 0) return wf_fail(r->st, WF_ERR_RUNTIME, "out of memory");
+  return WF_OK;
+}
+
+static int parse_setfl(reader *r, eam_potential *p) {
+  for (int i = 0; i < 3; i++) skip_line(r); /* comments */
+  int n = 0, len = 0;
+  if (integer(r, &n, "number of elements", 1) != WF_OK) return r->st->code;
+  if (n > EAM_MAX_ELEMENTS)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %d elements; wafer reads at most %d", r->name,
+                   r->line, n, EAM_MAX_ELEMENTS);
+  for (int i = 0; i < n; i++) {
+    const char *t = token(r, &len, true);
+    if (!t)
+      return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: the line announces %d elements but names %d",
+                     r->name, r->line, n, i);
+    snprintf(p->element[i], sizeof p->element[i], "%.*s", len < 7 ? len : 7, t);
+  }
+  if (token(r, &len, true))
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: the line announces %d elements but names more",
+                   r->name, r->line, n);
+  skip_line(r);
+  p->nelements = n;
+  if (header_grid(r, p) != WF_OK) return r->st->code;
+  p->rhomax = (p->nrho - 1) * p->drho;
+  double *buf = calloc((size_t)(p->nrho > p->nr ? p->nrho : p->nr) + 1, sizeof *buf);
+  if (!buf) return wf_fail(r->st, WF_ERR_RUNTIME, "out of memory");
+  int rc = WF_OK;
+  char what[64];
+  for (int i = 0; i < n && rc == WF_OK; i++) {
+    double z, a;
+    int len2;
+    if (number(r, &z, "atomic number", false) || number(r, &p->mass[i], "mass", true) ||
+        number(r, &a, "lattice constant", true) || !token(r, &len2, true)) {
+      rc = r->st->code ? r->st->code
+                       : wf_fail(r->st, WF_ERR_INPUT, "%s:%d: expected the lattice type of %s",
+                                 r->name, r->line, p->element[i]);
+      break;
+    }
+    skip_line(r);
+    snprintf(what, sizeof what, "F(rho) of %s", p->element[i]);
+    rc = table(r, buf, p->nrho, p->drho, &p->frho[i], what);
+    snprintf(what, sizeof what, "rho(r) of %s", p->element[i]);
+    if (rc == WF_OK) rc = table(r, buf, p->nr, p->dr, &p->rhor[i], what);
+  }
+  for (int i = 0; i < n && rc == WF_OK; i++)
+    for (int j = 0; j <= i && rc == WF_OK; j++) {
+      snprintf(what, sizeof what, "r*phi(r) of %s-%s", p->element[i], p->element[j]);
+      rc = table(r, buf, p->nr, p->dr, &p->z2r[eam_pair(i, j)], what);
+    }
+  free(buf);
+  return rc;
+}
+
+int eam_parse(eam_potential *p, const char *text, const char *name, eam_format format,
+              wf_status *st) {
+  memset(p, 0, sizeof *p);
+  snprintf(p->path, sizeof p->path, "%s", name);
+  wf_status_clear(st);
+  reader r = {.p = text, .name = name, .line = 1, .st = st};
+  int rc = format == EAM_FUNCFL ? parse_funcfl(&r, p) : parse_setfl(&r, p);
+  if (rc != WF_OK) eam_free(p);
+  return rc;
+}
+
+static bool ends_with(const char *s, const char *tail) {
+  size_t a = strlen(s), b = strlen(tail);
+  return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+int eam_read(eam_potential *p, const char *path, wf_status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot open EAM potential '%s': %s", path, strerror(errno));
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  rewind(f);
+  char *text = malloc((size_t)size + 1);
+  size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
+  fclose(f);
+  if (!text || got != (size_t)size) {
+    free(text);
+    return wf_fail(st, WF_ERR_INPUT, "cannot read EAM potential '%s'", path);
+  }
+  text[size] = '\0';
+  eam_format fmt = ends_with(path, ".alloy") ? EAM_SETFL : EAM_FUNCFL;
+  int rc = eam_parse(p, text, path, fmt, st);
+  free(text);
+  return rc;
+}
+
+void eam_free(eam_potential *p) {
+  for (int i = 0; i < EAM_MAX_ELEMENTS; i++) {
+    free(p->frho[i].c), free(p->rhor[i].c);
+    p->frho[i].c = p->rhor[i].c = NULL;
+  }
+  for (int i = 0; i < EAM_MAX_ELEMENTS * (EAM_MAX_ELEMENTS + 1) / 2; i++) {
+    free(p->z2r[i].c);
+    p->z2r[i].c = NULL;
+  }
+}
+
+int eam_element(const eam_potential *p, const char *name) {
+  for (int i = 0; i < p->nelements; i++)
+    if (strcmp(p->element[i], name) == 0) return i;
+  return -1;
+}
