@@ -87,6 +87,12 @@ ranks)
   expect "h5diff -p 1e-11 x1.h5 x$ranks.h5 /solution /solution > diff.txt" "solutions differ between 1 and $ranks ranks: $(tail -2 diff.txt)"
   expect "h5dump -H -d /residual_history x1.h5 | grep -q DATASPACE" "residual history in the output"
   ;;
+deck)
+  # The example deck runs and agrees with PETSc (smaller mesh, same settings).
+  stencil "$inputs/stencil.ini" --set wafer.pe_grid=10x10 --set stencil.nx=20 --set stencil.ny=20 \
+      --set stencil.nz=16 --json d.json > /dev/null
+  expect "[ $? -eq 0 ] && json d.json \"j['status']=='ok' and j['stencil']['solver']=='bicgstab'\"" "inputs/stencil.ini failed"
+  ;;
 plot)
   stencil --set wafer.pe_grid=4x4 --set stencil.nx=12 --set stencil.ny=12 --set stencil.nz=12 \
       --set stencil.plot=conv.png > /dev/null
