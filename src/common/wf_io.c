@@ -50,6 +50,12 @@ static char *slurp(const char *path, const char *what, wf_status *st) {
   return buf;
 }
 
+int wf_read_text(const char *path, const char *what, char **text, wf_status *st) {
+  wf_status_clear(st);
+  *text = slurp(path, what, st);
+  return st->code;
+}
+
 void wf_status_bcast(MPI_Comm comm, wf_status *st) {
   MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, comm);
 }

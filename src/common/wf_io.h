@@ -6,6 +6,9 @@
 
 #include "wf_error.h"
 
+/* Read a whole text file (this process alone): malloc'ed, NUL-terminated. */
+int wf_read_text(const char *path, const char *what, char **text, wf_status *st);
+
 /* Read a whole text file on rank 0 and broadcast it: every rank gets the same
  * malloc'ed, NUL-terminated text (or the same error). Collective. */
 int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char **text,

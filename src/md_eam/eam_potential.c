@@ -1,6 +1,9 @@
 #include "eam_potential.h"
 
+#include "wf_io.h"
+
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,19 +251,8 @@ static bool ends_with(const char *s, const char *tail) {
 }
 
 int eam_read(eam_potential *p, const char *path, wf_status *st) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot open EAM potential '%s': %s", path, strerror(errno));
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  rewind(f);
-  char *text = malloc((size_t)size + 1);
-  size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
-  fclose(f);
-  if (!text || got != (size_t)size) {
-    free(text);
-    return wf_fail(st, WF_ERR_INPUT, "cannot read EAM potential '%s'", path);
-  }
-  text[size] = '\0';
+  char *text;
+  if (wf_read_text(path, "EAM potential", &text, st) != WF_OK) return st->code;
   eam_format fmt = ends_with(path, ".alloy") ? EAM_SETFL : EAM_FUNCFL;
   int rc = eam_parse(p, text, path, fmt, st);
   free(text);
