@@ -5,17 +5,13 @@
 #   bench/halo/run.sh            (after `make build`; about two minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-WAFER=${WAFER:-build/wafer}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 REPEATS=${REPEATS:-5}
 GRID=${GRID:-256x256}
 out=bench/halo/out
 mkdir -p "$out"
 mpicc -O2 -o "$out/sendrecv_ref" bench/halo/sendrecv_ref.c
-py=/usr/bin/python3
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-field() { $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
 
 rows=()
 for bytes in 8 64 512 4096; do

@@ -7,8 +7,8 @@
 #   bench/solvers/run.sh                 (after `make build`; about 15 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-WAFER=${WAFER:-build/wafer}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 REPEATS=${REPEATS:-3}
 ITERS=${ITERS:-50}
 SIZES=${SIZES:-"128 256"}
@@ -16,9 +16,6 @@ RANKS=${RANKS:-"1 2"}
 out=bench/solvers/out
 mkdir -p "$out"
 mpicc -O3 -march=native -o "$out/triad" bench/solvers/triad.c
-py=/usr/bin/python3
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-field() { $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
 
 : > "$out/rows.txt"
 for n in $SIZES; do
