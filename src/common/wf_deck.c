@@ -310,10 +310,27 @@ const char *wf_deck_str(const wf_deck *deck, const char *section, const char *ke
   return wf_deck_entry(deck, section, key)->value;
 }
 
-void wf_deck_describe(const wf_deck *deck, const char *section, const char *key, char *buf,
-                      size_t len) {
+static void describe(const wf_deck *deck, const char *section, const char *key, char *buf,
+                     size_t len) {
   const wf_entry *e = wf_deck_entry(deck, section, key);
   snprintf(buf, len, "%s: [%s] %s = %s", e->source, section, key, e->value);
+}
+
+int wf_deck_fail(const wf_deck *deck, const char *section, const char *key, wf_status *st,
+                 const char *fmt, ...) {
+  char where[2 * WF_DECK_TEXT_MAX + 64], what[sizeof st->msg];
+  describe(deck, section, key, where, sizeof where);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return wf_fail(st, WF_ERR_INPUT, "%s: %s", where, what);
+}
+
+int wf_deck_blame(const wf_deck *deck, const char *section, const char *key, wf_status *st) {
+  char where[2 * WF_DECK_TEXT_MAX + 64];
+  describe(deck, section, key, where, sizeof where);
+  return wf_wrap(st, "%s", where);
 }
 
 /* Grow-as-needed string for building text. */

@@ -73,9 +73,12 @@ bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key);
 const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key);
 const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key);
 
-/* "deck.ini:12: [wafer] pe_grid = 2x2" — to start messages about a value. */
-void wf_deck_describe(const wf_deck *deck, const char *section, const char *key, char *buf,
-                      size_t len);
+/* Errors about a value, starting with where it came from:
+ * "deck.ini:12: [wafer] pe_grid = 2x2: <message>". wf_deck_fail sets an input
+ * error; wf_deck_blame prefixes the message already in `st`. Both return the code. */
+int wf_deck_fail(const wf_deck *deck, const char *section, const char *key, wf_status *st,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int wf_deck_blame(const wf_deck *deck, const char *section, const char *key, wf_status *st);
 
 /* The resolved deck as INI text (malloc'ed), for output files. */
 char *wf_deck_to_ini(const wf_deck *deck);

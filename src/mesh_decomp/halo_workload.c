@@ -150,9 +150,7 @@ static int halo_run(wf_run *run, wf_status *st) {
 
   wf_halo h;
   if (wf_halo_create(&h, &wf->fab, c.esz, c.w, c.corners, c.periodic, c.periodic, st) != WF_OK) {
-    char where[1200];
-    wf_deck_describe(d, "halo", "width", where, sizeof where);
-    return wf_wrap(st, "%s", where);
+    return wf_deck_blame(d, "halo", "width", st);
   }
   unsigned char *field = malloc(wf_halo_field_elems(&h) * c.esz);
   if (!field) {

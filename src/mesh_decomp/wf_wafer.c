@@ -36,13 +36,6 @@ const wf_section wf_wafer_section = {
     "wafer", "The wafer the run plays: hardware, PE grid, rank layout, defects.", wafer_keys,
     (int)(sizeof wafer_keys / sizeof wafer_keys[0])};
 
-/* Prefix an error with the deck entry it is about. */
-static int blame(wf_status *st, const wf_deck *deck, const char *key) {
-  char where[1200];
-  wf_deck_describe(deck, "wafer", key, where, sizeof where);
-  return wf_wrap(st, "%s", where);
-}
-
 int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *st) {
   memset(w, 0, sizeof *w);
   w->dc.comm = MPI_COMM_NULL;
@@ -59,7 +52,7 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
   char *defect_text = NULL;
   if (w->defects[0] &&
       wf_read_text_bcast(comm, w->defects, "defect map", &defect_text, st) != WF_OK)
-    return blame(st, deck, "defects");
+    return wf_deck_blame(deck, "wafer", "defects", st);
   int rc = wf_grid_create(&w->grid, nx, ny, (int)wf_deck_int(deck, "wafer", "spare_columns"),
                           defect_text, w->defects, st);
   free(defect_text);
@@ -67,7 +60,7 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
 
   if (wf_decomp_create(&w->dc, comm, nx, ny, px, py, st) != WF_OK) {
     wf_grid_free(&w->grid);
-    return blame(st, deck, px ? "rank_grid" : "pe_grid");
+    return wf_deck_blame(deck, "wafer", px ? "rank_grid" : "pe_grid", st);
   }
   wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw);
   return WF_OK;

@@ -367,47 +367,32 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
                                                    : ST_DOUBLE;
   if (s->opts.precision != ST_DOUBLE &&
       (s->variable || (s->method != ST_CG && s->method != ST_PCG))) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "precision", where, sizeof where);
-    return wf_fail(st, WF_ERR_INPUT,
-                   "%s: single and mixed precision are implemented for solver = cg or pcg on "
-                   "operator = laplacian",
-                   where);
+    return wf_deck_fail(d, "stencil", "precision", st,
+                        "single and mixed precision are implemented for solver = cg or pcg on "
+                        "operator = laplacian");
   }
   s->petsc = strcmp(wf_deck_str(d, "stencil", "crosscheck"), "petsc") == 0 &&
              s->method != ST_POWER;
   bool symmetric = !s->variable || s->coef.convection == 0;
   if ((s->method == ST_CG || s->method == ST_PCG) && !symmetric) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "convection", where, sizeof where);
-    return wf_fail(st, WF_ERR_INPUT,
-                   "%s: convection makes the operator non-symmetric, and CG needs a symmetric "
-                   "positive definite one: use solver = bicgstab",
-                   where);
+    return wf_deck_fail(d, "stencil", "convection", st,
+                        "convection makes the operator non-symmetric, and CG needs a symmetric "
+                        "positive definite one: use solver = bicgstab");
   }
   if (s->method == ST_POWER && s->variable) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "operator", where, sizeof where);
-    return wf_fail(st, WF_ERR_INPUT,
-                   "%s: the power method is checked against the Laplacian's analytic eigenvalue; "
-                   "use operator = laplacian",
-                   where);
+    return wf_deck_fail(d, "stencil", "operator", st,
+                        "the power method is checked against the Laplacian's analytic eigenvalue; "
+                        "use operator = laplacian");
   }
   if (strcmp(s->rhs, "manufactured") == 0 && s->variable) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "rhs", where, sizeof where);
-    return wf_fail(st, WF_ERR_INPUT,
-                   "%s: the manufactured solution is for the Laplacian; use operator = laplacian",
-                   where);
+    return wf_deck_fail(d, "stencil", "rhs", st,
+                        "the manufactured solution is for the Laplacian; use operator = laplacian");
   }
   if (s->method != ST_POWER && s->periodic[0] && s->periodic[1] && s->periodic[2] &&
       s->coef.convection == 0) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "bc_z", where, sizeof where);
-    return wf_fail(st, WF_ERR_INPUT,
-                   "%s: with every axis periodic the operator is singular (constants are in its "
-                   "null space); make one axis dirichlet",
-                   where);
+    return wf_deck_fail(d, "stencil", "bc_z", st,
+                        "with every axis periodic the operator is singular (constants are in its "
+                        "null space); make one axis dirichlet");
   }
   return WF_OK;
 }
@@ -433,9 +418,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
   if (read_setup(d, &s, st) != WF_OK) return st->code;
   st_mesh m;
   if (st_mesh_create(&m, w, s.nx, s.ny, s.nz, st) != WF_OK) {
-    char where[1200];
-    wf_deck_describe(d, "stencil", "nx", where, sizeof where);
-    return wf_wrap(st, "%s", where);
+    return wf_deck_blame(d, "stencil", "nx", st);
   }
   if (wf_deck_bool(d, "stencil", "model_only")) return project_only(run, &m, &s);
   st_op op;
