@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "eam_workload.h"
 #include "halo_workload.h"
 #include "stencil_workload.h"
 #include "wf_h5.h"
@@ -11,6 +12,7 @@
 const wf_workload *const wf_workloads[] = {
     &wf_halo_workload,
     &wf_stencil_workload,
+    &wf_eam_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

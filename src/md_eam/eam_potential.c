@@ -2,6 +2,7 @@
 
 #include "wf_io.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -136,11 +137,45 @@ static int header_grid(reader *r, eam_potential *p) {
   return WF_OK;
 }
 
+/* "Cu" for 29: funcfl files name their element by atomic number only. */
+static void element_symbol(int z, char *out, size_t len) {
+  static const char *const symbols =
+      "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As "
+      "Se Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd "
+      "Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu ";
+  const char *s = symbols;
+  for (int i = 1; i < z && *s; i++) s = strchr(s, ' ') + 1;
+  if (z < 1 || !*s) snprintf(out, len, "Z%d", z);
+  else snprintf(out, len, "%.*s", (int)(strchr(s, ' ') - s), s);
+}
+
+/* Lattice constant and type after the mass, lower-cased ("FCC" -> "fcc").
+ * Optional in funcfl files (LAMMPS reads only the number and the mass). */
+static int lattice_of(reader *r, eam_potential *p, int i, bool required) {
+  int len;
+  if (!required) {
+    const char *save = r->p;
+    bool present = token(r, &len, true) != NULL;
+    r->p = save;
+    if (!present) return WF_OK;
+  }
+  if (number(r, &p->lattice_a[i], "lattice constant", true) != WF_OK) return r->st->code;
+  const char *t = token(r, &len, true);
+  if (!t)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: expected the lattice type of %s", r->name, r->line,
+                   p->element[i]);
+  for (int k = 0; k < len && k < 7; k++) p->lattice[i][k] = (char)tolower((unsigned char)t[k]);
+  p->lattice[i][len < 7 ? len : 7] = 0;
+  return WF_OK;
+}
+
 static int parse_funcfl(reader *r, eam_potential *p) {
   skip_line(r); /* comment */
   double z;
   if (number(r, &z, "atomic number", true) || number(r, &p->mass[0], "mass", true))
     return r->st->code;
+  element_symbol((int)z, p->element[0], sizeof p->element[0]);
+  if (lattice_of(r, p, 0, false) != WF_OK) return r->st->code;
   skip_line(r);
   if (header_grid(r, p) != WF_OK) return r->st->code;
   double *frho = calloc((size_t)p->nrho + 1, sizeof *frho);
@@ -210,13 +245,10 @@ static int parse_setfl(reader *r, eam_potential *p) {
   int rc = WF_OK;
   char what[64];
   for (int i = 0; i < n && rc == WF_OK; i++) {
-    double z, a;
-    int len2;
+    double z;
     if (number(r, &z, "atomic number", false) || number(r, &p->mass[i], "mass", true) ||
-        number(r, &a, "lattice constant", true) || !token(r, &len2, true)) {
-      rc = r->st->code ? r->st->code
-                       : wf_fail(r->st, WF_ERR_INPUT, "%s:%d: expected the lattice type of %s",
-                                 r->name, r->line, p->element[i]);
+        lattice_of(r, p, i, true) != WF_OK) {
+      rc = r->st->code;
       break;
     }
     skip_line(r);
@@ -250,13 +282,23 @@ static bool ends_with(const char *s, const char *tail) {
   return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-int eam_read(eam_potential *p, const char *path, wf_status *st) {
-  char *text;
-  if (wf_read_text(path, "EAM potential", &text, st) != WF_OK) return st->code;
+static int parse_named(eam_potential *p, char *text, const char *path, wf_status *st) {
   eam_format fmt = ends_with(path, ".alloy") ? EAM_SETFL : EAM_FUNCFL;
   int rc = eam_parse(p, text, path, fmt, st);
   free(text);
   return rc;
+}
+
+int eam_read(eam_potential *p, const char *path, wf_status *st) {
+  char *text;
+  if (wf_read_text(path, "EAM potential", &text, st) != WF_OK) return st->code;
+  return parse_named(p, text, path, st);
+}
+
+int eam_read_bcast(eam_potential *p, const char *path, MPI_Comm comm, wf_status *st) {
+  char *text;
+  if (wf_read_text_bcast(comm, path, "EAM potential", &text, st) != WF_OK) return st->code;
+  return parse_named(p, text, path, st);
 }
 
 void eam_free(eam_potential *p) {

@@ -10,6 +10,7 @@
 #ifndef EAM_POTENTIAL_H
 #define EAM_POTENTIAL_H
 
+#include <mpi.h>
 #include <stdbool.h>
 
 #include "wf_error.h"
@@ -28,8 +29,10 @@ typedef struct eam_spline {
 typedef struct eam_potential {
   char path[512];
   int nelements;
-  char element[EAM_MAX_ELEMENTS][8];
+  char element[EAM_MAX_ELEMENTS][8]; /* funcfl: the symbol of its atomic number */
   double mass[EAM_MAX_ELEMENTS];
+  double lattice_a[EAM_MAX_ELEMENTS];     /* the file's lattice constant (A) */
+  char lattice[EAM_MAX_ELEMENTS][8];      /* and lattice type, lower case: "fcc", "bcc" */
   int nrho, nr;
   double drho, dr, cut, rhomax;
   eam_spline frho[EAM_MAX_ELEMENTS]; /* embedding energy F(rho) of element i */
@@ -45,6 +48,8 @@ int eam_parse(eam_potential *p, const char *text, const char *name, eam_format f
 /* Read a file; the format from the name: *.eam.alloy or *.alloy is setfl,
  * other *.eam files funcfl. */
 int eam_read(eam_potential *p, const char *path, wf_status *st);
+/* The same, read by rank 0 and broadcast. Collective. */
+int eam_read_bcast(eam_potential *p, const char *path, MPI_Comm comm, wf_status *st);
 void eam_free(eam_potential *p);
 
 /* Index of an element by name, or -1. */

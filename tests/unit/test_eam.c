@@ -40,6 +40,9 @@ static void test_funcfl_values(void) {
   CU_ASSERT_EQUAL_FATAL(eam_parse(&p, t, "syn.eam", EAM_FUNCFL, &st), WF_OK);
   CU_ASSERT_EQUAL(p.nelements, 1);
   CU_ASSERT_DOUBLE_EQUAL(p.mass[0], 63.55, 0);
+  CU_ASSERT_STRING_EQUAL(p.element[0], "Cu"); /* from atomic number 29 */
+  CU_ASSERT_STRING_EQUAL(p.lattice[0], "fcc");
+  CU_ASSERT_DOUBLE_EQUAL(p.lattice_a[0], 3.615, 0);
   /* LAMMPS's re-gridding keeps Nr - 1 and Nrho - 1 points. */
   CU_ASSERT_EQUAL(p.nr, NR - 1);
   CU_ASSERT_EQUAL(p.nrho, NRHO - 1);

@@ -1,0 +1,42 @@
+/* EAM forces in three passes, as LAMMPS's pair_style eam:
+ *  1. host density rho_i = sum_j rho_j(r_ij) over the neighbour list;
+ *  2. embedding energy F(rho_i) and F'(rho_i), sent to the ghosts (the one
+ *     fabric exchange inside a force evaluation);
+ *  3. forces from phi(r) and F'(rho) rho'(r) of both atoms of a pair.
+ * Owned pairs are computed once and act on both atoms; an owned-ghost pair is
+ * computed here for the owned atom only and counts half of its pair energy
+ * and virial (the other half is the ghost's owner's). */
+#ifndef EAM_FORCE_H
+#define EAM_FORCE_H
+
+#include "eam_potential.h"
+#include "md_atoms.h"
+#include "md_domain.h"
+#include "md_neigh.h"
+
+/* This rank's share of the potential energy and virial (sum of r . f over
+ * pairs, eV), for the owned atoms. */
+typedef struct eam_sums {
+  double embed, pair, virial;
+} eam_sums;
+
+/* Scratch of a force evaluation: the list's pairs within the cutoff (j and
+ * r), per owned atom in the list's two runs. */
+typedef struct eam_work {
+  int *j;
+  double *r;
+  size_t cap;
+  int *first, *half_end, atom_cap;
+  long long pairs;
+} eam_work;
+
+/* Size the scratch for a freshly built list. */
+int eam_work_reserve(eam_work *w, const md_neigh *nl, int nlocal, wf_status *st);
+void eam_work_free(eam_work *w);
+
+/* Forces into a->f (owned atoms), rho and fp on owned and ghost atoms.
+ * Collective (the F' exchange). */
+void eam_compute(const eam_potential *p, const md_neigh *nl, md_domain *d, md_atoms *a,
+                 eam_work *w, eam_sums *sums);
+
+#endif

@@ -1,0 +1,566 @@
+/* `wafer eam`: EAM molecular dynamics on the PE grid, checked against LAMMPS.
+ *
+ * Builds a crystal (or reads a LAMMPS data file), draws Maxwell-Boltzmann
+ * velocities, runs velocity Verlet with EAM forces over the ranks' blocks of
+ * PEs, prints LAMMPS-style thermo, and cross-checks every thermo row and the
+ * forces of one step against `lmp` started from the same data file. */
+#include "eam_workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eam_potential.h"
+#include "md_model.h"
+#include "md_sim.h"
+#include "wf_io.h"
+#include "wf_progress.h"
+#include "wf_wafer.h"
+
+#define LAMMPS_POTENTIALS "/usr/share/lammps/potentials"
+
+static int check_cells(const char *v, char *why, size_t len) {
+  int c[3];
+  char end;
+  if (sscanf(v, "%dx%dx%d%c", &c[0], &c[1], &c[2], &end) == 3 && c[0] > 0 && c[1] > 0 && c[2] > 0)
+    return 0;
+  snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
+  return -1;
+}
+
+static int check_positive(const char *v, char *why, size_t len) {
+  if (strtod(v, NULL) > 0) return 0;
+  snprintf(why, len, "must be > 0");
+  return -1;
+}
+
+static const wf_key eam_keys[] = {
+    {"potential", WF_KEY_STRING, "Cu_u3.eam", 0, 0, NULL,
+     "EAM file: *.eam is DYNAMO funcfl (pair_style eam), *.eam.alloy setfl (eam/alloy); a bare "
+     "name not found here is looked up in " LAMMPS_POTENTIALS,
+     NULL},
+    {"elements", WF_KEY_STRING, "", 0, 0, NULL,
+     "lattice: its elements (several: a random mix by atom id); data file: the element of each "
+     "atom type. '' = the potential's first element (lattice) or all of them in order (data)",
+     NULL},
+    {"fractions", WF_KEY_STRING, "", 0, 0, NULL,
+     "lattice with several elements: the share of each, e.g. '0.7 0.3' ('' = equal)", NULL},
+    {"lattice", WF_KEY_CHOICE, "potential", 0, 0, "potential|fcc|bcc",
+     "crystal structure ('potential': the one the potential file gives for the first element)",
+     NULL},
+    {"lattice_constant", WF_KEY_REAL, "0", 0, 100, NULL,
+     "lattice constant in A (0: the potential file's)", NULL},
+    {"cells", WF_KEY_STRING, "8x8x8", 0, 0, NULL, "unit cells of the crystal, NXxNYxNZ",
+     check_cells},
+    {"data", WF_KEY_STRING, "", 0, 0, NULL,
+     "LAMMPS data file (atom_style atomic) to start from instead of a lattice", NULL},
+    {"velocities", WF_KEY_CHOICE, "create", 0, 0, "create|data",
+     "create: Maxwell-Boltzmann at `temperature`; data: the data file's Velocities section", NULL},
+    {"temperature", WF_KEY_REAL, "1600", 0, 1e6, NULL, "initial temperature (K)", NULL},
+    {"seed", WF_KEY_INT, "376847", 0, 2147483647, NULL,
+     "seed of the velocity draw (and of the species mix)", NULL},
+    {"dt", WF_KEY_REAL, "0.005", 0, 1, NULL, "timestep (ps)", check_positive},
+    {"steps", WF_KEY_INT, "100", 0, 1e9, NULL, "timesteps to run", NULL},
+    {"thermo", WF_KEY_INT, "50", 0, 1e9, NULL,
+     "thermo output every N steps (0: first and last step only)", NULL},
+    {"skin", WF_KEY_REAL, "1.0", 0, 10, NULL,
+     "neighbour list skin (A): lists hold pairs within cutoff + skin", NULL},
+    {"neigh_delay", WF_KEY_INT, "0", 0, 1e6, NULL,
+     "steps after a list build before displacements are checked again (LAMMPS neigh_modify "
+     "delay)",
+     NULL},
+    {"overlap", WF_KEY_REAL, "0.5", 0, 10, NULL,
+     "atoms closer than this (A) are overlapping: an input error", NULL},
+    {"thermostat", WF_KEY_CHOICE, "none", 0, 0, "none|berendsen",
+     "none: NVE; berendsen: velocity rescaling towards `temperature` (LAMMPS fix temp/berendsen)",
+     NULL},
+    {"damp", WF_KEY_REAL, "0.1", 0, 1e6, NULL, "thermostat time constant (ps)", check_positive},
+    {"crosscheck", WF_KEY_CHOICE, "lammps", 0, 0, "none|lammps",
+     "run LAMMPS from the same data file and compare the thermo rows and the forces at step "
+     "min(steps, crosscheck_steps)",
+     NULL},
+    {"crosscheck_steps", WF_KEY_INT, "200", 0, 1e9, NULL,
+     "thermo rows are compared value by value up to this step; beyond it chaos amplifies "
+     "round-off and only the energy drift is compared",
+     NULL},
+    {"lmp", WF_KEY_STRING, "lmp", 0, 0, NULL, "the LAMMPS command for the cross-check", NULL},
+    {"write_data", WF_KEY_STRING, "", 0, 0, NULL,
+     "write the final state as a LAMMPS data file ('' = none)", NULL},
+};
+static const wf_section eam_section = {
+    "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "
+           "checked against LAMMPS.",
+    eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0])};
+static const wf_section *const eam_sections[] = {&eam_section};
+
+/* ---- setup ------------------------------------------------------------------ */
+
+/* A potential named without a directory that is not here is looked for among
+ * LAMMPS's. */
+static void resolve_potential(const char *name, char *path, size_t len) {
+  snprintf(path, len, "%s", name);
+  if (!strchr(name, '/') && access(name, R_OK) != 0) {
+    char alt[1024];
+    snprintf(alt, sizeof alt, LAMMPS_POTENTIALS "/%s", name);
+    if (access(alt, R_OK) == 0) snprintf(path, len, "%s", alt);
+  }
+}
+
+/* Species from the `elements` key: element indices of the potential. */
+static int parse_elements(const wf_deck *d, const eam_potential *pot, int *species, int *n,
+                          wf_status *st) {
+  char buf[WF_DECK_TEXT_MAX];
+  snprintf(buf, sizeof buf, "%s", wf_deck_str(d, "eam", "elements"));
+  *n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+    if (*n == MD_MAX_SPECIES)
+      return wf_deck_fail(d, "eam", "elements", st, "at most %d elements", MD_MAX_SPECIES);
+    int e = eam_element(pot, t);
+    if (e < 0) {
+      char have[128] = "";
+      for (int i = 0; i < pot->nelements; i++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), " %s", pot->element[i]);
+      return wf_deck_fail(d, "eam", "elements", st, "element '%s' is not in %s (it has:%s)", t,
+                          pot->path, have);
+    }
+    species[(*n)++] = e;
+  }
+  return WF_OK;
+}
+
+static int lattice_spec(const wf_deck *d, const eam_potential *pot, md_lattice *l, wf_status *st) {
+  memset(l, 0, sizeof *l);
+  if (parse_elements(d, pot, l->species, &l->nspecies, st) != WF_OK) return st->code;
+  if (l->nspecies == 0) l->species[0] = 0, l->nspecies = 1;
+  const char *frac = wf_deck_str(d, "eam", "fractions");
+  double sum = 0;
+  if (!frac[0]) {
+    for (int s = 0; s < l->nspecies; s++) l->fraction[s] = 1.0 / l->nspecies;
+    sum = 1;
+  } else {
+    char *end;
+    const char *p = frac;
+    for (int s = 0; s < l->nspecies; s++, p = end) {
+      l->fraction[s] = strtod(p, &end);
+      if (end == p || !(l->fraction[s] >= 0))
+        return wf_deck_fail(d, "eam", "fractions", st, "expected %d non-negative shares",
+                            l->nspecies);
+      sum += l->fraction[s];
+    }
+    while (*p == ' ') p++;
+    if (*p || fabs(sum - 1) > 1e-9)
+      return wf_deck_fail(d, "eam", "fractions", st, "expected %d shares summing to 1",
+                          l->nspecies);
+  }
+  const char *kind = wf_deck_str(d, "eam", "lattice");
+  const int first = l->species[0];
+  snprintf(l->kind, sizeof l->kind, "%s", strcmp(kind, "potential") == 0 ? pot->lattice[first] : kind);
+  if (strcmp(l->kind, "fcc") != 0 && strcmp(l->kind, "bcc") != 0)
+    return wf_deck_fail(d, "eam", "lattice", st,
+                        "%s gives lattice '%s' for %s; wafer builds fcc or bcc: set eam.lattice",
+                        pot->path, pot->lattice[first], pot->element[first]);
+  l->a = wf_deck_real(d, "eam", "lattice_constant");
+  if (l->a == 0) l->a = pot->lattice_a[first];
+  if (!(l->a > 0))
+    return wf_deck_fail(d, "eam", "lattice_constant", st,
+                        "%s gives no lattice constant: set eam.lattice_constant", pot->path);
+  sscanf(wf_deck_str(d, "eam", "cells"), "%dx%dx%d", &l->cells[0], &l->cells[1], &l->cells[2]);
+  l->seed = (uint64_t)wf_deck_int(d, "eam", "seed");
+  return WF_OK;
+}
+
+/* Everything the run needs, read from the deck. */
+typedef struct setup {
+  char potential[1024];
+  eam_potential pot;
+  md_params par;
+  long long steps, thermo, crosscheck_steps;
+  bool lammps;
+  bool from_data;
+  md_lattice lattice;
+  md_data data;
+  int type_species[MD_MAX_SPECIES];
+  double temperature;
+} setup;
+
+static int read_setup(const wf_run *run, setup *s, wf_status *st) {
+  const wf_deck *d = run->deck;
+  memset(s, 0, sizeof *s);
+  resolve_potential(wf_deck_str(d, "eam", "potential"), s->potential, sizeof s->potential);
+  if (eam_read_bcast(&s->pot, s->potential, run->comm, st) != WF_OK)
+    return wf_deck_blame(d, "eam", "potential", st);
+  if (s->pot.nelements > MD_MAX_SPECIES) /* EAM_MAX_ELEMENTS == MD_MAX_SPECIES today */
+    return wf_deck_fail(d, "eam", "potential", st, "at most %d elements", MD_MAX_SPECIES);
+  const bool thermostat = strcmp(wf_deck_str(d, "eam", "thermostat"), "berendsen") == 0;
+  s->temperature = wf_deck_real(d, "eam", "temperature");
+  s->par = (md_params){.dt = wf_deck_real(d, "eam", "dt"),
+                       .skin = wf_deck_real(d, "eam", "skin"),
+                       .overlap = wf_deck_real(d, "eam", "overlap"),
+                       .neigh_delay = (int)wf_deck_int(d, "eam", "neigh_delay"),
+                       .berendsen_t = s->temperature,
+                       .berendsen_damp = thermostat ? wf_deck_real(d, "eam", "damp") : 0};
+  s->steps = wf_deck_int(d, "eam", "steps");
+  s->thermo = wf_deck_int(d, "eam", "thermo");
+  s->crosscheck_steps = wf_deck_int(d, "eam", "crosscheck_steps");
+  s->lammps = strcmp(wf_deck_str(d, "eam", "crosscheck"), "lammps") == 0;
+
+  const char *data = wf_deck_str(d, "eam", "data");
+  s->from_data = data[0] != 0;
+  if (!s->from_data) {
+    if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0)
+      return wf_deck_fail(d, "eam", "velocities", st, "'data' needs eam.data (a data file)");
+    return lattice_spec(d, &s->pot, &s->lattice, st);
+  }
+  char *text;
+  if (wf_read_text_bcast(run->comm, data, "LAMMPS data file", &text, st) != WF_OK)
+    return wf_deck_blame(d, "eam", "data", st);
+  int rc = md_data_parse(&s->data, text, data, st);
+  free(text);
+  if (rc != WF_OK) return rc;
+  int n;
+  if (parse_elements(d, &s->pot, s->type_species, &n, st) != WF_OK) return st->code;
+  if (n == 0) {
+    n = s->pot.nelements;
+    for (int e = 0; e < n; e++) s->type_species[e] = e;
+  }
+  if (n != s->data.ntypes)
+    return wf_deck_fail(d, "eam", "elements", st,
+                        "%s has %d atom types; give the element of each (%d given)", data,
+                        s->data.ntypes, n);
+  if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0 && !s->data.has_velocities)
+    return wf_deck_fail(d, "eam", "velocities", st, "%s has no Velocities section", data);
+  return WF_OK;
+}
+
+static void free_setup(setup *s) {
+  eam_free(&s->pot);
+  md_data_free(&s->data);
+}
+
+/* The domain and this rank's atoms, with velocities. */
+static int build_system(const wf_run *run, setup *s, md_domain *dom, md_atoms *atoms,
+                        wf_status *st) {
+  const wf_deck *d = run->deck;
+  md_box box = s->from_data ? s->data.box : md_lattice_box(&s->lattice);
+  if (md_domain_create(dom, &run->wafer->dc, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
+      WF_OK)
+    return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
+  md_atoms_init(atoms);
+  int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)
+                        : md_lattice_fill(&s->lattice, dom, atoms, st);
+  wf_status_agree(run->comm, st);
+  if (rc != WF_OK || st->code != WF_OK) return st->code;
+  if (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0)
+    md_velocity_create(atoms, s->pot.mass, s->temperature, (uint64_t)wf_deck_int(d, "eam", "seed"),
+                       run->comm);
+  md_data_free(&s->data);
+  return WF_OK;
+}
+
+/* ---- the LAMMPS cross-check ---------------------------------------------------- */
+
+typedef struct crosscheck {
+  char dir[1024];
+  bool own_dir;
+  md_lammps_result lmp;
+  long long force_step;
+  double *forces; /* rank 0: our forces at force_step, rows (id, fx, fy, fz) by id */
+  long long nforces;
+} crosscheck;
+
+static int prepare_crosscheck(const wf_run *run, const setup *s, const md_sim *sim, crosscheck *x,
+                              wf_status *st) {
+  memset(x, 0, sizeof *x);
+  wf_status_clear(st);
+  if (run->rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(x->dir, sizeof x->dir, "%s/wafer-lammps-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(x->dir)) wf_fail(st, WF_ERR_RUNTIME, "crosscheck: cannot create %s", x->dir);
+    x->own_dir = true;
+  }
+  wf_status_bcast(run->comm, st);
+  MPI_Bcast(x->dir, sizeof x->dir, MPI_CHAR, 0, run->comm);
+  if (st->code != WF_OK) return st->code;
+  char path[1100];
+  snprintf(path, sizeof path, "%s/init.data", x->dir);
+  if (md_data_write(path, "wafer eam: initial state for the LAMMPS cross-check", &sim->dom.box,
+                    &sim->atoms, s->pot.nelements, s->pot.mass, run->comm, st) != WF_OK)
+    return st->code;
+  x->force_step = s->steps < s->crosscheck_steps ? s->steps : s->crosscheck_steps;
+  return WF_OK;
+}
+
+/* Our side of the force comparison, at the step LAMMPS dumps. */
+static int gather_forces(const wf_run *run, const md_sim *sim, crosscheck *x, wf_status *st) {
+  return md_gather_vec(&sim->atoms, sim->atoms.f, run->comm, &x->forces, &x->nforces, st);
+}
+
+static int run_lammps(const wf_run *run, const setup *s, crosscheck *x, wf_status *st) {
+  wf_status_clear(st);
+  if (run->rank == 0) {
+    char elements[256] = "";
+    for (int e = 0; e < s->pot.nelements; e++)
+      snprintf(elements + strlen(elements), sizeof elements - strlen(elements), "%s%s",
+               e ? " " : "", s->pot.element[e]);
+    char potential[2048], cwd[1024];
+    if (s->potential[0] != '/' && getcwd(cwd, sizeof cwd))
+      snprintf(potential, sizeof potential, "%s/%s", cwd, s->potential); /* lmp runs elsewhere */
+    else
+      snprintf(potential, sizeof potential, "%s", s->potential);
+    md_lammps_job job = {.lmp = wf_deck_str(run->deck, "eam", "lmp"),
+                         .dir = x->dir,
+                         .potential = potential,
+                         .elements = strstr(s->potential, ".alloy") ? elements : NULL,
+                         .skin = s->par.skin,
+                         .dt = s->par.dt,
+                         .neigh_delay = s->par.neigh_delay,
+                         .steps = s->steps,
+                         .thermo = s->thermo,
+                         .force_step = x->force_step,
+                         .berendsen_t = s->par.berendsen_t,
+                         .berendsen_damp = s->par.berendsen_damp};
+    md_lammps_run(&job, &x->lmp, st);
+  }
+  wf_status_bcast(run->comm, st);
+  return st->code;
+}
+
+static void remove_crosscheck(crosscheck *x, bool keep) {
+  if (x->own_dir && !keep) {
+    const char *files[] = {"init.data", "in.lmp", "log.lammps", "lmp.out", "forces.txt"};
+    char path[1100];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+      snprintf(path, sizeof path, "%s/%s", x->dir, files[i]);
+      remove(path);
+    }
+    rmdir(x->dir);
+  }
+  md_lammps_result_free(&x->lmp);
+  free(x->forces);
+}
+
+/* ---- reporting ------------------------------------------------------------------ */
+
+typedef struct history {
+  md_thermo_row *rows;
+  int n, cap;
+} history;
+
+static int history_add(history *h, md_thermo_row r, wf_status *st) {
+  if (h->n == h->cap) {
+    int cap = h->cap ? 2 * h->cap : 64;
+    md_thermo_row *q = realloc(h->rows, (size_t)cap * sizeof *q);
+    if (!q) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for thermo rows");
+    h->rows = q;
+    h->cap = cap;
+  }
+  h->rows[h->n++] = r;
+  return WF_OK;
+}
+
+/* Largest |E(t) - E(0)| per atom over the rows (eV/atom). */
+static double energy_drift(const md_thermo_row *rows, int n, long long natoms) {
+  double d = 0;
+  for (int i = 1; i < n; i++) d = fmax(d, fabs(rows[i].etotal - rows[0].etotal));
+  return d / (double)natoms;
+}
+
+static void print_row(const md_thermo_row *r) {
+  printf("eam: %8lld %14.6f %18.8f %16.8f %18.8f %14.6f\n", r->step, r->temp, r->pe, r->ke,
+         r->etotal, r->press);
+}
+
+static void add_check(wf_run *run, bool ok, const char *what) {
+  if (ok) run->checks_passed++;
+  else {
+    run->checks_failed++;
+    if (run->verbose) printf("eam: CHECK FAILED: %s\n", what);
+  }
+}
+
+typedef struct comparison {
+  double thermo_diff, force_diff, force_max, drift_lammps, us_lammps;
+  int rows_compared;
+} comparison;
+
+static double rel_diff(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1.0); }
+
+/* Rank 0 compares; the verdicts are broadcast. */
+static void compare(wf_run *run, const setup *s, const crosscheck *x, const history *h,
+                    long long natoms, comparison *c) {
+  memset(c, 0, sizeof *c);
+  if (run->rank == 0) {
+    const md_lammps_result *l = &x->lmp;
+    int matched = 0;
+    for (int i = 0; i < h->n; i++)
+      for (int k = 0; k < l->nrows; k++) {
+        if (l->rows[k].step != h->rows[i].step) continue;
+        matched++;
+        if (h->rows[i].step > s->crosscheck_steps) break;
+        const md_thermo_row *a = &h->rows[i], *b = &l->rows[k];
+        double diffs[5] = {rel_diff(a->temp, b->temp), rel_diff(a->pe, b->pe),
+                           rel_diff(a->ke, b->ke), rel_diff(a->etotal, b->etotal),
+                           rel_diff(a->press, b->press)};
+        for (int v = 0; v < 5; v++) c->thermo_diff = fmax(c->thermo_diff, diffs[v]);
+        c->rows_compared++;
+      }
+    if (matched != h->n || l->nrows != h->n) c->thermo_diff = INFINITY; /* rows missing */
+    c->force_diff = x->nforces == l->nforces ? 0 : INFINITY;
+    for (long long i = 0; i < x->nforces && i < l->nforces; i++) {
+      const double *r = x->forces + 4 * i;
+      if ((int64_t)r[0] != l->force_id[i]) c->force_diff = INFINITY;
+      for (int k = 0; k < 3; k++) {
+        c->force_diff = fmax(c->force_diff, fabs(r[1 + k] - l->force[i][k]));
+        c->force_max = fmax(c->force_max, fabs(l->force[i][k]));
+      }
+    }
+    c->drift_lammps = energy_drift(l->rows, l->nrows, natoms);
+    c->us_lammps = s->steps ? l->loop_seconds / ((double)s->steps * natoms) * 1e6 : 0;
+  }
+  MPI_Bcast(c, sizeof *c, MPI_BYTE, 0, run->comm);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+static int eam_run(wf_run *run, wf_status *st) {
+  setup s;
+  int rc = read_setup(run, &s, st);
+  md_domain dom;
+  md_atoms atoms;
+  if (rc == WF_OK) rc = build_system(run, &s, &dom, &atoms, st);
+  if (rc != WF_OK) {
+    free_setup(&s);
+    return rc;
+  }
+  md_sim sim;
+  rc = md_sim_start(&sim, &s.par, &s.pot, &atoms, &dom, 0, st);
+  if (rc != WF_OK) {
+    md_sim_free(&sim);
+    free_setup(&s);
+    return st->code == WF_ERR_INPUT ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
+                                    : rc;
+  }
+  if (run->verbose) {
+    const md_box *b = &sim.dom.box;
+    printf("eam: %lld atoms of", sim.natoms);
+    for (int e = 0; e < s.pot.nelements; e++) printf(" %s", s.pot.element[e]);
+    printf(" (%s), box %.4g x %.4g x %.4g A, cutoff %.4g + skin %.4g A, dt %g ps, %lld steps%s\n",
+           s.potential, b->len[0], b->len[1], b->len[2], s.pot.cut, s.par.skin, s.par.dt, s.steps,
+           s.par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
+  }
+
+  crosscheck x = {0};
+  if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);
+  if (rc == WF_OK && s.lammps && x.force_step == 0) rc = gather_forces(run, &sim, &x, st);
+
+  history h = {0};
+  if (run->verbose)
+    printf("eam: %8s %14s %18s %16s %18s %14s\n", "step", "temp", "pe", "ke", "etotal", "press");
+  md_thermo_row r = md_sim_thermo(&sim);
+  if (rc == WF_OK) rc = history_add(&h, r, st);
+  if (run->verbose) print_row(&r);
+
+  wf_progress prog;
+  wf_progress_start(&prog, "eam", (long)s.steps, run->verbose, stdout);
+  MPI_Barrier(run->comm);
+  double t0 = MPI_Wtime();
+  for (long long k = 1; rc == WF_OK && k <= s.steps; k++) {
+    rc = md_sim_step(&sim, false, st);
+    if (rc == WF_OK && s.lammps && sim.step == x.force_step) rc = gather_forces(run, &sim, &x, st);
+    bool last = k == s.steps, out = last || (s.thermo > 0 && sim.step % s.thermo == 0);
+    if (rc == WF_OK && out) {
+      r = md_sim_thermo(&sim);
+      if (!isfinite(r.pe) || !isfinite(r.ke) || !isfinite(r.press))
+        rc = wf_fail(st, WF_ERR_RUNTIME,
+                     "non-finite energy at step %lld (pe %g, ke %g): the run has blown up",
+                     r.step, r.pe, r.ke);
+      else rc = history_add(&h, r, st);
+      if (rc == WF_OK && run->verbose) print_row(&r);
+    }
+    wf_progress_tick(&prog, (long)k);
+  }
+  double seconds = MPI_Wtime() - t0, tmax;
+  MPI_Allreduce(&seconds, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  seconds = tmax;
+
+  comparison c = {0};
+  if (rc == WF_OK && s.lammps) rc = run_lammps(run, &s, &x, st);
+  if (rc == WF_OK && s.lammps) compare(run, &s, &x, &h, sim.natoms, &c);
+  const char *out_data = wf_deck_str(run->deck, "eam", "write_data");
+  if (rc == WF_OK && out_data[0])
+    rc = md_data_write(out_data, "wafer eam: final state", &sim.dom.box, &sim.atoms,
+                       s.pot.nelements, s.pot.mass, run->comm, st);
+
+  if (rc == WF_OK) {
+    double drift = energy_drift(h.rows, h.n, sim.natoms);
+    double us = s.steps ? seconds / ((double)s.steps * sim.natoms) * 1e6 : 0;
+    md_model_result model;
+    md_model_project(&model, &sim, s.from_data ? NULL : &s.lattice, run->wafer);
+    if (s.lammps) {
+      add_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
+      add_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
+                "forces agree with LAMMPS to 1e-10");
+      add_check(run, s.par.berendsen_damp > 0 || drift <= 1.5 * c.drift_lammps + 1e-12,
+                "energy drift no worse than LAMMPS's");
+    }
+    if (run->verbose) {
+      printf("eam: %.3f s for %lld steps: %.4g us/atom-step (neighbour lists %.0f%%, forces "
+             "%.0f%%, ghosts %.0f%%; %ld list builds); energy drift %.3g eV/atom\n",
+             seconds, s.steps, us, 100 * sim.seconds_neigh / fmax(seconds, 1e-30),
+             100 * sim.seconds_force / fmax(seconds, 1e-30),
+             100 * sim.seconds_comm / fmax(seconds, 1e-30), sim.nl.builds, drift);
+      if (s.lammps)
+        printf("eam: LAMMPS: %.4g us/atom-step, ratio wafer/LAMMPS %.2f; thermo rows differ by "
+               "%.2g (%d rows), forces at step %lld by %.2g eV/A (largest %.3g); LAMMPS drift "
+               "%.3g eV/atom\n",
+               c.us_lammps, c.us_lammps > 0 ? us / c.us_lammps : 0.0, c.thermo_diff,
+               c.rows_compared, x.force_step, c.force_diff, c.force_max, c.drift_lammps);
+      md_model_print(&model, stdout);
+    }
+    wf_json *j = run->summary;
+    wf_json_begin(j, "eam");
+    wf_json_int(j, "atoms", sim.natoms);
+    wf_json_int(j, "steps", s.steps);
+    wf_json_num(j, "seconds", seconds);
+    wf_json_num(j, "us_per_atom_step", us);
+    wf_json_num(j, "energy_drift_per_atom", drift);
+    wf_json_int(j, "neighbor_builds", sim.nl.builds);
+    wf_json_num(j, "pe_final", r.pe);
+    wf_json_num(j, "etotal_final", r.etotal);
+    wf_json_num(j, "temp_final", r.temp);
+    wf_json_end(j);
+    if (s.lammps) {
+      wf_json_begin(j, "lammps");
+      wf_json_num(j, "us_per_atom_step", c.us_lammps);
+      wf_json_num(j, "ratio", c.us_lammps > 0 ? us / c.us_lammps : 0.0);
+      wf_json_num(j, "thermo_rel_diff", c.thermo_diff);
+      wf_json_int(j, "rows_compared", c.rows_compared);
+      wf_json_num(j, "force_diff", c.force_diff);
+      wf_json_num(j, "energy_drift_per_atom", c.drift_lammps);
+      wf_json_end(j);
+    }
+    md_model_json(&model, j);
+    run->seconds = seconds;
+    run->wafer_seconds = model.seconds_per_step * (double)s.steps;
+    snprintf(run->headline, sizeof run->headline, "%lld atoms, %lld steps, %.3g us/atom-step, drift %.2g eV/atom%s",
+             sim.natoms, s.steps, us, drift,
+             s.lammps ? (run->checks_failed ? ", LAMMPS differs" : ", = LAMMPS") : "");
+  }
+  if (s.lammps) remove_crosscheck(&x, rc != WF_OK || run->checks_failed > 0);
+  if (run->verbose && s.lammps && (rc != WF_OK || run->checks_failed > 0) && x.dir[0])
+    printf("eam: LAMMPS files kept in %s\n", x.dir);
+  free(h.rows);
+  md_sim_free(&sim);
+  free_setup(&s);
+  return rc;
+}
+
+const wf_workload wf_eam_workload = {
+    .name = "eam",
+    .help = "EAM molecular dynamics (velocity Verlet) on the PE grid, checked against LAMMPS",
+    .sections = eam_sections,
+    .nsections = 1,
+    .run = eam_run,
+};

@@ -1,0 +1,316 @@
+#include "md_domain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_io.h"
+
+static const char axis_name[3] = {'x', 'y', 'z'};
+
+enum { TAG_COUNT = 710, TAG_DATA = 711 };
+
+int md_domain_pe_of(const md_domain *d, int axis, double x) {
+  int n = d->pe_n[axis];
+  int p = (int)floor((x - d->box.lo[axis]) / d->box.len[axis] * n);
+  return p < 0 ? 0 : p >= n ? n - 1 : p;
+}
+
+bool md_domain_owns(const md_domain *d, const double x[3]) {
+  for (int a = 0; a < 2; a++) {
+    int p = md_domain_pe_of(d, a, x[a]);
+    if (p < d->pe_lo[a] || p >= d->pe_hi[a]) return false;
+  }
+  return true;
+}
+
+static int rank_at(const md_domain *d, const wf_decomp *dc, int a, int step) {
+  int c[2] = {d->rank_c[0], d->rank_c[1]};
+  c[a] = (c[a] + step + d->rank_n[a]) % d->rank_n[a];
+  return wf_decomp_rank_of(dc, c[0], c[1]);
+}
+
+int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, double cutforce,
+                     double cutghost, wf_status *st) {
+  memset(d, 0, sizeof *d);
+  d->comm = dc->comm;
+  d->rank = dc->rank;
+  d->box = *box;
+  d->cutghost = cutghost;
+  for (int a = 0; a < 3; a++) {
+    if (box->len[a] < 2 * cutforce)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "the box is %.6g A long in %c, shorter than twice the potential's cutoff "
+                     "(2 x %.6g A): an atom would interact with its own periodic image",
+                     box->len[a], axis_name[a], cutforce);
+    if (box->len[a] < cutghost)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "the box is %.6g A long in %c, shorter than cutoff + skin (%.6g A): reduce "
+                     "the skin",
+                     box->len[a], axis_name[a], cutghost);
+  }
+  const int pe_n[2] = {dc->pe_nx, dc->pe_ny}, lo[2] = {dc->x0, dc->y0}, n[2] = {dc->nx, dc->ny};
+  const int rn[2] = {dc->px, dc->py}, rc[2] = {dc->cx, dc->cy};
+  for (int a = 0; a < 2; a++) {
+    d->pe_n[a] = pe_n[a];
+    d->pe_lo[a] = lo[a];
+    d->pe_hi[a] = lo[a] + n[a];
+    d->rank_n[a] = rn[a];
+    d->rank_c[a] = rc[a];
+    double pe_width = box->len[a] / pe_n[a];
+    d->sub_lo[a] = box->lo[a] + d->pe_lo[a] * pe_width;
+    d->sub_hi[a] = box->lo[a] + d->pe_hi[a] * pe_width;
+    /* The thinnest block: its ghosts must all come from the next rank. */
+    double thinnest = (pe_n[a] / rn[a]) * pe_width;
+    if (rn[a] > 1 && thinnest < cutghost)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "with %d ranks along %c, rank blocks are %.4g A wide, thinner than the "
+                     "cutoff + skin (%.4g A): use fewer ranks along %c ([wafer] rank_grid) or a "
+                     "bigger box",
+                     rn[a], axis_name[a], thinnest, cutghost, axis_name[a]);
+  }
+  d->sub_lo[2] = box->lo[2];
+  d->sub_hi[2] = box->lo[2] + box->len[2];
+
+  for (int a = 0; a < 3; a++)
+    for (int side = 0; side < 2; side++) {
+      md_swap *s = &d->swap[2 * a + side];
+      s->dim = a;
+      int step = side == 0 ? -1 : 1; /* side 0 sends down, side 1 up */
+      if (a < 2 && d->rank_n[a] > 1) {
+        s->send_to = d->neighbor[a][side] = rank_at(d, dc, a, step);
+        s->recv_from = rank_at(d, dc, a, -step);
+      } else {
+        s->send_to = s->recv_from = d->rank;
+      }
+      bool at_lo = a == 2 || d->rank_c[a] == 0, at_hi = a == 2 || d->rank_c[a] == d->rank_n[a] - 1;
+      if (side == 0 && at_lo) s->shift[a] = box->len[a];
+      if (side == 1 && at_hi) s->shift[a] = -box->len[a];
+    }
+  return WF_OK;
+}
+
+void md_domain_free(md_domain *d) {
+  for (int s = 0; s < 6; s++) free(d->swap[s].list);
+  free(d->sendbuf), free(d->recvbuf);
+  memset(d, 0, sizeof *d);
+}
+
+static int reserve_buf(double **buf, size_t *cap, size_t n, wf_status *st) {
+  if (n <= *cap) return WF_OK;
+  size_t c = n + n / 2 + 1024;
+  double *b = realloc(*buf, c * sizeof *b);
+  if (!b) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a %zu-value message", n);
+  *buf = b;
+  *cap = c;
+  return WF_OK;
+}
+
+/* Send `ns` values to `to` and receive from `from` into d->recvbuf; *nr on
+ * return is the number received. */
+static int exchange(md_domain *d, int to, int from, const double *send, int ns, int *nr,
+                    wf_status *st) {
+  MPI_Sendrecv(&ns, 1, MPI_INT, to, TAG_COUNT, nr, 1, MPI_INT, from, TAG_COUNT, d->comm,
+               MPI_STATUS_IGNORE);
+  if (reserve_buf(&d->recvbuf, &d->recvcap, (size_t)*nr, st) != WF_OK) return st->code;
+  MPI_Sendrecv(send, ns, MPI_DOUBLE, to, TAG_DATA, d->recvbuf, *nr, MPI_DOUBLE, from, TAG_DATA,
+               d->comm, MPI_STATUS_IGNORE);
+  return WF_OK;
+}
+
+/* ---- migration ------------------------------------------------------------ */
+
+enum { MIGRATE_VALUES = 8 }; /* id, type, x[3], v[3] */
+
+static void pack_atom(const md_atoms *a, int i, double *b) {
+  b[0] = (double)a->id[i];
+  b[1] = a->type[i];
+  memcpy(b + 2, a->x[i], sizeof(md_vec));
+  memcpy(b + 5, a->v[i], sizeof(md_vec));
+}
+
+static int unpack_atoms(md_atoms *a, const double *b, int n, wf_status *st) {
+  for (int k = 0; k < n; k++, b += MIGRATE_VALUES)
+    if (md_atoms_add(a, (int64_t)b[0], (int)b[1], b + 2, b + 5, st) != WF_OK) return st->code;
+  return WF_OK;
+}
+
+/* Periodic wrap, as LAMMPS's Domain::pbc (an atom just below lo can land on
+ * hi after += len; it is put on lo). False for an atom that is not finite
+ * or more than a box length outside. */
+static bool wrap(const md_box *box, double x[3]) {
+  for (int a = 0; a < 3; a++) {
+    double lo = box->lo[a], hi = lo + box->len[a];
+    if (!isfinite(x[a])) return false;
+    if (x[a] < lo) {
+      x[a] += box->len[a];
+      if (x[a] >= hi) x[a] = lo;
+    } else if (x[a] >= hi) {
+      x[a] -= box->len[a];
+      if (x[a] < lo) x[a] = lo;
+    }
+    if (x[a] < lo || x[a] >= hi) return false;
+  }
+  return true;
+}
+
+int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
+  wf_status_clear(st);
+  a->nghost = 0;
+  for (int i = 0; i < a->nlocal && st->code == WF_OK; i++)
+    if (!wrap(&d->box, a->x[i]))
+      wf_fail(st, WF_ERR_RUNTIME,
+              "atom %lld is at (%.6g, %.6g, %.6g), not finite or a box length outside the box: "
+              "the run has blown up (timestep too large, or overlapping atoms?)",
+              (long long)a->id[i], a->x[i][0], a->x[i][1], a->x[i][2]);
+  for (int ax = 0; ax < 2; ax++) {
+    if (d->rank_n[ax] == 1) continue;
+    int n = d->rank_n[ax], c = d->rank_c[ax];
+    int nsend[2] = {0, 0}; /* 0: down, 1: up */
+    double *buf[2] = {NULL, NULL};
+    size_t cap[2] = {0, 0};
+    for (int i = 0; i < a->nlocal && st->code == WF_OK;) {
+      int owner = wf_block_owner(d->pe_n[ax], n, md_domain_pe_of(d, ax, a->x[i][ax]));
+      if (owner == c) {
+        i++;
+        continue;
+      }
+      int side = owner == (c + 1) % n ? 1 : owner == (c - 1 + n) % n ? 0 : -1;
+      if (side < 0) {
+        wf_fail(st, WF_ERR_RUNTIME,
+                "atom %lld moved further than a rank block in %c between neighbour list builds "
+                "(now at %.6g): timestep too large?",
+                (long long)a->id[i], axis_name[ax], a->x[i][ax]);
+        break;
+      }
+      if (reserve_buf(&buf[side], &cap[side], (size_t)(nsend[side] + 1) * MIGRATE_VALUES, st) !=
+          WF_OK)
+        break;
+      pack_atom(a, i, buf[side] + (size_t)nsend[side]++ * MIGRATE_VALUES);
+      md_atoms_copy(a, i, --a->nlocal);
+    }
+    wf_status_agree(d->comm, st);
+    for (int side = 0; side < 2 && st->code == WF_OK; side++) {
+      int nr;
+      if (exchange(d, d->neighbor[ax][side], d->neighbor[ax][1 - side], buf[side],
+                   nsend[side] * MIGRATE_VALUES, &nr, st) == WF_OK)
+        unpack_atoms(a, d->recvbuf, nr / MIGRATE_VALUES, st);
+    }
+    free(buf[0]), free(buf[1]);
+    wf_status_agree(d->comm, st);
+    if (st->code != WF_OK) return st->code;
+  }
+  return st->code;
+}
+
+/* ---- ghosts ---------------------------------------------------------------- */
+
+enum { BORDER_VALUES = 5 }; /* x[3], type, id */
+
+static int list_add(md_swap *s, int i, wf_status *st) {
+  if (s->nsend == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 1024;
+    int *l = realloc(s->list, (size_t)cap * sizeof *l);
+    if (!l) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a ghost list");
+    s->list = l;
+    s->cap = cap;
+  }
+  s->list[s->nsend++] = i;
+  return WF_OK;
+}
+
+/* Atoms 0 .. n-1 near the face this swap sends across. */
+static int select_border(const md_domain *d, md_swap *s, int side, const md_atoms *a, int n,
+                         wf_status *st) {
+  int ax = s->dim;
+  s->nsend = 0;
+  if (side == 0) {
+    double lim = d->sub_lo[ax] + d->cutghost;
+    for (int i = 0; i < n; i++)
+      if (a->x[i][ax] < lim && list_add(s, i, st) != WF_OK) return st->code;
+  } else {
+    double lim = d->sub_hi[ax] - d->cutghost;
+    for (int i = 0; i < n; i++)
+      if (a->x[i][ax] >= lim && list_add(s, i, st) != WF_OK) return st->code;
+  }
+  return WF_OK;
+}
+
+int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
+  wf_status_clear(st);
+  a->nghost = 0;
+  int nlast = 0;
+  for (int k = 0; k < 6; k++) {
+    md_swap *s = &d->swap[k];
+    if (k % 2 == 0) nlast = a->nlocal + a->nghost; /* both sides send the same candidates */
+    int rc = select_border(d, s, k % 2, a, nlast, st);
+    if (rc == WF_OK)
+      rc = reserve_buf(&d->sendbuf, &d->sendcap, (size_t)s->nsend * BORDER_VALUES, st);
+    wf_status_agree(d->comm, st);
+    if (st->code != WF_OK) return st->code;
+    for (int m = 0; m < s->nsend; m++) {
+      int i = s->list[m];
+      double *b = d->sendbuf + (size_t)m * BORDER_VALUES;
+      for (int c = 0; c < 3; c++) b[c] = a->x[i][c] + s->shift[c];
+      b[3] = a->type[i];
+      b[4] = (double)a->id[i];
+    }
+    int nr = s->nsend * BORDER_VALUES;
+    const double *recv = d->sendbuf;
+    if (s->send_to != d->rank) {
+      if (exchange(d, s->send_to, s->recv_from, d->sendbuf, s->nsend * BORDER_VALUES, &nr, st) !=
+          WF_OK)
+        nr = 0;
+      recv = d->recvbuf;
+    }
+    wf_status_agree(d->comm, st);
+    if (st->code != WF_OK) return st->code;
+    s->first = a->nlocal + a->nghost;
+    s->nrecv = nr / BORDER_VALUES;
+    if (md_atoms_reserve(a, s->first + s->nrecv, st) != WF_OK) return st->code;
+    for (int m = 0; m < s->nrecv; m++) {
+      const double *b = recv + (size_t)m * BORDER_VALUES;
+      int g = s->first + m;
+      memcpy(a->x[g], b, sizeof(md_vec));
+      a->type[g] = (int)b[3];
+      a->id[g] = (int64_t)b[4];
+    }
+    a->nghost += s->nrecv;
+  }
+  return WF_OK;
+}
+
+/* Forward communication: each swap packs its list (positions shifted) and
+ * receives straight into the ghosts' slots, in the order borders built them. */
+void md_domain_forward_x(md_domain *d, md_atoms *a) {
+  for (int k = 0; k < 6; k++) {
+    md_swap *s = &d->swap[k];
+    const int *list = s->list;
+    md_vec *x = a->x;
+    if (s->send_to == d->rank) {
+      for (int m = 0; m < s->nsend; m++)
+        for (int c = 0; c < 3; c++) x[s->first + m][c] = x[list[m]][c] + s->shift[c];
+      continue;
+    }
+    double *b = d->sendbuf; /* borders sized it for 5 values per atom */
+    for (int m = 0; m < s->nsend; m++)
+      for (int c = 0; c < 3; c++) b[3 * m + c] = x[list[m]][c] + s->shift[c];
+    MPI_Sendrecv(b, 3 * s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, x[s->first], 3 * s->nrecv,
+                 MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
+  }
+}
+
+void md_domain_forward_scalar(md_domain *d, double *value) {
+  for (int k = 0; k < 6; k++) {
+    md_swap *s = &d->swap[k];
+    const int *list = s->list;
+    if (s->send_to == d->rank) {
+      for (int m = 0; m < s->nsend; m++) value[s->first + m] = value[list[m]];
+      continue;
+    }
+    double *b = d->sendbuf;
+    for (int m = 0; m < s->nsend; m++) b[m] = value[list[m]];
+    MPI_Sendrecv(b, s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, value + s->first, s->nrecv,
+                 MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
+  }
+}

@@ -1,0 +1,75 @@
+/* The periodic box laid on the PE grid, and the atoms' traffic between ranks.
+ *
+ * The PE grid tiles the box in x and y; a PE owns the atoms of its column
+ * (all z). A rank owns the atoms of its block of PEs, so its region is a
+ * rectangle in x-y times the whole box in z. Ownership is decided by the PE
+ * column index floor((x - lo) / len * pe_n), the same integer test on every
+ * rank, so an atom on a boundary belongs to exactly one rank.
+ *
+ * Each rank keeps ghost copies of the atoms within `cutghost` (force cutoff
+ * + skin) of its region, received in six swaps as LAMMPS's Comm::borders
+ * does: low and high in x, then y (forwarding x ghosts, which covers the
+ * corners), then z (always from itself: z is not split). A swap whose
+ * partner is this rank is a copy with a periodic shift. Between neighbour
+ * list builds the same swaps refresh the ghosts' positions and carry
+ * per-atom values (the EAM embedding derivative). */
+#ifndef MD_DOMAIN_H
+#define MD_DOMAIN_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "md_atoms.h"
+#include "wf_decomp.h"
+#include "wf_error.h"
+
+typedef struct md_box {
+  double lo[3], len[3];
+} md_box;
+
+typedef struct md_swap {
+  int dim;               /* 0, 1, 2 */
+  int send_to, recv_from; /* ranks; both this rank for a self swap */
+  double shift[3];       /* added to positions as they are sent */
+  int *list, nsend, cap; /* local indices sent */
+  int first, nrecv;      /* ghosts received: first .. first+nrecv-1 */
+} md_swap;
+
+typedef struct md_domain {
+  MPI_Comm comm; /* the wafer's Cartesian communicator */
+  int rank;
+  md_box box;
+  int pe_n[2];          /* PE grid */
+  int pe_lo[2], pe_hi[2]; /* this rank's PE block, [lo, hi) */
+  int rank_n[2], rank_c[2];
+  int neighbor[2][2]; /* ranks below (0) and above (1) along x and y */
+  double sub_lo[3], sub_hi[3]; /* this rank's region */
+  double cutghost;
+  md_swap swap[6];
+  double *sendbuf, *recvbuf;
+  size_t sendcap, recvcap;
+} md_domain;
+
+/* Check the box against the cutoffs and the rank blocks, and set up the
+ * swaps. Errors are input errors with the numbers that fail. Collective. */
+int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, double cutforce,
+                     double cutghost, wf_status *st);
+void md_domain_free(md_domain *d);
+
+/* PE column (axis 0) or row (axis 1) holding coordinate x. */
+int md_domain_pe_of(const md_domain *d, int axis, double x);
+/* True if this rank owns a point at x (PE test above). */
+bool md_domain_owns(const md_domain *d, const double x[3]);
+
+/* Wrap owned atoms into the box and send those that left this rank's region
+ * to the neighbour that owns them now. Ghosts are dropped. An atom that
+ * moved further than one rank block is an error. Collective. */
+int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
+/* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */
+int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st);
+/* Refresh the ghosts' positions from their owners (same lists). Collective. */
+void md_domain_forward_x(md_domain *d, md_atoms *a);
+/* Copy a per-atom value (one double) from owners to ghosts. Collective. */
+void md_domain_forward_scalar(md_domain *d, double *value);
+
+#endif

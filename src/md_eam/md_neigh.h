@@ -1,0 +1,48 @@
+/* Neighbour lists: for each owned atom i, its neighbours within cutoff + skin
+ * in two runs: owned atoms j > i (each owned pair once, a half list), then
+ * ghosts (each owned-ghost pair from this side only: the ghost's owner
+ * computes its own half, so no forces travel back between ranks). Built
+ * from bins of half the neighbour cutoff, as LAMMPS's `neighbor bin`; the
+ * owned atoms are first sorted by bin so that neighbours sit close in memory.
+ * A list stays valid until some atom has moved more than half the skin. */
+#ifndef MD_NEIGH_H
+#define MD_NEIGH_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "md_atoms.h"
+#include "md_domain.h"
+#include "wf_error.h"
+
+typedef struct md_neigh {
+  double cutneigh, skin, overlap;
+  /* bins over the region plus its ghost shell */
+  double bin_lo[3], bin_inv[3];
+  int nbin[3];
+  int *bin_start, *bin_ghosts, *bin_atoms, *atom_bin; /* bin_ghosts: a bin's first ghost */
+  int nstencil, *stencil;
+  int bin_cap, atom_cap;
+  /* the list: owned atom i's neighbours are list[first[i] .. first[i+1]),
+   * the owned ones first, up to half_end[i] */
+  int *first, *half_end, *list;
+  size_t list_cap;
+  md_vec *x_hold; /* owned positions at the last build */
+  int hold_cap;
+  long builds;
+  long long pairs; /* entries in the last list */
+} md_neigh;
+
+void md_neigh_init(md_neigh *nl, double cutforce, double skin, double overlap);
+void md_neigh_free(md_neigh *nl);
+
+/* Reorder the owned atoms by bin (ties by id), so that the order depends on
+ * the atoms alone, not on their history. Call between migrate and borders. */
+int md_neigh_sort(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st);
+/* Build the lists from owned and ghost atoms. Two atoms closer than
+ * `overlap` are an error naming both. Collective (agrees on errors). */
+int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st);
+/* True on every rank if some atom moved more than skin / 2 since the build. */
+bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, MPI_Comm comm);
+
+#endif
