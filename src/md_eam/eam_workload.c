@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "eam_potential.h"
+#include "md_checkpoint.h"
+#include "md_h5md.h"
 #include "md_model.h"
 #include "md_sim.h"
 #include "wf_io.h"
@@ -88,6 +90,17 @@ static const wf_key eam_keys[] = {
     {"lmp", WF_KEY_STRING, "lmp", 0, 0, NULL, "the LAMMPS command for the cross-check", NULL},
     {"write_data", WF_KEY_STRING, "", 0, 0, NULL,
      "write the final state as a LAMMPS data file ('' = none)", NULL},
+    {"dump_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)",
+     NULL},
+    {"checkpoint", WF_KEY_STRING, "", 0, 0, NULL,
+     "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
+     NULL},
+    {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "steps between checkpoints (0: only at the end); a restart from one continues bit for bit",
+     NULL},
+    {"restart", WF_KEY_STRING, "", 0, 0, NULL,
+     "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", NULL},
 };
 static const wf_section eam_section = {
     "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "
@@ -265,7 +278,7 @@ typedef struct crosscheck {
   char dir[1024];
   bool own_dir;
   md_lammps_result lmp;
-  long long force_step;
+  long long start_step, force_step;
   double *forces; /* rank 0: our forces at force_step, rows (id, fx, fy, fz) by id */
   long long nforces;
 } crosscheck;
@@ -288,7 +301,9 @@ static int prepare_crosscheck(const wf_run *run, const setup *s, const md_sim *s
   if (md_data_write(path, "wafer eam: initial state for the LAMMPS cross-check", &sim->dom.box,
                     &sim->atoms, s->pot.nelements, s->pot.mass, run->comm, st) != WF_OK)
     return st->code;
-  x->force_step = s->steps < s->crosscheck_steps ? s->steps : s->crosscheck_steps;
+  long long window_end = sim->step + s->crosscheck_steps;
+  x->force_step = s->steps < window_end ? s->steps : window_end;
+  x->start_step = sim->step;
   return WF_OK;
 }
 
@@ -297,7 +312,8 @@ static int gather_forces(const wf_run *run, const md_sim *sim, crosscheck *x, wf
   return md_gather_vec(&sim->atoms, sim->atoms.f, run->comm, &x->forces, &x->nforces, st);
 }
 
-static int run_lammps(const wf_run *run, const setup *s, crosscheck *x, wf_status *st) {
+static int run_lammps(const wf_run *run, const setup *s, crosscheck *x, long long steps,
+                      wf_status *st) {
   wf_status_clear(st);
   if (run->rank == 0) {
     char elements[256] = "";
@@ -316,7 +332,8 @@ static int run_lammps(const wf_run *run, const setup *s, crosscheck *x, wf_statu
                          .skin = s->par.skin,
                          .dt = s->par.dt,
                          .neigh_delay = s->par.neigh_delay,
-                         .steps = s->steps,
+                         .start_step = x->start_step,
+                         .steps = steps,
                          .thermo = s->thermo,
                          .force_step = x->force_step,
                          .berendsen_t = s->par.berendsen_t,
@@ -398,7 +415,7 @@ static void compare(wf_run *run, const setup *s, const crosscheck *x, const hist
       for (int k = 0; k < l->nrows; k++) {
         if (l->rows[k].step != h->rows[i].step) continue;
         matched++;
-        if (h->rows[i].step > s->crosscheck_steps) break;
+        if (h->rows[i].step - x->start_step > s->crosscheck_steps) break;
         const md_thermo_row *a = &h->rows[i], *b = &l->rows[k];
         double diffs[5] = {rel_diff(a->temp, b->temp), rel_diff(a->pe, b->pe),
                            rel_diff(a->ke, b->ke), rel_diff(a->etotal, b->etotal),
@@ -417,140 +434,254 @@ static void compare(wf_run *run, const setup *s, const crosscheck *x, const hist
       }
     }
     c->drift_lammps = energy_drift(l->rows, l->nrows, natoms);
-    c->us_lammps = s->steps ? l->loop_seconds / ((double)s->steps * natoms) * 1e6 : 0;
+    long long steps = s->steps - x->start_step;
+    c->us_lammps = steps ? l->loop_seconds / ((double)steps * natoms) * 1e6 : 0;
   }
   MPI_Bcast(c, sizeof *c, MPI_BYTE, 0, run->comm);
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* Trajectory frames: the first and last step, and every `every` steps. */
+typedef struct trajectory {
+  md_h5md *h5; /* NULL: no output file */
+  long long every, first, last;
+} trajectory;
+
+static bool frame_at(const trajectory *t, long long step) {
+  return step == t->first || step == t->last || (t->every > 0 && step % t->every == 0);
+}
+
+static long long frame_count(const trajectory *t) {
+  long long n = 0;
+  for (long long s = t->first; s <= t->last; s++) n += frame_at(t, s);
+  return n;
+}
+
+typedef struct checkpoints {
+  const char *path;
+  long long every, last_step; /* last_step -1: none written */
+} checkpoints;
+
+/* The thermo row of the current step, refusing a state that has blown up. */
+static int thermo_row(const md_sim *sim, md_thermo_row *r, wf_status *st) {
+  *r = md_sim_thermo(sim);
+  if (!isfinite(r->pe) || !isfinite(r->ke) || !isfinite(r->press))
+    return wf_fail(st, WF_ERR_RUNTIME,
+                   "non-finite energy at step %lld (pe %g, ke %g): the run has blown up "
+                   "(timestep too large, or overlapping atoms?)",
+                   r->step, r->pe, r->ke);
+  return WF_OK;
+}
+
+static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
+  md_thermo_row r;
+  if (thermo_row(sim, &r, st) != WF_OK ||
+      md_checkpoint_write(c->path, &sim->dom, &sim->atoms, sim->step, st) != WF_OK)
+    return st->code;
+  c->last_step = sim->step;
+  return WF_OK;
+}
+
+/* Steps to s->steps: thermo rows, checkpoints (with a list rebuild at each,
+ * so that a restart from it continues bit for bit), the cross-check's forces,
+ * progress. *seconds: the loop's time, slowest rank. */
+static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck *x, history *h,
+                     checkpoints *ck, const trajectory *traj, double *seconds, wf_status *st) {
+  int rc = WF_OK;
+  wf_progress prog;
+  long long first = sim->step;
+  wf_progress_start(&prog, "eam", (long)(s->steps - first), run->verbose, stdout);
+  MPI_Barrier(run->comm);
+  double t0 = MPI_Wtime();
+  while (rc == WF_OK && sim->step < s->steps) {
+    bool at_checkpoint = ck->every > 0 && (sim->step + 1) % ck->every == 0;
+    rc = md_sim_step(sim, at_checkpoint, st);
+    if (rc == WF_OK && s->lammps && sim->step == x->force_step) rc = gather_forces(run, sim, x, st);
+    bool last = sim->step == s->steps;
+    if (rc == WF_OK && (last || (s->thermo > 0 && sim->step % s->thermo == 0))) {
+      md_thermo_row r;
+      rc = thermo_row(sim, &r, st);
+      if (rc == WF_OK) rc = history_add(h, r, st);
+      if (rc == WF_OK && run->verbose) print_row(&r);
+    }
+    if (rc == WF_OK && (at_checkpoint || (last && ck->path[0])) && ck->path[0])
+      rc = write_checkpoint(sim, ck, st);
+    if (rc == WF_OK && traj->h5 && frame_at(traj, sim->step)) rc = md_h5md_frame(traj->h5, sim, st);
+    wf_progress_tick(&prog, (long)(sim->step - first));
+  }
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  if (rc == WF_ERR_RUNTIME) {
+    if (ck->last_step >= 0)
+      wf_wrap(st, "at step %lld (last good checkpoint: %s, step %lld)", sim->step, ck->path,
+              ck->last_step);
+    else
+      wf_wrap(st, "at step %lld (no checkpoint written: set eam.checkpoint and "
+                  "eam.checkpoint_every to keep one)",
+              sim->step);
+  }
+  return rc;
+}
+
+/* Continue from a checkpoint: its atoms replace the deck's (same box, same
+ * count). */
+static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_atoms *atoms,
+                   long long *step, wf_status *st) {
+  const char *path = wf_deck_str(run->deck, "eam", "restart");
+  *step = 0;
+  if (!path[0]) return WF_OK;
+  long long n = atoms->nlocal, natoms;
+  MPI_Allreduce(&n, &natoms, 1, MPI_LONG_LONG, MPI_SUM, run->comm);
+  if (md_checkpoint_read(path, dom, natoms, atoms, step, st) != WF_OK)
+    return wf_deck_blame(run->deck, "eam", "restart", st);
+  if (*step >= s->steps)
+    return wf_deck_fail(run->deck, "eam", "steps", st,
+                        "the checkpoint is at step %lld: nothing to run (eam.steps is the last "
+                        "step, counted from the start of the first run)",
+                        *step);
+  return WF_OK;
+}
+
+static void report(wf_run *run, const setup *s, const md_sim *sim, const crosscheck *x,
+                   const history *h, double seconds) {
+  long long steps = h->rows[h->n - 1].step - h->rows[0].step;
+  double drift = energy_drift(h->rows, h->n, sim->natoms);
+  double us = steps ? seconds / ((double)steps * sim->natoms) * 1e6 : 0;
+  comparison c = {0};
+  if (s->lammps) {
+    compare(run, s, x, h, sim->natoms, &c);
+    add_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
+    add_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
+              "forces agree with LAMMPS to 1e-10");
+    /* NVE only: over long runs the two trajectories part (chaos), so the
+     * drifts are compared with a margin */
+    add_check(run, s->par.berendsen_damp > 0 || drift <= 1.5 * c.drift_lammps + 1e-12,
+              "energy drift no worse than LAMMPS's");
+  }
+  md_model_result model;
+  md_model_project(&model, sim, s->from_data ? NULL : &s->lattice, run->wafer);
+  if (run->verbose) {
+    printf("eam: %.3f s for %lld steps: %.4g us/atom-step (neighbour lists %.0f%%, forces "
+           "%.0f%%, ghosts %.0f%%; %ld list builds); energy drift %.3g eV/atom\n",
+           seconds, steps, us, 100 * sim->seconds_neigh / fmax(seconds, 1e-30),
+           100 * sim->seconds_force / fmax(seconds, 1e-30),
+           100 * sim->seconds_comm / fmax(seconds, 1e-30), sim->nl.builds, drift);
+    if (s->lammps)
+      printf("eam: LAMMPS: %.4g us/atom-step, ratio wafer/LAMMPS %.2f; thermo rows differ by "
+             "%.2g (%d rows), forces at step %lld by %.2g eV/A (largest %.3g); LAMMPS drift "
+             "%.3g eV/atom\n",
+             c.us_lammps, c.us_lammps > 0 ? us / c.us_lammps : 0.0, c.thermo_diff,
+             c.rows_compared, x->force_step, c.force_diff, c.force_max, c.drift_lammps);
+    md_model_print(&model, stdout);
+  }
+  const md_thermo_row *r = &h->rows[h->n - 1];
+  wf_json *j = run->summary;
+  wf_json_begin(j, "eam");
+  wf_json_int(j, "atoms", sim->natoms);
+  wf_json_int(j, "first_step", h->rows[0].step);
+  wf_json_int(j, "steps", steps);
+  wf_json_num(j, "seconds", seconds);
+  wf_json_num(j, "us_per_atom_step", us);
+  wf_json_num(j, "energy_drift_per_atom", drift);
+  wf_json_int(j, "neighbor_builds", sim->nl.builds);
+  wf_json_num(j, "pe_final", r->pe);
+  wf_json_num(j, "etotal_final", r->etotal);
+  wf_json_num(j, "temp_final", r->temp);
+  wf_json_num(j, "press_final", r->press);
+  wf_json_end(j);
+  if (s->lammps) {
+    wf_json_begin(j, "lammps");
+    wf_json_num(j, "us_per_atom_step", c.us_lammps);
+    wf_json_num(j, "ratio", c.us_lammps > 0 ? us / c.us_lammps : 0.0);
+    wf_json_num(j, "thermo_rel_diff", c.thermo_diff);
+    wf_json_int(j, "rows_compared", c.rows_compared);
+    wf_json_int(j, "force_step", x->force_step);
+    wf_json_num(j, "force_diff", c.force_diff);
+    wf_json_num(j, "force_max", c.force_max);
+    wf_json_num(j, "energy_drift_per_atom", c.drift_lammps);
+    wf_json_end(j);
+  }
+  md_model_json(&model, j);
+  run->seconds = seconds;
+  run->wafer_seconds = model.seconds_per_step * (double)steps;
+  snprintf(run->headline, sizeof run->headline,
+           "%lld atoms, %lld steps, %.3g us/atom-step, drift %.2g eV/atom%s", sim->natoms, steps,
+           us, drift, s->lammps ? (run->checks_failed ? ", LAMMPS differs" : ", = LAMMPS") : "");
+}
+
 static int eam_run(wf_run *run, wf_status *st) {
   setup s;
+  md_domain dom = {0};
+  md_atoms atoms = {0};
+  long long step0 = 0;
   int rc = read_setup(run, &s, st);
-  md_domain dom;
-  md_atoms atoms;
   if (rc == WF_OK) rc = build_system(run, &s, &dom, &atoms, st);
+  if (rc == WF_OK) rc = restart(run, &s, &dom, &atoms, &step0, st);
   if (rc != WF_OK) {
+    md_atoms_free(&atoms);
+    md_domain_free(&dom);
     free_setup(&s);
     return rc;
   }
   md_sim sim;
-  rc = md_sim_start(&sim, &s.par, &s.pot, &atoms, &dom, 0, st);
-  if (rc != WF_OK) {
+  if (md_sim_start(&sim, &s.par, &s.pot, &atoms, &dom, step0, st) != WF_OK) {
     md_sim_free(&sim);
     free_setup(&s);
-    return st->code == WF_ERR_INPUT ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
-                                    : rc;
+    return st->code == WF_ERR_INPUT
+               ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
+               : st->code;
   }
   if (run->verbose) {
     const md_box *b = &sim.dom.box;
     printf("eam: %lld atoms of", sim.natoms);
     for (int e = 0; e < s.pot.nelements; e++) printf(" %s", s.pot.element[e]);
-    printf(" (%s), box %.4g x %.4g x %.4g A, cutoff %.4g + skin %.4g A, dt %g ps, %lld steps%s\n",
-           s.potential, b->len[0], b->len[1], b->len[2], s.pot.cut, s.par.skin, s.par.dt, s.steps,
-           s.par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
+    printf(" (%s), box %.4g x %.4g x %.4g A, cutoff %.4g + skin %.4g A, dt %g ps, steps %lld to "
+           "%lld%s\n",
+           s.potential, b->len[0], b->len[1], b->len[2], s.pot.cut, s.par.skin, s.par.dt, step0,
+           s.steps, s.par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
   }
 
   crosscheck x = {0};
   if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);
-  if (rc == WF_OK && s.lammps && x.force_step == 0) rc = gather_forces(run, &sim, &x, st);
+  if (rc == WF_OK && s.lammps && x.force_step == sim.step) rc = gather_forces(run, &sim, &x, st);
 
   history h = {0};
   if (run->verbose)
     printf("eam: %8s %14s %18s %16s %18s %14s\n", "step", "temp", "pe", "ke", "etotal", "press");
-  md_thermo_row r = md_sim_thermo(&sim);
+  md_thermo_row r;
+  if (rc == WF_OK) rc = thermo_row(&sim, &r, st);
   if (rc == WF_OK) rc = history_add(&h, r, st);
-  if (run->verbose) print_row(&r);
+  if (rc == WF_OK && run->verbose) print_row(&r);
 
-  wf_progress prog;
-  wf_progress_start(&prog, "eam", (long)s.steps, run->verbose, stdout);
-  MPI_Barrier(run->comm);
-  double t0 = MPI_Wtime();
-  for (long long k = 1; rc == WF_OK && k <= s.steps; k++) {
-    rc = md_sim_step(&sim, false, st);
-    if (rc == WF_OK && s.lammps && sim.step == x.force_step) rc = gather_forces(run, &sim, &x, st);
-    bool last = k == s.steps, out = last || (s.thermo > 0 && sim.step % s.thermo == 0);
-    if (rc == WF_OK && out) {
-      r = md_sim_thermo(&sim);
-      if (!isfinite(r.pe) || !isfinite(r.ke) || !isfinite(r.press))
-        rc = wf_fail(st, WF_ERR_RUNTIME,
-                     "non-finite energy at step %lld (pe %g, ke %g): the run has blown up",
-                     r.step, r.pe, r.ke);
-      else rc = history_add(&h, r, st);
-      if (rc == WF_OK && run->verbose) print_row(&r);
-    }
-    wf_progress_tick(&prog, (long)k);
+  checkpoints ck = {wf_deck_str(run->deck, "eam", "checkpoint"),
+                    wf_deck_int(run->deck, "eam", "checkpoint_every"), -1};
+  const char *h5path = wf_deck_str(run->deck, "output", "file");
+  md_h5md h5;
+  trajectory traj = {h5path[0] ? &h5 : NULL, wf_deck_int(run->deck, "eam", "dump_every"), step0,
+                     s.steps};
+  if (rc == WF_OK && traj.h5) {
+    rc = md_h5md_create(&h5, run, h5path, &sim, frame_count(&traj), st);
+    if (rc == WF_OK) rc = md_h5md_frame(&h5, &sim, st);
+    else traj.h5 = NULL;
   }
-  double seconds = MPI_Wtime() - t0, tmax;
-  MPI_Allreduce(&seconds, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm);
-  seconds = tmax;
-
-  comparison c = {0};
-  if (rc == WF_OK && s.lammps) rc = run_lammps(run, &s, &x, st);
-  if (rc == WF_OK && s.lammps) compare(run, &s, &x, &h, sim.natoms, &c);
+  double seconds = 0;
+  if (rc == WF_OK) rc = integrate(run, &s, &sim, &x, &h, &ck, &traj, &seconds, st);
+  if (traj.h5) {
+    if (rc == WF_OK) rc = md_h5md_close(&h5, h.rows, h.n, s.par.dt, st);
+    else md_h5md_discard(&h5);
+  }
+  if (rc == WF_OK && s.lammps) rc = run_lammps(run, &s, &x, sim.step - step0, st);
   const char *out_data = wf_deck_str(run->deck, "eam", "write_data");
   if (rc == WF_OK && out_data[0])
     rc = md_data_write(out_data, "wafer eam: final state", &sim.dom.box, &sim.atoms,
                        s.pot.nelements, s.pot.mass, run->comm, st);
-
-  if (rc == WF_OK) {
-    double drift = energy_drift(h.rows, h.n, sim.natoms);
-    double us = s.steps ? seconds / ((double)s.steps * sim.natoms) * 1e6 : 0;
-    md_model_result model;
-    md_model_project(&model, &sim, s.from_data ? NULL : &s.lattice, run->wafer);
-    if (s.lammps) {
-      add_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
-      add_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
-                "forces agree with LAMMPS to 1e-10");
-      add_check(run, s.par.berendsen_damp > 0 || drift <= 1.5 * c.drift_lammps + 1e-12,
-                "energy drift no worse than LAMMPS's");
-    }
-    if (run->verbose) {
-      printf("eam: %.3f s for %lld steps: %.4g us/atom-step (neighbour lists %.0f%%, forces "
-             "%.0f%%, ghosts %.0f%%; %ld list builds); energy drift %.3g eV/atom\n",
-             seconds, s.steps, us, 100 * sim.seconds_neigh / fmax(seconds, 1e-30),
-             100 * sim.seconds_force / fmax(seconds, 1e-30),
-             100 * sim.seconds_comm / fmax(seconds, 1e-30), sim.nl.builds, drift);
-      if (s.lammps)
-        printf("eam: LAMMPS: %.4g us/atom-step, ratio wafer/LAMMPS %.2f; thermo rows differ by "
-               "%.2g (%d rows), forces at step %lld by %.2g eV/A (largest %.3g); LAMMPS drift "
-               "%.3g eV/atom\n",
-               c.us_lammps, c.us_lammps > 0 ? us / c.us_lammps : 0.0, c.thermo_diff,
-               c.rows_compared, x.force_step, c.force_diff, c.force_max, c.drift_lammps);
-      md_model_print(&model, stdout);
-    }
-    wf_json *j = run->summary;
-    wf_json_begin(j, "eam");
-    wf_json_int(j, "atoms", sim.natoms);
-    wf_json_int(j, "steps", s.steps);
-    wf_json_num(j, "seconds", seconds);
-    wf_json_num(j, "us_per_atom_step", us);
-    wf_json_num(j, "energy_drift_per_atom", drift);
-    wf_json_int(j, "neighbor_builds", sim.nl.builds);
-    wf_json_num(j, "pe_final", r.pe);
-    wf_json_num(j, "etotal_final", r.etotal);
-    wf_json_num(j, "temp_final", r.temp);
-    wf_json_end(j);
-    if (s.lammps) {
-      wf_json_begin(j, "lammps");
-      wf_json_num(j, "us_per_atom_step", c.us_lammps);
-      wf_json_num(j, "ratio", c.us_lammps > 0 ? us / c.us_lammps : 0.0);
-      wf_json_num(j, "thermo_rel_diff", c.thermo_diff);
-      wf_json_int(j, "rows_compared", c.rows_compared);
-      wf_json_num(j, "force_diff", c.force_diff);
-      wf_json_num(j, "energy_drift_per_atom", c.drift_lammps);
-      wf_json_end(j);
-    }
-    md_model_json(&model, j);
-    run->seconds = seconds;
-    run->wafer_seconds = model.seconds_per_step * (double)s.steps;
-    snprintf(run->headline, sizeof run->headline, "%lld atoms, %lld steps, %.3g us/atom-step, drift %.2g eV/atom%s",
-             sim.natoms, s.steps, us, drift,
-             s.lammps ? (run->checks_failed ? ", LAMMPS differs" : ", = LAMMPS") : "");
+  if (rc == WF_OK) report(run, &s, &sim, &x, &h, seconds);
+  if (s.lammps) {
+    bool keep = rc != WF_OK || run->checks_failed > 0;
+    if (keep && run->verbose && x.dir[0]) printf("eam: LAMMPS files kept in %s\n", x.dir);
+    remove_crosscheck(&x, keep);
   }
-  if (s.lammps) remove_crosscheck(&x, rc != WF_OK || run->checks_failed > 0);
-  if (run->verbose && s.lammps && (rc != WF_OK || run->checks_failed > 0) && x.dir[0])
-    printf("eam: LAMMPS files kept in %s\n", x.dir);
   free(h.rows);
   md_sim_free(&sim);
   free_setup(&s);

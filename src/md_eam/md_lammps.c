@@ -17,8 +17,8 @@ static int write_input(const md_lammps_job *j, const char *path, wf_status *st) 
   int n = snprintf(text, sizeof text,
                    "# written by wafer eam (crosscheck = lammps)\n"
                    "units metal\natom_style atomic\nboundary p p p\natom_modify map array\n"
-                   "read_data %s/init.data\n",
-                   j->dir);
+                   "read_data %s/init.data\nreset_timestep %lld\n",
+                   j->dir, j->start_step);
   if (j->elements)
     n += snprintf(text + n, sizeof text - n, "pair_style eam/alloy\npair_coeff * * %s %s\n",
                   j->potential, j->elements);

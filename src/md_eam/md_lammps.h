@@ -22,7 +22,7 @@ typedef struct md_lammps_job {
   const char *elements;  /* eam/alloy: the element of each type, "Cu Ta"; NULL: funcfl */
   double skin, dt;
   int neigh_delay;
-  long long steps, thermo;
+  long long start_step, steps, thermo; /* steps: run length from start_step */
   long long force_step; /* the step whose forces are dumped (0 or a divisor of a later step) */
   double berendsen_t, berendsen_damp; /* damp 0: NVE */
 } md_lammps_job;

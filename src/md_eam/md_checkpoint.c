@@ -1,0 +1,70 @@
+#include "md_checkpoint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_checkpoint.h"
+#include "wf_io.h"
+
+enum { NVARS = 5 };
+
+/* The datasets, each rank's slice [offset, offset + count) of natoms rows. */
+static void describe(wf_ckpt_var v[NVARS], double *box, int64_t *id, int64_t *type, double *x,
+                     double *vel, unsigned long long natoms, unsigned long long offset,
+                     unsigned long long count, int rank, bool read_all) {
+  unsigned long long box_count = read_all || rank == 0 ? 6 : 0;
+  v[0] = (wf_ckpt_var){"box", WF_F64, box, 6, 0, box_count};
+  v[1] = (wf_ckpt_var){"id", WF_I64, id, natoms, offset, count};
+  v[2] = (wf_ckpt_var){"species", WF_I64, type, natoms, offset, count};
+  v[3] = (wf_ckpt_var){"position", WF_F64, x, 3 * natoms, 3 * offset, 3 * count};
+  v[4] = (wf_ckpt_var){"velocity", WF_F64, vel, 3 * natoms, 3 * offset, 3 * count};
+}
+
+int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a, long long step,
+                        wf_status *st) {
+  unsigned long long n = (unsigned long long)a->nlocal, offset = 0, natoms;
+  MPI_Exscan(&n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, d->comm);
+  if (d->rank == 0) offset = 0;
+  MPI_Allreduce(&n, &natoms, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, d->comm);
+  double box[6];
+  for (int c = 0; c < 3; c++) box[c] = d->box.lo[c], box[3 + c] = d->box.len[c];
+  int64_t *type = malloc((n + 1) * sizeof *type);
+  if (!type) return wf_fail(st, WF_ERR_RUNTIME, "out of memory"); /* not collective: fatal */
+  for (unsigned long long i = 0; i < n; i++) type[i] = a->type[i];
+  wf_ckpt_var v[NVARS];
+  describe(v, box, a->id, type, (double *)a->x, (double *)a->v, natoms, offset, n, d->rank, false);
+  int rc = wf_checkpoint_write(d->comm, path, step, v, NVARS, st);
+  free(type);
+  return rc;
+}
+
+int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, md_atoms *a,
+                       long long *step, wf_status *st) {
+  /* every rank reads everything and keeps its own: restarts may use another
+   * rank count */
+  size_t n = (size_t)natoms;
+  double box[6], *x = malloc(3 * n * sizeof *x), *vel = malloc(3 * n * sizeof *vel);
+  int64_t *id = malloc(n * sizeof *id), *type = malloc(n * sizeof *type);
+  if (!x || !vel || !id || !type) {
+    free(x), free(vel), free(id), free(type);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading %lld atoms", natoms);
+  }
+  wf_ckpt_var v[NVARS];
+  describe(v, box, id, type, x, vel, n, 0, n, d->rank, true);
+  int rc = wf_checkpoint_read(d->comm, path, step, v, NVARS, st);
+  for (int c = 0; rc == WF_OK && c < 3; c++)
+    if (box[c] != d->box.lo[c] || box[3 + c] != d->box.len[c])
+      rc = wf_fail(st, WF_ERR_INPUT,
+                   "checkpoint '%s' is of another box (%.6g A in %c, the deck gives %.6g A)", path,
+                   box[3 + c], "xyz"[c], d->box.len[c]);
+  if (rc == WF_OK) {
+    a->nlocal = a->nghost = 0;
+    for (size_t i = 0; i < n && rc == WF_OK; i++)
+      if (md_domain_owns(d, x + 3 * i))
+        rc = md_atoms_add(a, id[i], (int)type[i], x + 3 * i, vel + 3 * i, st);
+    wf_status_agree(d->comm, st);
+    rc = st->code;
+  }
+  free(x), free(vel), free(id), free(type);
+  return rc;
+}

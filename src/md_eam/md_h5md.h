@@ -1,0 +1,38 @@
+/* The run's HDF5 output in the H5MD layout (h5md.nongnu.org, version 1.1),
+ * readable by h5py, MDAnalysis or VMD's H5MD plugin:
+ *   /h5md                            version, author, creator
+ *   /particles/all/box               dimension 3, periodic, edges (A)
+ *   /particles/all/{id,species}      per atom, by id (time-independent)
+ *   /particles/all/position          step, time (ps), value [frame][atom][3] (A)
+ *   /particles/all/velocity          likewise (A/ps)
+ *   /observables/<name>              step, time, value for temperature (K),
+ *                                    potential, kinetic and total energy (eV), pressure (bar)
+ * plus the standard run attributes on the root (deck, ranks, PE grid). Atoms
+ * are stored in id order in every frame. Frames are gathered on rank 0 and
+ * written from there (collective calls, empty selections elsewhere). */
+#ifndef MD_H5MD_H
+#define MD_H5MD_H
+
+#include "md_lammps.h"
+#include "md_sim.h"
+#include "wf_h5.h"
+#include "wf_workload.h"
+
+typedef struct md_h5md {
+  wf_h5file f;
+  long long natoms, nframes, frame;
+  hid_t pos[3], vel[3]; /* step, time, value datasets */
+} md_h5md;
+
+/* Create the file and its fixed parts for `nframes` trajectory frames.
+ * Collective. */
+int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim *sim,
+                   long long nframes, wf_status *st);
+/* Append the current positions and velocities. Collective. */
+int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st);
+/* Write the thermo rows as observables, close and rename. Collective. */
+int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st);
+/* Drop the file (error path). Collective. */
+void md_h5md_discard(md_h5md *h);
+
+#endif
