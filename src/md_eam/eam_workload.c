@@ -585,6 +585,7 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
   wf_json_num(j, "us_per_atom_step", us);
   wf_json_num(j, "energy_drift_per_atom", drift);
   wf_json_int(j, "neighbor_builds", sim->nl.builds);
+  wf_json_num(j, "etotal_first", h->rows[0].etotal);
   wf_json_num(j, "pe_final", r->pe);
   wf_json_num(j, "etotal_final", r->etotal);
   wf_json_num(j, "temp_final", r->temp);

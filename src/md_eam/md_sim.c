@@ -80,7 +80,13 @@ int md_sim_step(md_sim *s, bool rebuild, wf_status *st) {
   s->step++;
   if (rebuild ||
       (s->step - s->last_build >= s->par.neigh_delay && md_neigh_stale(&s->nl, a, s->dom.comm))) {
-    if (reneighbor(s, st) != WF_OK) return st->code;
+    if (reneighbor(s, st) != WF_OK) {
+      if (st->code == WF_ERR_INPUT) { /* overlapping atoms, mid-run: not the input's fault */
+        st->code = WF_ERR_RUNTIME;
+        wf_wrap(st, "the run has blown up (timestep too large?)");
+      }
+      return st->code;
+    }
   } else {
     double t0 = MPI_Wtime();
     md_domain_forward_x(&s->dom, a);

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# End-to-end tests of `wafer eam`: eam.sh CASE RANKS WAFER_BINARY
+# Every reference is independent of wafer: LAMMPS (lmp, run by the built-in
+# cross-check from the same data file), or wafer itself on another rank count
+# or without interruption.
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+eam() { mpiexec -n "$ranks" "$wafer" eam --quiet "$@"; }
+expect "[ -x \"\$(command -v lmp)\" ]" "LAMMPS (Debian package lammps) is not installed: run scripts/setup"
+
+# lammps_ok FILE [WHAT]: the cross-check ran and every check passed: thermo
+# rows to 1e-8, forces to 1e-10 of the largest (which must not be ~0).
+lammps_ok() {
+  expect "json $1 \"j['checks']['failed'] == 0 and j['checks']['passed'] == 3\"" "$2: checks failed"
+  expect "json $1 \"j['lammps']['rows_compared'] >= 2 and j['lammps']['thermo_rel_diff'] <= 1e-8\"" \
+         "$2: thermo differs from LAMMPS ($(json "$1" "print(j['lammps']['thermo_rel_diff']) or 1" 2>&1))"
+  expect "json $1 \"j['lammps']['force_max'] > 0.5 and j['lammps']['force_diff'] <= 1e-10 * j['lammps']['force_max']\"" \
+         "$2: forces differ from LAMMPS"
+}
+
+# data_max_diff A B: largest difference of positions (minimum image) and
+# velocities between two LAMMPS data files written by wafer.
+cat > datadiff.py <<'PY'
+import sys
+def read(path):
+    lines = open(path).read().split("\n")
+    box = [float(l.split()[1]) - float(l.split()[0]) for l in lines if l.endswith("hi")]
+    a, v = lines.index("Atoms # atomic"), lines.index("Velocities")
+    x = {int(l.split()[0]): [float(c) for c in l.split()[2:5]] for l in lines[a + 2:v] if l.strip()}
+    u = {int(l.split()[0]): [float(c) for c in l.split()[1:4]] for l in lines[v + 2:] if l.strip()}
+    return box, x, u
+(box, xa, va), (_, xb, vb) = read(sys.argv[1]), read(sys.argv[2])
+assert xa.keys() == xb.keys()
+dx = max(abs((p - q) - L * round((p - q) / L)) for i in xa for p, q, L in zip(xa[i], xb[i], box))
+dv = max(abs(p - q) for i in va for p, q in zip(va[i], vb[i]))
+print("%.3g %.3g" % (dx, dv))
+PY
+
+case $case_name in
+lammps)
+  # Cu fcc (funcfl), W bcc (setfl), a random Cu-Ta mix (setfl, two species):
+  # 100 NVE steps, every thermo row and the forces of step 100 against LAMMPS.
+  eam --json cu.json > /dev/null
+  expect "[ $? -eq 0 ]" "Cu run failed"
+  lammps_ok cu.json "Cu_u3.eam"
+  eam --set eam.potential=W_zhou.eam.alloy --set eam.cells=7x7x7 --set eam.thermo=10 --json w.json > /dev/null
+  expect "[ $? -eq 0 ]" "W run failed"
+  lammps_ok w.json "W_zhou.eam.alloy"
+  expect "json w.json \"j['eam']['atoms'] == 686 and j['lammps']['rows_compared'] == 11\"" "W: wrong system or rows"
+  eam --set eam.potential=CuTa.eam.alloy --set "eam.elements=Cu Ta" --set "eam.fractions=0.75 0.25" \
+      --set eam.cells=6x6x6 --set eam.steps=60 --set eam.thermo=20 --json cuta.json > /dev/null
+  expect "[ $? -eq 0 ]" "Cu-Ta run failed"
+  lammps_ok cuta.json "CuTa.eam.alloy"
+  ;;
+conservation)
+  # 1000 NVE steps: the energy drift no worse than LAMMPS's on the same case
+  # (rows compared value by value over the first 100 steps only: beyond,
+  # chaos amplifies round-off).
+  eam --set eam.steps=1000 --set eam.thermo=50 --set eam.crosscheck_steps=100 --json c.json > /dev/null
+  expect "[ $? -eq 0 ]" "1000-step run failed"
+  lammps_ok c.json "1000 steps"
+  expect "json c.json \"0 < j['eam']['energy_drift_per_atom'] <= 1.5 * j['lammps']['energy_drift_per_atom'] + 1e-12\"" \
+         "energy drift worse than LAMMPS's"
+  ;;
+berendsen)
+  # The thermostat as LAMMPS's fix temp/berendsen: same rows; heading to 1000 K.
+  eam --set eam.thermostat=berendsen --set eam.temperature=1000 --set eam.damp=0.05 \
+      --set eam.steps=200 --set eam.thermo=20 --set eam.crosscheck_steps=200 --json b.json > /dev/null
+  expect "[ $? -eq 0 ]" "Berendsen run failed"
+  lammps_ok b.json "Berendsen"
+  expect "json b.json \"abs(j['eam']['temp_final'] - 1000) < 100\"" "temperature not near 1000 K"
+  ;;
+ranks)
+  # The same trajectory on 1, 2 and 4 ranks (2x2 blocks, atoms migrating
+  # between ranks), to round-off.
+  for n in 1 2 4; do
+    mpiexec -n $n "$wafer" eam --quiet --set eam.crosscheck=none --set eam.steps=200 \
+        --set eam.write_data=final$n.data --json r$n.json > /dev/null
+    expect "[ $? -eq 0 ]" "$n-rank run failed"
+  done
+  for n in 2 4; do
+    read -r dx dv < <(/usr/bin/python3 datadiff.py final1.data final$n.data)
+    expect "/usr/bin/python3 -c 'import sys; sys.exit(0 if $dx <= 1e-9 and $dv <= 1e-8 else 1)'" \
+           "1 vs $n ranks: positions differ by $dx A, velocities by $dv A/ps"
+    expect "json r$n.json \"abs(j['eam']['etotal_final'] - json.load(open('r1.json'))['eam']['etotal_final']) <= 1e-9 * abs(j['eam']['etotal_final'])\"" \
+           "1 vs $n ranks: energies differ"
+  done
+  ;;
+restart)
+  # Checkpoint at 60, restart, run to 150: bit for bit the uninterrupted run.
+  common="--set eam.crosscheck=none --set eam.checkpoint_every=60 --set eam.thermo=30"
+  # shellcheck disable=SC2086
+  eam $common --set eam.steps=150 --set eam.checkpoint=full.h5 --set eam.write_data=full.data > /dev/null
+  expect "[ $? -eq 0 ]" "uninterrupted run failed"
+  # shellcheck disable=SC2086
+  eam $common --set eam.steps=60 --set eam.checkpoint=first.h5 > /dev/null
+  expect "[ $? -eq 0 ]" "first part failed"
+  # shellcheck disable=SC2086
+  eam $common --set eam.steps=150 --set eam.restart=first.h5 --set eam.checkpoint=second.h5 \
+      --set eam.write_data=second.data --json r.json > /dev/null
+  expect "[ $? -eq 0 ]" "restarted run failed"
+  expect "json r.json \"j['eam']['first_step'] == 60 and j['eam']['steps'] == 90\"" "restart did not continue from step 60"
+  expect "cmp -s full.data second.data" "restarted final state differs from the uninterrupted one"
+  expect "h5diff -q full.h5 second.h5" "final checkpoints differ"
+  # A restart with the cross-check: LAMMPS continues from the checkpoint's state.
+  eam --set eam.steps=100 --set eam.restart=first.h5 --json x.json > /dev/null
+  expect "[ $? -eq 0 ]" "restart with the LAMMPS cross-check failed"
+  lammps_ok x.json "restart"
+  ;;
+output)
+  # H5MD output read by h5py: frames, ids, observables; and a data file
+  # round trip (run on from the written state with its velocities).
+  eam --set eam.crosscheck=none --set eam.dump_every=40 --set output.file=traj.h5 \
+      --set eam.write_data=end.data --json o.json > /dev/null
+  expect "[ $? -eq 0 ]" "run with output failed"
+  cat > check.py <<'PY'
+import h5py, json, sys
+f, j = h5py.File("traj.h5", "r"), json.load(open("o.json"))
+pos = f["particles/all/position"]
+lines = open("end.data").read().split("\n")
+a = lines.index("Atoms # atomic")
+end = [[float(c) for c in l.split()[2:5]] for l in lines[a + 2:a + 2 + 2048]]
+ok = (list(f["h5md"].attrs["version"]) == [1, 1]
+      and list(pos["step"][:]) == [0, 40, 80, 100]
+      and pos["value"].shape == (4, 2048, 3)
+      and list(f["particles/all/id"][:]) == list(range(1, 2049))
+      and (pos["value"][3] == end).all()
+      and abs(f["observables/total_energy/value"][-1] - j["eam"]["etotal_final"]) <= 1e-9 * 7000
+      and list(f["particles/all/box/edges"][:]) == [8 * 3.615] * 3)
+sys.exit(0 if ok else 1)
+PY
+  expect "/usr/bin/python3 check.py" "H5MD file content wrong"
+  eam --set eam.data=end.data --set eam.velocities=data --set eam.thermo=20 --json d.json > /dev/null
+  expect "[ $? -eq 0 ]" "run from the written data file failed"
+  lammps_ok d.json "from a data file"
+  expect "json d.json \"abs(j['eam']['etotal_first'] - json.load(open('o.json'))['eam']['etotal_final']) <= 1e-10 * 7000\"" \
+         "the run from the data file does not start where the first one ended"
+  ;;
+bad_input)
+  # msg CODE TEXT ARGS...: the run exits with CODE and says TEXT.
+  msg() {
+    local code=$1 text=$2
+    shift 2
+    eam --set eam.crosscheck=none "$@" > out.txt 2>&1
+    local rc=$?
+    expect "[ $rc -eq $code ] && grep -q -- \"$text\" out.txt" "$* -> exit $rc, wanted $code and '$text': $(tail -2 out.txt)"
+  }
+  msg 2 "shorter than twice the potential's cutoff" --set eam.cells=2x8x8
+  msg 2 "must be > 0" --set eam.dt=0
+  msg 2 "out of range" --set eam.dt=-0.001
+  msg 2 "stencil.ini:[0-9]*: " --set eam.potential="$inputs/stencil.ini"
+  msg 2 "cannot open\|No such file\|cannot read" --set eam.potential=no_such.eam
+  msg 2 "element 'Xx' is not in" --set eam.elements=Xx
+  msg 2 "expected NXxNYxNZ" --set eam.cells=8x8
+  msg 2 "shares summing to 1" --set eam.potential=CuTa.eam.alloy --set "eam.elements=Cu Ta" --set "eam.fractions=0.5 0.6"
+  printf 'two atoms\n\n2 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 5 5\n2 1 5.1 5 5\n' > overlap.data
+  msg 2 "overlapping atoms" --set eam.data=overlap.data
+  printf 'short\n\n3 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 5 5\n2 1 8 5 5\n' > short.data
+  msg 2 "short.data:[0-9]*: the Atoms section ends after 2 of 3" --set eam.data=short.data
+  printf 'bad\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 x 5\n' > nan.data
+  msg 2 "nan.data:12: expected 5 numbers" --set eam.data=nan.data
+  msg 2 "has no Velocities section" --set eam.data=overlap.data --set eam.velocities=data
+  # A timestep far too large: the run blows up, stops with a message, and
+  # its last checkpoint is good (a restart from it with a sane timestep runs).
+  msg 1 "blown up" --set eam.dt=0.025 --set eam.steps=2000 --set eam.checkpoint=ck.h5 \
+      --set eam.checkpoint_every=10
+  expect "grep -q 'last good checkpoint: ck.h5, step [1-9][0-9]*0)' out.txt" "no last good checkpoint named"
+  eam --set eam.crosscheck=none --set eam.restart=ck.h5 --set eam.dt=0.001 --set eam.steps=300 > /dev/null 2>&1
+  expect "[ $? -eq 0 ]" "restart from the last good checkpoint failed"
+  ;;
+*) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+finish "eam $case_name"
