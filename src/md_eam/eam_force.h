@@ -20,6 +20,16 @@ typedef struct eam_sums {
   double embed, pair, virial;
 } eam_sums;
 
+/* Floating-point operations of one force evaluation, counted from the code
+ * (a square root or a division as one): a distance test per list entry; per
+ * pair within the cutoff, the density term (table position, one cubic) and
+ * the force term (1/r, two cubics and a slope, phi', the three components
+ * on both atoms, energy and virial); per atom the embedding cubic and the two
+ * half kicks. For the fraction of the machine's DGEMM rate in bench/eam. */
+#define EAM_FLOPS_PER_ENTRY 8.0
+#define EAM_FLOPS_PER_PAIR 58.0
+#define EAM_FLOPS_PER_ATOM 30.0
+
 /* Scratch of a force evaluation: the list's pairs within the cutoff (j and
  * r), per owned atom in the list's two runs. */
 typedef struct eam_work {

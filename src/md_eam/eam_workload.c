@@ -585,6 +585,12 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
   wf_json_num(j, "us_per_atom_step", us);
   wf_json_num(j, "energy_drift_per_atom", drift);
   wf_json_int(j, "neighbor_builds", sim->nl.builds);
+  /* estimated from this rank's last list and pairs, scaled to all atoms */
+  double per_atom = sim->atoms.nlocal ? 1.0 / sim->atoms.nlocal : 0;
+  double flops = EAM_FLOPS_PER_ENTRY * (double)sim->nl.pairs * per_atom +
+                 EAM_FLOPS_PER_PAIR * (double)sim->work.pairs * per_atom + EAM_FLOPS_PER_ATOM;
+  wf_json_num(j, "flops_per_atom_step", flops);
+  wf_json_num(j, "gflops", us > 0 ? flops / us * 1e-3 : 0.0);
   wf_json_num(j, "etotal_first", h->rows[0].etotal);
   wf_json_num(j, "pe_final", r->pe);
   wf_json_num(j, "etotal_final", r->etotal);

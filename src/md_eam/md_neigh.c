@@ -14,7 +14,8 @@ void md_neigh_init(md_neigh *nl, double cutforce, double skin, double overlap) {
 }
 
 void md_neigh_free(md_neigh *nl) {
-  free(nl->bin_start), free(nl->bin_ghosts), free(nl->bin_atoms), free(nl->atom_bin), free(nl->stencil);
+  free(nl->bin_start), free(nl->bin_atoms), free(nl->atom_bin), free(nl->x_binned);
+  free(nl->stencil);
   free(nl->first), free(nl->half_end), free(nl->list), free(nl->x_hold);
   memset(nl, 0, sizeof *nl);
 }
@@ -28,7 +29,8 @@ static int grow_int(int **p, size_t n, wf_status *st) {
 
 /* Bins of at least cutneigh / 2 over the region and its ghost shell, padded
  * by the stencil's reach so that every stencil offset of an occupied bin is
- * a valid bin: the stencil is a list of linear offsets. */
+ * a valid bin: the stencil is a list of rows of linear offsets. A row of bins
+ * along x is one contiguous stretch of bin_atoms. */
 static int setup_bins(md_neigh *nl, const md_domain *d, wf_status *st) {
   int reach[3];
   for (int a = 0; a < 3; a++) {
@@ -43,23 +45,28 @@ static int setup_bins(md_neigh *nl, const md_domain *d, wf_status *st) {
   }
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
   if (nbins + 1 > nl->bin_cap) {
-    if (grow_int(&nl->bin_start, (size_t)nbins + 1, st) != WF_OK ||
-        grow_int(&nl->bin_ghosts, (size_t)nbins + 1, st) != WF_OK)
-      return st->code;
+    if (grow_int(&nl->bin_start, (size_t)nbins + 1, st) != WF_OK) return st->code;
     nl->bin_cap = nbins + 1;
   }
-  int span = (2 * reach[0] + 1) * (2 * reach[1] + 1) * (2 * reach[2] + 1);
-  if (grow_int(&nl->stencil, (size_t)span, st) != WF_OK) return st->code;
+  /* rows of bins along x, for each (dy, dz) within reach: row r covers the
+   * linear offsets stencil[2r] .. stencil[2r+1] */
+  int span = (2 * reach[1] + 1) * (2 * reach[2] + 1);
+  if (grow_int(&nl->stencil, 2 * (size_t)span, st) != WF_OK) return st->code;
   nl->nstencil = 0;
+  const double cutsq = nl->cutneigh * nl->cutneigh;
   for (int k = -reach[2]; k <= reach[2]; k++)
-    for (int j = -reach[1]; j <= reach[1]; j++)
-      for (int i = -reach[0]; i <= reach[0]; i++) {
-        /* closest approach of two points in bins i, j, k apart */
-        double gap[3] = {fmax(0, abs(i) - 1) / nl->bin_inv[0], fmax(0, abs(j) - 1) / nl->bin_inv[1],
-                         fmax(0, abs(k) - 1) / nl->bin_inv[2]};
-        if (gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] < nl->cutneigh * nl->cutneigh)
-          nl->stencil[nl->nstencil++] = (k * nl->nbin[1] + j) * nl->nbin[0] + i;
-      }
+    for (int j = -reach[1]; j <= reach[1]; j++) {
+      /* closest approach of two points in bins j, k apart (y, z) */
+      double gy = fmax(0, abs(j) - 1) / nl->bin_inv[1], gz = fmax(0, abs(k) - 1) / nl->bin_inv[2];
+      double left = cutsq - gy * gy - gz * gz;
+      if (left <= 0) continue;
+      int rx = 0; /* furthest x offset whose gap is inside */
+      while (rx < reach[0] && (double)rx * rx / (nl->bin_inv[0] * nl->bin_inv[0]) < left) rx++;
+      int row = (k * nl->nbin[1] + j) * nl->nbin[0];
+      nl->stencil[2 * nl->nstencil] = row - rx;
+      nl->stencil[2 * nl->nstencil + 1] = row + rx;
+      nl->nstencil++;
+    }
   return WF_OK;
 }
 
@@ -76,9 +83,11 @@ static int bin_of(const md_neigh *nl, const double x[3]) {
  * bin_atoms[bin_start[b] .. bin_start[b+1]), in index order. */
 static int bin_atoms(md_neigh *nl, const md_atoms *a, int n, wf_status *st) {
   if (n > nl->atom_cap) {
-    if (grow_int(&nl->bin_atoms, (size_t)n, st) != WF_OK ||
+    md_vec *xs = realloc(nl->x_binned, (size_t)n * sizeof *xs);
+    if (xs) nl->x_binned = xs;
+    if (!xs || grow_int(&nl->bin_atoms, (size_t)n, st) != WF_OK ||
         grow_int(&nl->atom_bin, (size_t)n, st) != WF_OK)
-      return st->code;
+      return st->code ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d atoms", n);
     nl->atom_cap = n;
   }
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
@@ -91,12 +100,7 @@ static int bin_atoms(md_neigh *nl, const md_atoms *a, int n, wf_status *st) {
   for (int i = 0; i < n; i++) nl->bin_atoms[nl->bin_start[nl->atom_bin[i]]++] = i;
   for (int b = nbins; b > 0; b--) nl->bin_start[b] = nl->bin_start[b - 1];
   nl->bin_start[0] = 0;
-  /* within a bin, atoms are in index order: owned first, then ghosts */
-  for (int b = 0; b < nbins; b++) {
-    int p = nl->bin_start[b];
-    while (p < nl->bin_start[b + 1] && nl->bin_atoms[p] < a->nlocal) p++;
-    nl->bin_ghosts[b] = p;
-  }
+  for (int p = 0; p < n; p++) memcpy(nl->x_binned[p], a->x[nl->bin_atoms[p]], sizeof(md_vec));
   return WF_OK;
 }
 
@@ -156,52 +160,56 @@ int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st)
     if (!h) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d positions", nlocal);
     else nl->x_hold = h, nl->hold_cap = nlocal;
   }
-  int *ghosts = NULL, ghost_cap = 0;
+  /* candidates of one atom: places in bin_atoms within the cutoff */
+  int *cand = NULL, cand_cap = 0;
   const double cutsq = nl->cutneigh * nl->cutneigh, oversq = nl->overlap * nl->overlap;
+  const md_vec *xb = nl->x_binned;
+  const int *ba = nl->bin_atoms;
   size_t n = 0;
   for (int i = 0; rc == WF_OK && i < nlocal; i++) {
     nl->first[i] = (int)n;
     const double xi = a->x[i][0], yi = a->x[i][1], zi = a->x[i][2];
     const int bi = nl->atom_bin[i];
-    int ng = 0;
-    for (int s = 0; s < nl->nstencil && rc == WF_OK; s++) {
-      /* Owned atoms are in bin order (md_neigh_sort), so those in bins
-       * behind this one have smaller indices: there, only ghosts count. */
-      const int off = nl->stencil[s], b = bi + off;
-      const int from = off < 0 ? nl->bin_ghosts[b] : nl->bin_start[b];
-      for (int p = from; p < nl->bin_start[b + 1]; p++) {
-        const int j = nl->bin_atoms[p];
-        if (j <= i) continue;
-        double dx = xi - a->x[j][0], dy = yi - a->x[j][1], dz = zi - a->x[j][2];
-        double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq >= cutsq) continue;
-        if (rsq < oversq) {
-          rc = wf_fail(st, WF_ERR_INPUT,
-                       "atoms %lld and %lld are %.4g A apart, closer than eam.overlap = %g A: "
-                       "overlapping atoms",
-                       (long long)a->id[i], (long long)a->id[j], sqrt(rsq), nl->overlap);
-          break;
-        }
-        if (j < nlocal) {
-          if (list_reserve(nl, n + 1, st) != WF_OK) {
-            rc = st->code;
-            break;
-          }
-          nl->list[n++] = j;
-        } else {
-          if (ng == ghost_cap && grow_int(&ghosts, (size_t)(ghost_cap = 2 * ghost_cap + 64), st)) {
-            rc = st->code;
-            break;
-          }
-          ghosts[ng++] = j;
-        }
+    int nc = 0;
+    for (int s = 0; s < nl->nstencil; s++) {
+      /* one contiguous stretch per row; the half list keeps j > i */
+      const int from = nl->bin_start[bi + nl->stencil[2 * s]];
+      const int to = nl->bin_start[bi + nl->stencil[2 * s + 1] + 1];
+      if (nc + (to - from) > cand_cap) {
+        cand_cap = 2 * (nc + (to - from)) + 256;
+        if (grow_int(&cand, (size_t)cand_cap, st) != WF_OK) { rc = st->code; break; }
+      }
+      for (int p = from; p < to; p++) { /* branch-free: keep p when inside */
+        const double dx = xi - xb[p][0], dy = yi - xb[p][1], dz = zi - xb[p][2];
+        const double rsq = dx * dx + dy * dy + dz * dz;
+        cand[nc] = p;
+        nc += (rsq < cutsq) & (ba[p] > i);
       }
     }
+    for (int c = 0; rc == WF_OK && c < nc; c++) {
+      const int p = cand[c];
+      const double dx = xi - xb[p][0], dy = yi - xb[p][1], dz = zi - xb[p][2];
+      if (dx * dx + dy * dy + dz * dz < oversq)
+        rc = wf_fail(st, WF_ERR_INPUT,
+                     "atoms %lld and %lld are %.4g A apart, closer than eam.overlap = %g A: "
+                     "overlapping atoms",
+                     (long long)a->id[i], (long long)a->id[ba[p]],
+                     sqrt(dx * dx + dy * dy + dz * dz), nl->overlap);
+    }
+    if (rc == WF_OK && list_reserve(nl, n + (size_t)nc, st) != WF_OK) rc = st->code;
+    if (rc != WF_OK) break;
+    /* owned neighbours first, then the ghosts */
+    for (int c = 0; c < nc; c++) {
+      const int j = nl->bin_atoms[cand[c]];
+      if (j < nlocal) nl->list[n++] = j;
+    }
     nl->half_end[i] = (int)n;
-    if (rc == WF_OK && list_reserve(nl, n + (size_t)ng, st) != WF_OK) rc = st->code;
-    if (rc == WF_OK) memcpy(nl->list + n, ghosts, (size_t)ng * sizeof *ghosts), n += (size_t)ng;
+    for (int c = 0; c < nc; c++) {
+      const int j = nl->bin_atoms[cand[c]];
+      if (j >= nlocal) nl->list[n++] = j;
+    }
   }
-  free(ghosts);
+  free(cand);
   if (rc == WF_OK) {
     nl->first[nlocal] = (int)n;
     memcpy(nl->x_hold, a->x, (size_t)nlocal * sizeof *a->x);

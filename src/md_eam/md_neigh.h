@@ -2,8 +2,9 @@
  * in two runs: owned atoms j > i (each owned pair once, a half list), then
  * ghosts (each owned-ghost pair from this side only: the ghost's owner
  * computes its own half, so no forces travel back between ranks). Built
- * from bins of half the neighbour cutoff, as LAMMPS's `neighbor bin`; the
- * owned atoms are first sorted by bin so that neighbours sit close in memory.
+ * from bins of half the neighbour cutoff, as LAMMPS's `neighbor bin`, scanned
+ * a row of bins at a time with a branch-free distance test; the owned atoms
+ * are first sorted by bin so that neighbours sit close in memory.
  * A list stays valid until some atom has moved more than half the skin. */
 #ifndef MD_NEIGH_H
 #define MD_NEIGH_H
@@ -20,8 +21,9 @@ typedef struct md_neigh {
   /* bins over the region plus its ghost shell */
   double bin_lo[3], bin_inv[3];
   int nbin[3];
-  int *bin_start, *bin_ghosts, *bin_atoms, *atom_bin; /* bin_ghosts: a bin's first ghost */
-  int nstencil, *stencil;
+  int *bin_start, *bin_atoms, *atom_bin;
+  md_vec *x_binned; /* positions in bin_atoms order: streamed by the build */
+  int nstencil, *stencil; /* rows: first and last linear bin offset */
   int bin_cap, atom_cap;
   /* the list: owned atom i's neighbours are list[first[i] .. first[i+1]),
    * the owned ones first, up to half_end[i] */

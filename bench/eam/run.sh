@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# wafer eam against LAMMPS, side by side, on LAMMPS's classic EAM benchmark
+# (fcc Cu, Cu_u3.eam, 32,000 atoms, 1600 K, dt 0.005 ps, skin 1.0, neighbour
+# checks every step after a delay of 5, 100 NVE steps) and on bcc W
+# (W_zhou.eam.alloy, 16,000 atoms, same settings), at 1 and 2 ranks. Both
+# codes start from the same data file (wafer's lattice and velocities) and
+# report their loop time; the table gives microseconds per atom-step, the
+# ratio wafer/LAMMPS (median of per-repeat pairs: the machine drifts), and
+# wafer's estimated GFLOP/s against OpenBLAS DGEMM on the same ranks.
+# Writes bench/eam/results.md.
+#   bench/eam/run.sh          (after `make build`; about 5 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+REPEATS=${REPEATS:-5}
+RANKS=${RANKS:-"1 2"}
+STEPS=${STEPS:-100}
+out=bench/eam/out
+mkdir -p "$out"
+mpicc -O2 -o "$out/dgemm" bench/eam/dgemm.c $(pkg-config --cflags --libs openblas)
+pot=/usr/share/lammps/potentials
+
+# name potential pair_style types elements cells: one system ('-': no element names, funcfl)
+cases=("cu Cu_u3.eam eam 1_1 - 20x20x20" "w W_zhou.eam.alloy eam/alloy *_* W 20x20x20")
+common="--set eam.temperature=1600 --set eam.dt=0.005 --set eam.skin=1.0 --set eam.neigh_delay=5"
+
+: > "$out/rows.txt"
+for c in "${cases[@]}"; do
+  read -r name file style types elements cells <<< "$c"
+  types=${types//_/ }
+  [ "$elements" = - ] && elements=""
+  # The shared initial state: wafer's lattice and Maxwell-Boltzmann velocities.
+  # shellcheck disable=SC2086
+  "$WAFER" eam --quiet $common --set eam.potential=$file --set eam.cells=$cells --set eam.steps=0 \
+      --set eam.crosscheck=none --set eam.write_data="$out/$name.data" --json "$out/init.json" > /dev/null
+  atoms=$(field "$out/init.json" "j['eam']['atoms']")
+  cat > "$out/in.$name" <<IN
+units metal
+atom_style atomic
+read_data $out/$name.data
+pair_style $style
+pair_coeff $types $pot/$file $elements
+neighbor 1.0 bin
+neigh_modify every 1 delay 5 check yes
+fix 1 all nve
+timestep 0.005
+thermo 50
+run $STEPS
+IN
+  for r in $RANKS; do
+    ours=() theirs=() ratio=() frac=() gf=()
+    for rep in $(seq "$REPEATS"); do
+      # shellcheck disable=SC2086
+      mpiexec -n "$r" "$WAFER" eam --quiet $common --set eam.potential=$file --set eam.cells=$cells \
+          --set eam.steps=$STEPS --set eam.thermo=50 --set eam.crosscheck=none --json "$out/w.json" > /dev/null
+      o=$(field "$out/w.json" "j['eam']['us_per_atom_step']")
+      mpiexec -n "$r" lmp -in "$out/in.$name" -log "$out/log.lammps" -screen none
+      loop=$(grep "^Loop time" "$out/log.lammps" | awk '{print $4}')
+      t=$($py -c "print($loop / ($STEPS * $atoms) * 1e6)")
+      g=$(OPENBLAS_NUM_THREADS=1 mpiexec -n "$r" "$out/dgemm")
+      gflops=$(field "$out/w.json" "j['eam']['gflops']")
+      ours+=("$o") theirs+=("$t") gf+=("$gflops")
+      ratio+=("$($py -c "print($o / $t)")")
+      frac+=("$($py -c "print($gflops / $g)")")
+    done
+    mo=$(printf '%s\n' "${ours[@]}" | median)
+    mt=$(printf '%s\n' "${theirs[@]}" | median)
+    mr=$(printf '%s\n' "${ratio[@]}" | median)
+    mg=$(printf '%s\n' "${gf[@]}" | median)
+    mf=$(printf '%s\n' "${frac[@]}" | median)
+    model=$(field "$out/w.json" "j['model']['timesteps_per_second']")
+    printf '| %s | %s | %s | %.3f | %.3f | %.2f | %.2f | %.1f%% | %.0f |\n' \
+        "$file" "$atoms" "$r" "$mo" "$mt" "$mr" "$mg" "$($py -c "print(100 * $mf)")" "$model" | tee -a "$out/rows.txt"
+  done
+done
+
+machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $($py -c 'import platform; print(platform.platform())')"
+{
+  echo "# EAM molecular dynamics benchmark: wafer vs LAMMPS"
+  echo
+  echo "Command: \`bench/eam/run.sh\` (medians of $REPEATS runs, $STEPS steps each)  "
+  echo "Machine: $machine  "
+  echo "Date: $(date +%Y-%m-%d)  "
+  echo "LAMMPS: $(lmp -h | grep -m1 'Large-scale' | sed 's/^ *//' || echo lmp), Debian package"
+  echo
+  echo "LAMMPS's classic EAM benchmark settings (its \`bench/in.eam\`): 1600 K, dt 0.005 ps,"
+  echo "\`neighbor 1.0 bin\`, \`neigh_modify every 1 delay 5 check yes\`, \`fix nve\`; both codes"
+  echo "start from the same data file and report their loop time (thermo every 50 steps)."
+  echo "LAMMPS runs with its defaults (\`newton on\`, sorting every 1000 steps). The ratio is the"
+  echo "median of per-repeat pairs (the machine's speed drifts). GFLOP/s are estimated from"
+  echo "wafer's pair counts (\`EAM_FLOPS_PER_*\` in src/md_eam/eam_force.h) and compared with"
+  echo "OpenBLAS DGEMM on the same ranks (\`bench/eam/dgemm.c\`, OPENBLAS_CORETYPE as set here);"
+  echo "the EAM kernels are scalar table look-ups, far from DGEMM's FMA stream. The last column"
+  echo "is the wafer model's projection (one atom per PE, WSE-2; docs/model.md)."
+  echo "Target: ratio <= 1 on both systems and both rank counts."
+  echo
+  echo "| system | atoms | ranks | wafer us/atom-step | LAMMPS us/atom-step | ratio wafer/LAMMPS | wafer GFLOP/s | % of DGEMM | model timesteps/s |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  cat "$out/rows.txt"
+} > bench/eam/results.md
+cat bench/eam/results.md
