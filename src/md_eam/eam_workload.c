@@ -260,6 +260,7 @@ static int build_system(const wf_run *run, setup *s, md_domain *dom, md_atoms *a
   if (md_domain_create(dom, &run->wafer->dc, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
       WF_OK)
     return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
+  dom->counters = &run->wafer->fab.c;
   md_atoms_init(atoms);
   int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)
                         : md_lattice_fill(&s->lattice, dom, atoms, st);
@@ -544,7 +545,7 @@ static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_a
 }
 
 static void report(wf_run *run, const setup *s, const md_sim *sim, const crosscheck *x,
-                   const history *h, double seconds) {
+                   const history *h, double seconds, int per_pe, const int halo[2]) {
   long long steps = h->rows[h->n - 1].step - h->rows[0].step;
   double drift = energy_drift(h->rows, h->n, sim->natoms);
   double us = steps ? seconds / ((double)steps * sim->natoms) * 1e6 : 0;
@@ -585,6 +586,11 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
   wf_json_num(j, "us_per_atom_step", us);
   wf_json_num(j, "energy_drift_per_atom", drift);
   wf_json_int(j, "neighbor_builds", sim->nl.builds);
+  wf_json_num(j, "atoms_per_pe_mean",
+              (double)sim->natoms / ((double)sim->dom.pe_n[0] * sim->dom.pe_n[1]));
+  wf_json_int(j, "atoms_per_pe_max", per_pe);
+  long long halo_pes[2] = {halo[0], halo[1]};
+  wf_json_ints(j, "halo_pes", halo_pes, 2);
   /* estimated from this rank's last list and pairs, scaled to all atoms */
   double per_atom = sim->atoms.nlocal ? 1.0 / sim->atoms.nlocal : 0;
   double flops = EAM_FLOPS_PER_ENTRY * (double)sim->nl.pairs * per_atom +
@@ -648,6 +654,14 @@ static int eam_run(wf_run *run, wf_status *st) {
            s.potential, b->len[0], b->len[1], b->len[2], s.pot.cut, s.par.skin, s.par.dt, step0,
            s.steps, s.par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
   }
+  int per_pe = md_domain_max_atoms_per_pe(&sim.dom, &sim.atoms), halo[2];
+  md_domain_halo_pes(&sim.dom, halo);
+  if (run->verbose)
+    printf("eam: PE columns of %.3g x %.3g A hold %.2g atoms on average, at most %d; a PE needs "
+           "the atoms of the PEs within %d x %d hops (cutoff + skin)\n",
+           sim.dom.box.len[0] / sim.dom.pe_n[0], sim.dom.box.len[1] / sim.dom.pe_n[1],
+           (double)sim.natoms / ((double)sim.dom.pe_n[0] * sim.dom.pe_n[1]), per_pe, halo[0],
+           halo[1]);
 
   crosscheck x = {0};
   if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);
@@ -683,7 +697,7 @@ static int eam_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && out_data[0])
     rc = md_data_write(out_data, "wafer eam: final state", &sim.dom.box, &sim.atoms,
                        s.pot.nelements, s.pot.mass, run->comm, st);
-  if (rc == WF_OK) report(run, &s, &sim, &x, &h, seconds);
+  if (rc == WF_OK) report(run, &s, &sim, &x, &h, seconds, per_pe, halo);
   if (s.lammps) {
     bool keep = rc != WF_OK || run->checks_failed > 0;
     if (keep && run->verbose && x.dir[0]) printf("eam: LAMMPS files kept in %s\n", x.dir);

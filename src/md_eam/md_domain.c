@@ -24,6 +24,26 @@ bool md_domain_owns(const md_domain *d, const double x[3]) {
   return true;
 }
 
+int md_domain_max_atoms_per_pe(const md_domain *d, const md_atoms *a) {
+  int nx = d->pe_hi[0] - d->pe_lo[0], ny = d->pe_hi[1] - d->pe_lo[1], most = 0, all;
+  int *count = calloc((size_t)nx * ny, sizeof *count);
+  for (int i = 0; count && i < a->nlocal; i++) {
+    int px = md_domain_pe_of(d, 0, a->x[i][0]) - d->pe_lo[0];
+    int py = md_domain_pe_of(d, 1, a->x[i][1]) - d->pe_lo[1];
+    if (px >= 0 && px < nx && py >= 0 && py < ny) {
+      int c = ++count[(size_t)py * nx + px];
+      most = c > most ? c : most;
+    }
+  }
+  free(count);
+  MPI_Allreduce(&most, &all, 1, MPI_INT, MPI_MAX, d->comm);
+  return all;
+}
+
+void md_domain_halo_pes(const md_domain *d, int halo[2]) {
+  for (int a = 0; a < 2; a++) halo[a] = (int)ceil(d->cutghost / (d->box.len[a] / d->pe_n[a]));
+}
+
 static int rank_at(const md_domain *d, const wf_decomp *dc, int a, int step) {
   int c[2] = {d->rank_c[0], d->rank_c[1]};
   c[a] = (c[a] + step + d->rank_n[a]) % d->rank_n[a];
@@ -106,6 +126,20 @@ static int reserve_buf(double **buf, size_t *cap, size_t n, wf_status *st) {
   return WF_OK;
 }
 
+/* Ghost and migration traffic goes into the wafer's fabric counters. */
+static void count_received(md_domain *d, size_t values) {
+  if (!d->counters) return;
+  d->counters->mpi_bytes += (long long)(values * sizeof(double));
+  d->counters->words_inter += (long long)(values * sizeof(double) / 4);
+}
+
+/* One fabric operation (a migration, a ghost build, a refresh) and its time. */
+static void count_op(md_domain *d, double t0) {
+  if (!d->counters) return;
+  d->counters->ops++;
+  d->counters->seconds += MPI_Wtime() - t0;
+}
+
 /* Send `ns` values to `to` and receive from `from` into d->recvbuf; *nr on
  * return is the number received. */
 static int exchange(md_domain *d, int to, int from, const double *send, int ns, int *nr,
@@ -115,6 +149,7 @@ static int exchange(md_domain *d, int to, int from, const double *send, int ns, 
   if (reserve_buf(&d->recvbuf, &d->recvcap, (size_t)*nr, st) != WF_OK) return st->code;
   MPI_Sendrecv(send, ns, MPI_DOUBLE, to, TAG_DATA, d->recvbuf, *nr, MPI_DOUBLE, from, TAG_DATA,
                d->comm, MPI_STATUS_IGNORE);
+  count_received(d, (size_t)*nr);
   return WF_OK;
 }
 
@@ -155,6 +190,7 @@ static bool wrap(const md_box *box, double x[3]) {
 }
 
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
+  double t0 = MPI_Wtime();
   wf_status_clear(st);
   a->nghost = 0;
   for (int i = 0; i < a->nlocal && st->code == WF_OK; i++)
@@ -200,6 +236,7 @@ int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
     wf_status_agree(d->comm, st);
     if (st->code != WF_OK) return st->code;
   }
+  count_op(d, t0);
   return st->code;
 }
 
@@ -237,6 +274,7 @@ static int select_border(const md_domain *d, md_swap *s, int side, const md_atom
 }
 
 int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
+  double t0 = MPI_Wtime();
   wf_status_clear(st);
   a->nghost = 0;
   int nlast = 0;
@@ -277,12 +315,14 @@ int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
     }
     a->nghost += s->nrecv;
   }
+  count_op(d, t0);
   return WF_OK;
 }
 
 /* Forward communication: each swap packs its list (positions shifted) and
  * receives straight into the ghosts' slots, in the order borders built them. */
 void md_domain_forward_x(md_domain *d, md_atoms *a) {
+  double t0 = MPI_Wtime();
   for (int k = 0; k < 6; k++) {
     md_swap *s = &d->swap[k];
     const int *list = s->list;
@@ -297,10 +337,13 @@ void md_domain_forward_x(md_domain *d, md_atoms *a) {
       for (int c = 0; c < 3; c++) b[3 * m + c] = x[list[m]][c] + s->shift[c];
     MPI_Sendrecv(b, 3 * s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, x[s->first], 3 * s->nrecv,
                  MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
+    count_received(d, 3 * (size_t)s->nrecv);
   }
+  count_op(d, t0);
 }
 
 void md_domain_forward_scalar(md_domain *d, double *value) {
+  double t0 = MPI_Wtime();
   for (int k = 0; k < 6; k++) {
     md_swap *s = &d->swap[k];
     const int *list = s->list;
@@ -312,5 +355,7 @@ void md_domain_forward_scalar(md_domain *d, double *value) {
     for (int m = 0; m < s->nsend; m++) b[m] = value[list[m]];
     MPI_Sendrecv(b, s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, value + s->first, s->nrecv,
                  MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
+    count_received(d, (size_t)s->nrecv);
   }
+  count_op(d, t0);
 }

@@ -22,6 +22,7 @@
 #include "md_atoms.h"
 #include "wf_decomp.h"
 #include "wf_error.h"
+#include "wf_fabric.h"
 
 typedef struct md_box {
   double lo[3], len[3];
@@ -48,6 +49,7 @@ typedef struct md_domain {
   md_swap swap[6];
   double *sendbuf, *recvbuf;
   size_t sendcap, recvcap;
+  wf_fabric_counters *counters; /* NULL, or the wafer's: ghost traffic is fabric traffic */
 } md_domain;
 
 /* Check the box against the cutoffs and the rank blocks, and set up the
@@ -60,6 +62,11 @@ void md_domain_free(md_domain *d);
 int md_domain_pe_of(const md_domain *d, int axis, double x);
 /* True if this rank owns a point at x (PE test above). */
 bool md_domain_owns(const md_domain *d, const double x[3]);
+
+/* Atoms per PE column: the largest count over the grid (collective), and the
+ * fabric halo a PE needs, in PEs along x and y: ceil(cutghost / PE width). */
+int md_domain_max_atoms_per_pe(const md_domain *d, const md_atoms *a);
+void md_domain_halo_pes(const md_domain *d, int halo[2]);
 
 /* Wrap owned atoms into the box and send those that left this rank's region
  * to the neighbour that owns them now. Ghosts are dropped. An atom that

@@ -4,47 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_fold.h"
 #include "wf_model.h"
-
-typedef struct fold {
-  int nbasis, cols_x, cols_y, fx, fy, pe_x, pe_y;
-  int col_dx[4], col_dy[4]; /* column offset of each basis site within a cell */
-  int cells_x, cells_y;
-} fold;
-
-static fold make_fold(const md_lattice *l) {
-  fold f;
-  const double(*basis)[3];
-  f.nbasis = md_lattice_basis(l->kind, &basis);
-  bool fcc = f.nbasis == 4;
-  f.cells_x = l->cells[0];
-  f.cells_y = l->cells[1];
-  for (int b = 0; b < f.nbasis; b++) { /* fcc: a 2x2 grid of columns per cell; bcc: 2x1 */
-    f.col_dx[b] = fcc ? (int)(2 * basis[b][0]) : b;
-    f.col_dy[b] = fcc ? (int)(2 * basis[b][1]) : 0;
-  }
-  f.cols_x = 2 * l->cells[0];
-  f.cols_y = (fcc ? 2 : 1) * l->cells[1];
-  int nz = l->cells[2];
-  f.fx = (int)ceil(sqrt((double)nz));
-  f.fy = (nz + f.fx - 1) / f.fx;
-  f.pe_x = f.cols_x * f.fx;
-  f.pe_y = f.cols_y * f.fy;
-  return f;
-}
-
-/* The PE of the atom with this id (a lattice site). */
-static void pe_of(const fold *f, int64_t id, int *X, int *Y) {
-  int64_t s = id - 1;
-  int b = (int)(s % f->nbasis);
-  s /= f->nbasis;
-  int i = (int)(s % f->cells_x);
-  s /= f->cells_x;
-  int j = (int)(s % f->cells_y);
-  int k = (int)(s / f->cells_y);
-  *X = (2 * i + f->col_dx[b]) * f->fx + k % f->fx;
-  *Y = ((f->nbasis == 4 ? 2 : 1) * j + f->col_dy[b]) * f->fy + k / f->fx;
-}
 
 /* Hops between two PEs on a periodic layout of n PEs (a periodic crystal is
  * laid out as a folded torus, which keeps wrap-around neighbours near). */
@@ -59,8 +20,8 @@ void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *l
   m->hw = w->hw.name;
   const wf_hw *hw = &w->hw;
   int valid = lattice != NULL;
-  fold f = {0};
-  if (valid) f = make_fold(lattice);
+  md_fold f = {0};
+  if (valid) f = md_fold_make(lattice);
   /* reach and neighbour count over the run's pairs within the cutoff */
   const md_atoms *a = &sim->atoms;
   const md_neigh *nl = &sim->nl;
@@ -69,7 +30,7 @@ void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *l
   double count = 0;
   for (int i = 0; i < a->nlocal; i++) {
     int xi = 0, yi = 0;
-    if (valid) pe_of(&f, a->id[i], &xi, &yi);
+    if (valid) md_fold_pe(&f, a->id[i], &xi, &yi);
     for (int k = nl->first[i]; k < nl->first[i + 1]; k++) {
       int j = nl->list[k];
       double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
@@ -78,7 +39,7 @@ void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *l
       count += k < nl->half_end[i] ? 2 : 1; /* an owned pair is both atoms' neighbour */
       if (!valid) continue;
       int xj, yj;
-      pe_of(&f, a->id[j], &xj, &yj);
+      md_fold_pe(&f, a->id[j], &xj, &yj);
       int hx = hops(xi, xj, f.pe_x), hy = hops(yi, yj, f.pe_y);
       reach[0] = hx > reach[0] ? hx : reach[0];
       reach[1] = hy > reach[1] ? hy : reach[1];

@@ -1,11 +1,9 @@
 /* The wafer projection of an EAM run: one atom per PE, as the wafer-scale MD
  * work runs it (Santos et al., arXiv 2405.07898).
  *
- * The fold: a crystal seen down z is a grid of atom columns (fcc: 2x2 per unit
- * cell, bcc: 2x1), each holding one atom per cell along z. Column (cx, cy)
- * gets an fx x fy tile of PEs (fx fy >= cells in z) and layer k of the column
- * sits at PE (cx fx + k mod fx, cy fy + k div fx). Atoms that are neighbours
- * in 3D stay within (hx, hy) hops, measured here over the run's own pairs.
+ * The fold (md_fold.h) puts each atom on its own PE; atoms that are
+ * neighbours in 3D stay within (hx, hy) hops, measured here over the run's
+ * own pairs.
  *
  * Per timestep each PE receives the positions (3 fp32 words) of every PE in
  * its (2hx+1) x (2hy+1) neighbourhood, tests each as a candidate, evaluates

@@ -107,6 +107,7 @@ static int bin_atoms(md_neigh *nl, const md_atoms *a, int n, wf_status *st) {
 int md_neigh_sort(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st) {
   int n = a->nlocal;
   if (setup_bins(nl, d, st) != WF_OK || bin_atoms(nl, a, n, st) != WF_OK) return st->code;
+  if (n == 0) return WF_OK;
   int *order = nl->bin_atoms;
   /* ties within a bin by id: insertion sort, bins hold a few atoms */
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
@@ -212,7 +213,7 @@ int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st)
   free(cand);
   if (rc == WF_OK) {
     nl->first[nlocal] = (int)n;
-    memcpy(nl->x_hold, a->x, (size_t)nlocal * sizeof *a->x);
+    if (nlocal > 0) memcpy(nl->x_hold, a->x, (size_t)nlocal * sizeof *a->x);
     nl->builds++;
     nl->pairs = (long long)n;
   }

@@ -37,6 +37,8 @@ int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_a
   s->dom = *dom;
   s->atoms = *atoms;
   md_atoms_init(atoms);
+  /* a rank may own no atom: its arrays must still exist */
+  if (md_atoms_reserve(&s->atoms, 1, st) != WF_OK) return st->code;
   s->step = step;
   long long n = s->atoms.nlocal;
   MPI_Allreduce(&n, &s->natoms, 1, MPI_LONG_LONG, MPI_SUM, s->dom.comm);

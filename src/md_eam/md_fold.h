@@ -1,0 +1,27 @@
+/* The wafer's own mapping of a crystal: one atom per PE.
+ *
+ * A crystal seen down z is a grid of atom columns (fcc: 2x2 per unit cell,
+ * bcc: 2x1), each holding one atom per cell along z. Column (cx, cy) gets an
+ * fx x fy tile of PEs (fx = ceil(sqrt(nz)), fy = ceil(nz / fx)), and layer k
+ * of the column sits at PE (cx fx + k mod fx, cy fy + k div fx): atoms that
+ * are neighbours in 3D stay a few hops apart. An atom keeps its PE for the
+ * whole run, as on the wafer. */
+#ifndef MD_FOLD_H
+#define MD_FOLD_H
+
+#include <stdint.h>
+
+#include "md_system.h"
+
+typedef struct md_fold {
+  int nbasis, cells[3];
+  int col_dx[4], col_dy[4]; /* column offset of each basis site within a cell */
+  int fx, fy;               /* PE tile of one column */
+  int pe_x, pe_y;           /* the PE grid: one PE per lattice site (some spare) */
+} md_fold;
+
+md_fold md_fold_make(const md_lattice *l);
+/* The PE of the lattice site with this atom id. */
+void md_fold_pe(const md_fold *f, int64_t id, int *x, int *y);
+
+#endif
