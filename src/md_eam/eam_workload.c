@@ -14,6 +14,7 @@
 
 #include "eam_potential.h"
 #include "md_checkpoint.h"
+#include "md_fold.h"
 #include "md_h5md.h"
 #include "md_model.h"
 #include "md_sim.h"
@@ -58,6 +59,11 @@ static const wf_key eam_keys[] = {
      check_cells},
     {"data", WF_KEY_STRING, "", 0, 0, NULL,
      "LAMMPS data file (atom_style atomic) to start from instead of a lattice", NULL},
+    {"mapping", WF_KEY_CHOICE, "columns", 0, 0, "columns|fold",
+     "columns: a PE owns the atoms in its x-y column of the box, atoms migrate as they move; "
+     "fold: one lattice site per PE, the crystal folded onto the PE grid (the wafer's mapping; "
+     "lattice runs, [wafer] pe_grid must be the fold's, which the error gives)",
+     NULL},
     {"velocities", WF_KEY_CHOICE, "create", 0, 0, "create|data",
      "create: Maxwell-Boltzmann at `temperature`; data: the data file's Velocities section", NULL},
     {"temperature", WF_KEY_REAL, "1600", 0, 1e6, NULL, "initial temperature (K)", NULL},
@@ -261,6 +267,18 @@ static int build_system(const wf_run *run, setup *s, md_domain *dom, md_atoms *a
       WF_OK)
     return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
   dom->counters = &run->wafer->fab.c;
+  if (strcmp(wf_deck_str(d, "eam", "mapping"), "fold") == 0) {
+    if (s->from_data)
+      return wf_deck_fail(d, "eam", "mapping", st,
+                          "the fold places lattice sites on PEs: it needs a lattice, not a data file");
+    md_fold fold = md_fold_make(s->lattice.kind, s->lattice.cells);
+    if (fold.pe_x != dom->pe_n[0] || fold.pe_y != dom->pe_n[1])
+      return wf_deck_fail(d, "eam", "mapping", st,
+                          "the fold puts this crystal on a %dx%d PE grid (tiles of %dx%d PEs per "
+                          "atom column): set [wafer] pe_grid = %dx%d",
+                          fold.pe_x, fold.pe_y, fold.fx, fold.fy, fold.pe_x, fold.pe_y);
+    if (md_domain_set_fold(dom, &fold, st) != WF_OK) return st->code;
+  }
   md_atoms_init(atoms);
   int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)
                         : md_lattice_fill(&s->lattice, dom, atoms, st);

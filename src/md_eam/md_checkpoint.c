@@ -60,7 +60,7 @@ int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, m
   if (rc == WF_OK) {
     a->nlocal = a->nghost = 0;
     for (size_t i = 0; i < n && rc == WF_OK; i++)
-      if (md_domain_owns(d, x + 3 * i))
+      if (md_domain_owns_atom(d, id[i], x + 3 * i))
         rc = md_atoms_add(a, id[i], (int)type[i], x + 3 * i, vel + 3 * i, st);
     wf_status_agree(d->comm, st);
     rc = st->code;

@@ -44,6 +44,23 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]) {
   for (int a = 0; a < 2; a++) halo[a] = (int)ceil(d->cutghost / (d->box.len[a] / d->pe_n[a]));
 }
 
+int md_domain_set_fold(md_domain *d, const md_fold *fold, wf_status *st) {
+  int nranks;
+  MPI_Comm_size(d->comm, &nranks);
+  d->ext = malloc(6 * (size_t)nranks * sizeof *d->ext);
+  if (!d->ext) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  d->fold_mode = true;
+  d->fold = *fold;
+  return WF_OK;
+}
+
+bool md_domain_owns_atom(const md_domain *d, int64_t id, const double x[3]) {
+  if (!d->fold_mode) return md_domain_owns(d, x);
+  int pe[2];
+  md_fold_pe(&d->fold, id, &pe[0], &pe[1]);
+  return pe[0] >= d->pe_lo[0] && pe[0] < d->pe_hi[0] && pe[1] >= d->pe_lo[1] && pe[1] < d->pe_hi[1];
+}
+
 static int rank_at(const md_domain *d, const wf_decomp *dc, int a, int step) {
   int c[2] = {d->rank_c[0], d->rank_c[1]};
   c[a] = (c[a] + step + d->rank_n[a]) % d->rank_n[a];
@@ -112,6 +129,7 @@ int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, doubl
 
 void md_domain_free(md_domain *d) {
   for (int s = 0; s < 6; s++) free(d->swap[s].list);
+  free(d->ext);
   free(d->sendbuf), free(d->recvbuf);
   memset(d, 0, sizeof *d);
 }
@@ -189,10 +207,66 @@ static bool wrap(const md_box *box, double x[3]) {
   return true;
 }
 
+/* Fold mapping: every rank's bounding box (this rank's becomes its region),
+ * and a check that no rank but a neighbour in the rank grid has atoms within
+ * cutghost of this rank's: ghosts come from neighbours only. */
+static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
+  double mine[6];
+  for (int c = 0; c < 3; c++) {
+    mine[c] = a->nlocal ? INFINITY : d->sub_lo[c];
+    mine[3 + c] = a->nlocal ? -INFINITY : d->sub_hi[c];
+  }
+  for (int i = 0; i < a->nlocal; i++)
+    for (int c = 0; c < 3; c++) {
+      mine[c] = fmin(mine[c], a->x[i][c]);
+      mine[3 + c] = fmax(mine[3 + c], a->x[i][c]);
+    }
+  MPI_Allgather(mine, 6, MPI_DOUBLE, d->ext, 6, MPI_DOUBLE, d->comm);
+  for (int c = 0; c < 3; c++) d->sub_lo[c] = mine[c], d->sub_hi[c] = mine[3 + c];
+  const int px = d->rank_n[0], py = d->rank_n[1];
+  wf_status_clear(st);
+  for (int r = 0; r < px * py && st->code == WF_OK; r++) {
+    int dx = abs(r / py - d->rank_c[0]), dy = abs(r % py - d->rank_c[1]);
+    dx = dx < px - dx ? dx : px - dx;
+    dy = dy < py - dy ? dy : py - dy;
+    if (dx <= 1 && dy <= 1) continue;
+    double gap[2];
+    for (int ax = 0; ax < 2; ax++) { /* closest approach over periodic images */
+      gap[ax] = INFINITY;
+      for (int k = -1; k <= 1; k++) {
+        double lo = d->ext[6 * r + ax] + k * d->box.len[ax], hi = d->ext[6 * r + 3 + ax] + k * d->box.len[ax];
+        gap[ax] = fmin(gap[ax], fmax(0, fmax(lo - mine[3 + ax], mine[ax] - hi)));
+      }
+    }
+    if (gap[0] < d->cutghost && gap[1] < d->cutghost)
+      wf_fail(st, WF_ERR_RUNTIME,
+              "mapping = fold: atoms of rank %d, not a neighbour of rank %d in the rank grid, came "
+              "within cutoff + skin of its atoms (the crystal has deformed or melted): use "
+              "mapping = columns, or fewer ranks",
+              r, d->rank);
+  }
+  wf_status_agree(d->comm, st);
+  return st->code;
+}
+
+static int check_finite(md_domain *d, const md_atoms *a, wf_status *st) {
+  for (int i = 0; i < a->nlocal && st->code == WF_OK; i++)
+    if (!isfinite(a->x[i][0]) || !isfinite(a->x[i][1]) || !isfinite(a->x[i][2]))
+      wf_fail(st, WF_ERR_RUNTIME, "atom %lld has a non-finite position: the run has blown up",
+              (long long)a->id[i]);
+  wf_status_agree(d->comm, st);
+  return st->code;
+}
+
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
   double t0 = MPI_Wtime();
   wf_status_clear(st);
   a->nghost = 0;
+  if (d->fold_mode) { /* atoms stay; the regions follow them */
+    if (check_finite(d, a, st) == WF_OK) fold_regions(d, a, st);
+    count_op(d, t0);
+    return st->code;
+  }
   for (int i = 0; i < a->nlocal && st->code == WF_OK; i++)
     if (!wrap(&d->box, a->x[i]))
       wf_fail(st, WF_ERR_RUNTIME,
@@ -256,17 +330,40 @@ static int list_add(md_swap *s, int i, wf_status *st) {
   return WF_OK;
 }
 
-/* Atoms 0 .. n-1 near the face this swap sends across. */
+/* Fold mapping: the region (along `dim`) of the atoms a swap's partner
+ * needs, in the partner's frame: along x, the union of the bounding boxes of
+ * the partner's column of ranks (it forwards x ghosts to them in y); along y,
+ * the partner's own; along z, this rank's own (z swaps are with itself). */
+static void partner_region(const md_domain *d, const md_swap *s, double *lo, double *hi) {
+  const int py = d->rank_n[1], nranks = d->rank_n[0] * py, a = s->dim;
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int r = 0; r < nranks; r++) {
+    bool take = a == 0 ? r / py == s->send_to / py : a == 1 ? r == s->send_to : r == d->rank;
+    if (!take) continue;
+    *lo = fmin(*lo, d->ext[6 * r + a]);
+    *hi = fmax(*hi, d->ext[6 * r + 3 + a]);
+  }
+}
+
+/* Atoms 0 .. n-1 near the face this swap sends across: within cutghost of
+ * this rank's region edge (columns: the partner's region starts there), or
+ * of the partner's region (fold). */
 static int select_border(const md_domain *d, md_swap *s, int side, const md_atoms *a, int n,
                          wf_status *st) {
   int ax = s->dim;
   s->nsend = 0;
+  double lo = d->sub_lo[ax], hi = d->sub_hi[ax];
+  if (d->fold_mode) { /* thresholds in this rank's frame: undo the shift */
+    partner_region(d, s, &lo, &hi);
+    lo -= s->shift[ax];
+    hi -= s->shift[ax];
+  }
   if (side == 0) {
-    double lim = d->sub_lo[ax] + d->cutghost;
+    double lim = (d->fold_mode ? hi : lo) + d->cutghost;
     for (int i = 0; i < n; i++)
       if (a->x[i][ax] < lim && list_add(s, i, st) != WF_OK) return st->code;
   } else {
-    double lim = d->sub_hi[ax] - d->cutghost;
+    double lim = (d->fold_mode ? lo : hi) - d->cutghost;
     for (int i = 0; i < n; i++)
       if (a->x[i][ax] >= lim && list_add(s, i, st) != WF_OK) return st->code;
   }
@@ -277,6 +374,7 @@ int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
   double t0 = MPI_Wtime();
   wf_status_clear(st);
   a->nghost = 0;
+
   int nlast = 0;
   for (int k = 0; k < 6; k++) {
     md_swap *s = &d->swap[k];

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 
 #include "md_atoms.h"
+#include "md_fold.h"
 #include "wf_decomp.h"
 #include "wf_error.h"
 #include "wf_fabric.h"
@@ -50,6 +51,13 @@ typedef struct md_domain {
   double *sendbuf, *recvbuf;
   size_t sendcap, recvcap;
   wf_fabric_counters *counters; /* NULL, or the wafer's: ghost traffic is fabric traffic */
+  /* mapping = fold: an atom stays on the PE the fold gives its lattice site,
+   * so a rank's atoms are not a rectangle of space: its region is the
+   * bounding box of its atoms, and every rank's is known (ext, rank-major,
+   * lo[3] then hi[3]) to choose what to send */
+  bool fold_mode;
+  md_fold fold;
+  double *ext;
 } md_domain;
 
 /* Check the box against the cutoffs and the rank blocks, and set up the
@@ -58,10 +66,15 @@ int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, doubl
                      double cutghost, wf_status *st);
 void md_domain_free(md_domain *d);
 
+/* Switch to the fold mapping (before the atoms are placed). */
+int md_domain_set_fold(md_domain *d, const md_fold *fold, wf_status *st);
+
 /* PE column (axis 0) or row (axis 1) holding coordinate x. */
 int md_domain_pe_of(const md_domain *d, int axis, double x);
 /* True if this rank owns a point at x (PE test above). */
 bool md_domain_owns(const md_domain *d, const double x[3]);
+/* True if this rank owns atom `id` at x: by position, or by its folded PE. */
+bool md_domain_owns_atom(const md_domain *d, int64_t id, const double x[3]);
 
 /* Atoms per PE column: the largest count over the grid (collective), and the
  * fabric halo a PE needs, in PEs along x and y: ceil(cutghost / PE width). */
@@ -70,7 +83,10 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]);
 
 /* Wrap owned atoms into the box and send those that left this rank's region
  * to the neighbour that owns them now. Ghosts are dropped. An atom that
- * moved further than one rank block is an error. Collective. */
+ * moved further than one rank block is an error. (Fold mapping: atoms stay
+ * where they are, unwrapped; every rank's region becomes the bounding box of
+ * its atoms; atoms of a non-neighbouring rank within cutghost are an error.)
+ * Collective. */
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
 /* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */
 int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st);

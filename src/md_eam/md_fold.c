@@ -3,21 +3,23 @@
 #include <math.h>
 #include <stdbool.h>
 
-md_fold md_fold_make(const md_lattice *l) {
+#include "md_system.h"
+
+md_fold md_fold_make(const char *kind, const int cells[3]) {
   md_fold f;
   const double(*basis)[3];
-  f.nbasis = md_lattice_basis(l->kind, &basis);
+  f.nbasis = md_lattice_basis(kind, &basis);
   bool fcc = f.nbasis == 4;
-  for (int a = 0; a < 3; a++) f.cells[a] = l->cells[a];
+  for (int a = 0; a < 3; a++) f.cells[a] = cells[a];
   for (int b = 0; b < f.nbasis; b++) {
     f.col_dx[b] = fcc ? (int)(2 * basis[b][0]) : b;
     f.col_dy[b] = fcc ? (int)(2 * basis[b][1]) : 0;
   }
-  int nz = l->cells[2];
+  int nz = cells[2];
   f.fx = (int)ceil(sqrt((double)nz));
   f.fy = (nz + f.fx - 1) / f.fx;
-  f.pe_x = 2 * l->cells[0] * f.fx;
-  f.pe_y = (fcc ? 2 : 1) * l->cells[1] * f.fy;
+  f.pe_x = 2 * cells[0] * f.fx;
+  f.pe_y = (fcc ? 2 : 1) * cells[1] * f.fy;
   return f;
 }
 

@@ -11,8 +11,6 @@
 
 #include <stdint.h>
 
-#include "md_system.h"
-
 typedef struct md_fold {
   int nbasis, cells[3];
   int col_dx[4], col_dy[4]; /* column offset of each basis site within a cell */
@@ -20,7 +18,8 @@ typedef struct md_fold {
   int pe_x, pe_y;           /* the PE grid: one PE per lattice site (some spare) */
 } md_fold;
 
-md_fold md_fold_make(const md_lattice *l);
+/* The fold of an fcc or bcc crystal of cells[0] x cells[1] x cells[2] unit cells. */
+md_fold md_fold_make(const char *kind, const int cells[3]);
 /* The PE of the lattice site with this atom id. */
 void md_fold_pe(const md_fold *f, int64_t id, int *x, int *y);
 

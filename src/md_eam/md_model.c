@@ -21,7 +21,7 @@ void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *l
   const wf_hw *hw = &w->hw;
   int valid = lattice != NULL;
   md_fold f = {0};
-  if (valid) f = md_fold_make(lattice);
+  if (valid) f = md_fold_make(lattice->kind, lattice->cells);
   /* reach and neighbour count over the run's pairs within the cutoff */
   const md_atoms *a = &sim->atoms;
   const md_neigh *nl = &sim->nl;

@@ -51,8 +51,8 @@ int md_lattice_fill(const md_lattice *l, const md_domain *d, md_atoms *a, wf_sta
         for (int b = 0; b < nb; b++) {
           double x[3] = {(i + basis[b][0]) * l->a, (j + basis[b][1]) * l->a,
                          (k + basis[b][2]) * l->a};
-          if (!md_domain_owns(d, x)) continue;
           int64_t id = (((int64_t)k * l->cells[1] + j) * l->cells[0] + i) * nb + b + 1;
+          if (!md_domain_owns_atom(d, id, x)) continue;
           if (md_atoms_add(a, id, species_of(l, id), x, zero, st) != WF_OK) return st->code;
         }
   return WF_OK;
@@ -269,7 +269,7 @@ int md_data_fill(const md_data *D, const int *type_species, const md_domain *d, 
       x[c] = D->box.lo[c] + (f - floor(f)) * D->box.len[c];
       if (x[c] >= D->box.lo[c] + D->box.len[c]) x[c] = D->box.lo[c];
     }
-    if (!md_domain_owns(d, x)) continue;
+    if (!md_domain_owns_atom(d, D->id[i], x)) continue;
     if (md_atoms_add(a, D->id[i], type_species[D->type[i]], x, D->v[i], st) != WF_OK)
       return st->code;
   }

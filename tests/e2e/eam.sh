@@ -87,6 +87,19 @@ ranks)
     expect "json r$n.json \"abs(j['eam']['etotal_final'] - json.load(open('r1.json'))['eam']['etotal_final']) <= 1e-9 * abs(j['eam']['etotal_final'])\"" \
            "1 vs $n ranks: energies differ"
   done
+  # The wafer's own mapping (one lattice site per PE, the crystal folded onto
+  # a 48x48 PE grid, atoms never change PE): the same trajectory.
+  for n in 1 2 4; do
+    mpiexec -n $n "$wafer" eam --quiet --set eam.crosscheck=none --set eam.steps=200 \
+        --set eam.mapping=fold --set wafer.pe_grid=48x48 --set eam.write_data=fold$n.data > /dev/null
+    expect "[ $? -eq 0 ]" "fold mapping, $n ranks: run failed"
+    read -r dx dv < <(/usr/bin/python3 datadiff.py final1.data fold$n.data)
+    expect "/usr/bin/python3 -c 'import sys; sys.exit(0 if $dx <= 1e-9 and $dv <= 1e-8 else 1)'" \
+           "columns vs fold mapping on $n ranks: positions differ by $dx A, velocities by $dv A/ps"
+  done
+  mpiexec -n 4 "$wafer" eam --quiet --set eam.mapping=fold --set wafer.pe_grid=48x48 --json f.json > /dev/null
+  expect "[ $? -eq 0 ]" "fold mapping with the LAMMPS cross-check failed"
+  lammps_ok f.json "fold mapping"
   ;;
 restart)
   # Checkpoint at 60, restart, run to 150: bit for bit the uninterrupted run.
@@ -104,6 +117,14 @@ restart)
   expect "json r.json \"j['eam']['first_step'] == 60 and j['eam']['steps'] == 90\"" "restart did not continue from step 60"
   expect "cmp -s full.data second.data" "restarted final state differs from the uninterrupted one"
   expect "h5diff -q full.h5 second.h5" "final checkpoints differ"
+  # The same with the fold mapping (atoms unwrapped, regions from the atoms).
+  fold="--set eam.mapping=fold --set wafer.pe_grid=48x48"
+  # shellcheck disable=SC2086
+  eam $common $fold --set eam.steps=150 --set eam.checkpoint=ffull.h5 --set eam.write_data=ffull.data > /dev/null &&
+  eam $common $fold --set eam.steps=60 --set eam.checkpoint=ffirst.h5 > /dev/null &&
+  eam $common $fold --set eam.steps=150 --set eam.restart=ffirst.h5 --set eam.checkpoint=fsecond.h5 \
+      --set eam.write_data=fsecond.data > /dev/null
+  expect "[ $? -eq 0 ] && cmp -s ffull.data fsecond.data" "fold mapping: restarted final state differs"
   # A restart with the cross-check: LAMMPS continues from the checkpoint's state.
   eam --set eam.steps=100 --set eam.restart=first.h5 --json x.json > /dev/null
   expect "[ $? -eq 0 ]" "restart with the LAMMPS cross-check failed"
@@ -154,9 +175,11 @@ bad_input)
   msg 2 "cannot open\|No such file\|cannot read" --set eam.potential=no_such.eam
   msg 2 "element 'Xx' is not in" --set eam.elements=Xx
   msg 2 "expected NXxNYxNZ" --set eam.cells=8x8
+  msg 2 "set \[wafer\] pe_grid = 48x48" --set eam.mapping=fold
   msg 2 "shares summing to 1" --set eam.potential=CuTa.eam.alloy --set "eam.elements=Cu Ta" --set "eam.fractions=0.5 0.6"
   printf 'two atoms\n\n2 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 5 5\n2 1 5.1 5 5\n' > overlap.data
   msg 2 "overlapping atoms" --set eam.data=overlap.data
+  msg 2 "it needs a lattice" --set eam.mapping=fold --set eam.data=overlap.data
   printf 'short\n\n3 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 5 5\n2 1 8 5 5\n' > short.data
   msg 2 "short.data:[0-9]*: the Atoms section ends after 2 of 3" --set eam.data=short.data
   printf 'bad\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 x 5\n' > nan.data
