@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *slurp(const char *path, const char *what, wf_status *st) {
@@ -106,6 +108,18 @@ int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
     remove(tmp);
     return wf_fail(st, WF_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
   }
+  return WF_OK;
+}
+
+extern char **environ;
+
+int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st) {
+  pid_t pid;
+  int status = -1;
+  if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) == 0) waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return wf_fail(st, WF_ERR_RUNTIME, "%s: %s failed (%s)", what, argv[1] ? argv[1] : argv[0],
+                   hint);
   return WF_OK;
 }
 

@@ -25,6 +25,11 @@ void wf_status_bcast(MPI_Comm comm, wf_status *st);
  * status is given to every rank. Collective. */
 void wf_status_agree(MPI_Comm comm, wf_status *st);
 
+/* Run a helper program (argv[0] an absolute path, e.g. a plotting script)
+ * and wait for it; on failure `st` says "`what`: ARGV0 failed" with `hint`.
+ * This process only. */
+int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st);
+
 /* Call before MPI_Init. Open MPI 4.1's default MPI-IO component (OMPIO)
  * intermittently loses parts of collective HDF5 writes here (about 1 run in
  * 10 of `wafer halo` with a defect map on 4 ranks wrote a zeroed stretch);

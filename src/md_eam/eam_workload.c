@@ -94,6 +94,10 @@ static const wf_key eam_keys[] = {
      "round-off and only the energy drift is compared",
      NULL},
     {"lmp", WF_KEY_STRING, "lmp", 0, 0, NULL, "the LAMMPS command for the cross-check", NULL},
+    {"plot", WF_KEY_STRING, "", 0, 0, NULL,
+     "PNG of temperature and energy drift against time, with LAMMPS's rows ('' = none; needs "
+     "python3-matplotlib)",
+     NULL},
     {"write_data", WF_KEY_STRING, "", 0, 0, NULL,
      "write the final state as a LAMMPS data file ('' = none)", NULL},
     {"dump_every", WF_KEY_INT, "0", 0, 1e9, NULL,
@@ -562,6 +566,39 @@ static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_a
   return WF_OK;
 }
 
+/* The thermo plot: rank 0 writes the rows (ours, then LAMMPS's) to a
+ * temporary file and runs scripts/plot_thermo.py on it. */
+static int plot_thermo(const wf_run *run, const char *png, const history *h, const crosscheck *x,
+                       long long natoms, double dt, wf_status *st) {
+  wf_status_clear(st);
+  if (run->rank == 0) {
+    char tmp[] = "/tmp/wafer-thermo-XXXXXX";
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary file");
+    } else {
+      for (int code = 0; code < 2; code++) {
+        const md_thermo_row *rows = code ? x->lmp.rows : h->rows;
+        int n = code ? x->lmp.nrows : h->n;
+        for (int i = 0; i < n; i++)
+          fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g %.17g %lld\n", code, rows[i].step,
+                  (double)rows[i].step * dt, rows[i].temp, rows[i].pe, rows[i].ke, rows[i].etotal,
+                  rows[i].press, natoms);
+      }
+      fclose(f);
+      char title[160];
+      snprintf(title, sizeof title, "wafer eam: %lld atoms, %d ranks", natoms, run->nranks);
+      char *argv[] = {"/usr/bin/python3", WAFER_SOURCE_DIR "/scripts/plot_thermo.py", tmp,
+                      (char *)png, title, NULL};
+      wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
+      remove(tmp);
+    }
+  }
+  wf_status_bcast(run->comm, st);
+  return st->code;
+}
+
 static void report(wf_run *run, const setup *s, const md_sim *sim, const crosscheck *x,
                    const history *h, double seconds, int per_pe, const int halo[2]) {
   long long steps = h->rows[h->n - 1].step - h->rows[0].step;
@@ -716,6 +753,8 @@ static int eam_run(wf_run *run, wf_status *st) {
     rc = md_data_write(out_data, "wafer eam: final state", &sim.dom.box, &sim.atoms,
                        s.pot.nelements, s.pot.mass, run->comm, st);
   if (rc == WF_OK) report(run, &s, &sim, &x, &h, seconds, per_pe, halo);
+  const char *png = wf_deck_str(run->deck, "eam", "plot");
+  if (rc == WF_OK && png[0]) rc = plot_thermo(run, png, &h, &x, sim.natoms, s.par.dt, st);
   if (s.lammps) {
     bool keep = rc != WF_OK || run->checks_failed > 0;
     if (keep && run->verbose && x.dir[0]) printf("eam: LAMMPS files kept in %s\n", x.dir);

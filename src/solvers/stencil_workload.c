@@ -12,9 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "st_krylov.h"
@@ -316,8 +314,6 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
 
 /* The convergence plot: rank 0 writes the history to a temporary file and
  * runs scripts/plot_history.py on it (matplotlib). */
-extern char **environ;
-
 static int plot_history(const wf_run *run, const char *png, const st_result *res,
                         const char *title, wf_status *st) {
   wf_status_clear(st);
@@ -332,12 +328,7 @@ static int plot_history(const wf_run *run, const char *png, const st_result *res
       fclose(f);
       char *argv[] = {"/usr/bin/python3", WAFER_SOURCE_DIR "/scripts/plot_history.py", tmp,
                       (char *)png, (char *)title, NULL};
-      pid_t pid;
-      int status = -1;
-      if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) == 0) waitpid(pid, &status, 0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        wf_fail(st, WF_ERR_RUNTIME,
-                "plot: %s failed (is python3-matplotlib installed? run scripts/setup)", argv[1]);
+      wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
       remove(tmp);
     }
   }

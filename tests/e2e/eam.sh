@@ -153,9 +153,11 @@ ok = (list(f["h5md"].attrs["version"]) == [1, 1]
 sys.exit(0 if ok else 1)
 PY
   expect "/usr/bin/python3 check.py" "H5MD file content wrong"
-  eam --set eam.data=end.data --set eam.velocities=data --set eam.thermo=20 --json d.json > /dev/null
+  eam --set eam.data=end.data --set eam.velocities=data --set eam.thermo=20 --set eam.plot=thermo.png \
+      --json d.json > /dev/null
   expect "[ $? -eq 0 ]" "run from the written data file failed"
   lammps_ok d.json "from a data file"
+  expect "[ \"\$(head -c 4 thermo.png | tail -c 3)\" = PNG ]" "no thermo plot written"
   expect "json d.json \"abs(j['eam']['etotal_first'] - json.load(open('o.json'))['eam']['etotal_final']) <= 1e-10 * 7000\"" \
          "the run from the data file does not start where the first one ended"
   ;;
