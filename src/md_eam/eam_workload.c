@@ -678,6 +678,27 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
            us, drift, s->lammps ? (run->checks_failed ? ", LAMMPS differs" : ", = LAMMPS") : "");
 }
 
+/* Two lines about the system and how it sits on the PEs. */
+static void describe(const setup *s, const md_sim *sim, long long step0, int per_pe,
+                     const int halo[2]) {
+  const md_box *b = &sim->dom.box;
+  printf("eam: %lld atoms of", sim->natoms);
+  for (int e = 0; e < s->pot.nelements; e++) printf(" %s", s->pot.element[e]);
+  printf(" (%s), box %.4g x %.4g x %.4g A, cutoff %.4g + skin %.4g A, dt %g ps, steps %lld to "
+         "%lld%s\n",
+         s->potential, b->len[0], b->len[1], b->len[2], s->pot.cut, s->par.skin, s->par.dt, step0,
+         s->steps, s->par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
+  double mean = (double)sim->natoms / ((double)sim->dom.pe_n[0] * sim->dom.pe_n[1]);
+  if (sim->dom.fold_mode)
+    printf("eam: fold mapping: %.2g atoms per PE on average, at most %d; atoms keep their PE\n",
+           mean, per_pe);
+  else
+    printf("eam: columns mapping: PE columns of %.3g x %.3g A hold %.2g atoms on average, at most "
+           "%d; a PE needs the atoms of the PEs within %d x %d hops (cutoff + skin)\n",
+           b->len[0] / sim->dom.pe_n[0], b->len[1] / sim->dom.pe_n[1], mean, per_pe, halo[0],
+           halo[1]);
+}
+
 static int eam_run(wf_run *run, wf_status *st) {
   setup s;
   md_domain dom = {0};
@@ -700,23 +721,9 @@ static int eam_run(wf_run *run, wf_status *st) {
                ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
                : st->code;
   }
-  if (run->verbose) {
-    const md_box *b = &sim.dom.box;
-    printf("eam: %lld atoms of", sim.natoms);
-    for (int e = 0; e < s.pot.nelements; e++) printf(" %s", s.pot.element[e]);
-    printf(" (%s), box %.4g x %.4g x %.4g A, cutoff %.4g + skin %.4g A, dt %g ps, steps %lld to "
-           "%lld%s\n",
-           s.potential, b->len[0], b->len[1], b->len[2], s.pot.cut, s.par.skin, s.par.dt, step0,
-           s.steps, s.par.berendsen_damp > 0 ? ", Berendsen thermostat" : ", NVE");
-  }
   int per_pe = md_domain_max_atoms_per_pe(&sim.dom, &sim.atoms), halo[2];
   md_domain_halo_pes(&sim.dom, halo);
-  if (run->verbose)
-    printf("eam: PE columns of %.3g x %.3g A hold %.2g atoms on average, at most %d; a PE needs "
-           "the atoms of the PEs within %d x %d hops (cutoff + skin)\n",
-           sim.dom.box.len[0] / sim.dom.pe_n[0], sim.dom.box.len[1] / sim.dom.pe_n[1],
-           (double)sim.natoms / ((double)sim.dom.pe_n[0] * sim.dom.pe_n[1]), per_pe, halo[0],
-           halo[1]);
+  if (run->verbose) describe(&s, &sim, step0, per_pe, halo);
 
   crosscheck x = {0};
   if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);

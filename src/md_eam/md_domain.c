@@ -28,8 +28,14 @@ int md_domain_max_atoms_per_pe(const md_domain *d, const md_atoms *a) {
   int nx = d->pe_hi[0] - d->pe_lo[0], ny = d->pe_hi[1] - d->pe_lo[1], most = 0, all;
   int *count = calloc((size_t)nx * ny, sizeof *count);
   for (int i = 0; count && i < a->nlocal; i++) {
-    int px = md_domain_pe_of(d, 0, a->x[i][0]) - d->pe_lo[0];
-    int py = md_domain_pe_of(d, 1, a->x[i][1]) - d->pe_lo[1];
+    int px, py;
+    if (d->fold_mode) {
+      md_fold_pe(&d->fold, a->id[i], &px, &py);
+    } else {
+      px = md_domain_pe_of(d, 0, a->x[i][0]);
+      py = md_domain_pe_of(d, 1, a->x[i][1]);
+    }
+    px -= d->pe_lo[0], py -= d->pe_lo[1];
     if (px >= 0 && px < nx && py >= 0 && py < ny) {
       int c = ++count[(size_t)py * nx + px];
       most = c > most ? c : most;
