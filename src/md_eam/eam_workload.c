@@ -475,9 +475,13 @@ static bool frame_at(const trajectory *t, long long step) {
   return step == t->first || step == t->last || (t->every > 0 && step % t->every == 0);
 }
 
+/* How many steps frame_at picks: the multiples of `every` in [first, last],
+ * and first and last when they are not multiples. */
 static long long frame_count(const trajectory *t) {
-  long long n = 0;
-  for (long long s = t->first; s <= t->last; s++) n += frame_at(t, s);
+  if (t->every <= 0) return t->first == t->last ? 1 : 2;
+  long long e = t->every, n = t->last / e - (t->first + e - 1) / e + 1;
+  if (t->first % e != 0) n++;
+  if (t->last % e != 0 && t->last != t->first) n++;
   return n;
 }
 

@@ -153,23 +153,31 @@ static int alloc_data(md_data *D, wf_status *st) {
   return WF_OK;
 }
 
-static int cmp_id(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+/* The atoms' ids in order, with where each sits in the Atoms section: finds
+ * duplicates, and each Velocities line's atom by binary search. */
+typedef struct id_slot {
+  int64_t id;
+  long long at;
+} id_slot;
+
+static int cmp_slot(const void *a, const void *b) {
+  int64_t x = ((const id_slot *)a)->id, y = ((const id_slot *)b)->id;
   return (x > y) - (x < y);
 }
 
-/* Index of each id, for the Velocities section; and duplicate ids. */
-static int check_ids(const md_data *D, const char *name, wf_status *st) {
-  int64_t *ids = malloc((size_t)D->natoms * sizeof *ids);
-  if (!ids) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  memcpy(ids, D->id, (size_t)D->natoms * sizeof *ids);
-  qsort(ids, (size_t)D->natoms, sizeof *ids, cmp_id);
-  int rc = WF_OK;
-  for (long long i = 1; i < D->natoms && rc == WF_OK; i++)
-    if (ids[i] == ids[i - 1])
-      rc = wf_fail(st, WF_ERR_INPUT, "%s: atom id %lld appears twice", name, (long long)ids[i]);
-  free(ids);
-  return rc;
+static int index_ids(const md_data *D, const char *name, id_slot **index, wf_status *st) {
+  id_slot *slots = malloc(((size_t)D->natoms + 1) * sizeof *slots);
+  if (!slots) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  for (long long i = 0; i < D->natoms; i++) slots[i] = (id_slot){D->id[i], i};
+  qsort(slots, (size_t)D->natoms, sizeof *slots, cmp_slot);
+  for (long long i = 1; i < D->natoms; i++)
+    if (slots[i].id == slots[i - 1].id) {
+      free(slots);
+      return wf_fail(st, WF_ERR_INPUT, "%s: atom id %lld appears twice", name,
+                     (long long)slots[i].id);
+    }
+  *index = slots;
+  return WF_OK;
 }
 
 static int section_atoms(md_data *D, lines *L, wf_status *st) {
@@ -192,10 +200,9 @@ static int section_atoms(md_data *D, lines *L, wf_status *st) {
   return WF_OK;
 }
 
-static int section_velocities(md_data *D, lines *L, wf_status *st) {
+static int section_velocities(md_data *D, const id_slot *index, lines *L, wf_status *st) {
   if (!D->id)
     return wf_fail(st, WF_ERR_INPUT, "%s:%d: Velocities before Atoms", L->name, L->line);
-  /* ids are usually 1..N in Atoms order; look them up through a sorted copy otherwise */
   for (long long i = 0; i < D->natoms; i++) {
     char *s = next_nonblank(L);
     if (!s)
@@ -203,13 +210,12 @@ static int section_velocities(md_data *D, lines *L, wf_status *st) {
                      L->name, L->line, i, D->natoms);
     double v[4];
     if (numbers(L, s, v, 4, false, "id vx vy vz", st) != WF_OK) return st->code;
-    long long k = i < D->natoms && D->id[i] == (int64_t)v[0] ? i : -1;
-    for (long long m = 0; k < 0 && m < D->natoms; m++)
-      if (D->id[m] == (int64_t)v[0]) k = m;
-    if (k < 0)
+    const id_slot key = {(int64_t)v[0], 0};
+    const id_slot *slot = bsearch(&key, index, (size_t)D->natoms, sizeof *index, cmp_slot);
+    if (!slot)
       return wf_fail(st, WF_ERR_INPUT, "%s:%d: velocity of atom %.0f, which is not in Atoms",
                      L->name, L->line, v[0]);
-    memcpy(D->v[k], v + 1, sizeof(md_vec));
+    memcpy(D->v[slot->at], v + 1, sizeof(md_vec));
   }
   D->has_velocities = true;
   return WF_OK;
@@ -223,6 +229,7 @@ int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st)
   next_line(&L); /* the title */
   int rc = WF_OK;
   bool box[3] = {false, false, false};
+  id_slot *index = NULL;
   char *s;
   while (rc == WF_OK && (s = next_nonblank(&L))) {
     if (strcmp(s, "Masses") == 0) { /* masses come from the potential */
@@ -231,10 +238,12 @@ int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st)
       if (!D->natoms || !D->ntypes)
         rc = wf_fail(st, WF_ERR_INPUT, "%s:%d: Atoms before the 'atoms' and 'atom types' lines",
                      name, L.line);
-      else
-        rc = section_atoms(D, &L, st);
+      else if (D->id)
+        rc = wf_fail(st, WF_ERR_INPUT, "%s:%d: a second Atoms section", name, L.line);
+      else if ((rc = section_atoms(D, &L, st)) == WF_OK)
+        rc = index_ids(D, name, &index, st);
     } else if (strcmp(s, "Velocities") == 0) {
-      rc = section_velocities(D, &L, st);
+      rc = section_velocities(D, index, &L, st);
     } else if (s[0] >= 'A' && s[0] <= 'Z') {
       rc = wf_fail(st, WF_ERR_INPUT,
                    "%s:%d: section '%s' is not supported (atom_style atomic: Masses, Atoms, "
@@ -249,7 +258,7 @@ int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st)
     rc = wf_fail(st, WF_ERR_INPUT, "%s: no Atoms section: not a LAMMPS data file?", name);
   if (rc == WF_OK && !(box[0] && box[1] && box[2]))
     rc = wf_fail(st, WF_ERR_INPUT, "%s: the box needs xlo xhi, ylo yhi and zlo zhi lines", name);
-  if (rc == WF_OK) rc = check_ids(D, name, st);
+  free(index);
   free(L.buf);
   if (rc != WF_OK) md_data_free(D);
   return rc;

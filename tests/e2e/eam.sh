@@ -187,6 +187,14 @@ bad_input)
   printf 'bad\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n1 1 5 x 5\n' > nan.data
   msg 2 "nan.data:12: expected 5 numbers" --set eam.data=nan.data
   msg 2 "has no Velocities section" --set eam.data=overlap.data --set eam.velocities=data
+  printf 'dup\n\n2 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n7 1 5 5 5\n7 1 8 5 5\n' > dup.data
+  msg 2 "dup.data: atom id 7 appears twice" --set eam.data=dup.data
+  # Velocities listed in another order than Atoms reach the right atoms.
+  printf 'v\n\n3 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n7 1 5 5 5\n3 1 8 5 5\n5 1 5 8 5\n\nVelocities\n\n5 1 2 3\n7 4 5 6\n3 7 8 9\n' > v.data
+  eam --set eam.crosscheck=none --set eam.data=v.data --set eam.velocities=data --set eam.steps=0 \
+      --set eam.write_data=v_out.data > /dev/null 2>&1
+  expect "[ \"\$(sed -n '/^Velocities/,\$p' v_out.data | tr -s ' \n' ' ')\" = 'Velocities 3 7 8 9 5 1 2 3 7 4 5 6 ' ]" \
+         "velocities not matched to their atoms by id"
   # A timestep far too large: the run blows up, stops with a message, and
   # its last checkpoint is good (a restart from it with a sane timestep runs).
   msg 1 "blown up" --set eam.dt=0.025 --set eam.steps=2000 --set eam.checkpoint=ck.h5 \
