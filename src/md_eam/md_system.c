@@ -172,9 +172,9 @@ static int index_ids(const md_data *D, const char *name, id_slot **index, wf_sta
   qsort(slots, (size_t)D->natoms, sizeof *slots, cmp_slot);
   for (long long i = 1; i < D->natoms; i++)
     if (slots[i].id == slots[i - 1].id) {
+      long long twice = slots[i].id;
       free(slots);
-      return wf_fail(st, WF_ERR_INPUT, "%s: atom id %lld appears twice", name,
-                     (long long)slots[i].id);
+      return wf_fail(st, WF_ERR_INPUT, "%s: atom id %lld appears twice", name, twice);
     }
   *index = slots;
   return WF_OK;
