@@ -30,7 +30,7 @@ for bytes in 8 64 512 4096; do
   m1=$(printf '%s\n' "${t1[@]}" | median)
   m2=$(printf '%s\n' "${t2[@]}" | median)
   mr=$(printf '%s\n' "${tr[@]}" | median)
-  model=$(field "$out/h2.json" "j['model']['wafer_seconds_per_exchange']")
+  model=$(field "$out/h2.json" "j['model']['wafer_seconds_per_exchange'][0]")
   rows+=("$bytes $m1 $m2 $mr $inter $model")
   echo "elem $bytes B: 1 rank $m1 s, 2 ranks $m2 s, sendrecv ref $mr s ($inter B between ranks)"
 done

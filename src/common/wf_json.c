@@ -77,6 +77,17 @@ void wf_json_bool(wf_json *j, const char *k, bool v) {
   put(j, "%s", v ? "true" : "false");
 }
 
+void wf_json_range(wf_json *j, const char *k, double lo, double hi) {
+  key(j, k);
+  put(j, "[");
+  for (int i = 0; i < 2; i++) {
+    double v = i ? hi : lo;
+    if (isfinite(v)) put(j, "%s%.9g", i ? "," : "", v);
+    else put(j, "%snull", i ? "," : "");
+  }
+  put(j, "]");
+}
+
 void wf_json_ints(wf_json *j, const char *k, const long long *v, int n) {
   key(j, k);
   put(j, "[");

@@ -12,8 +12,22 @@
 #include "wf_deck.h"
 #include "wf_error.h"
 #include "wf_json.h"
+#include "wf_range.h"
 
 struct wf_wafer; /* the PE grid, its decomposition and its fabric: mesh_decomp/wf_wafer.h */
+
+/* A workload's wafer projection of one unit of its work (an iteration, a
+ * timestep), for the run's report and for `wafer fidelity`. */
+typedef struct wf_projection {
+  bool valid;
+  const char *unit;      /* "iteration", "step", ... */
+  wf_range seconds;      /* per unit, [fast, slow] */
+  double flops;          /* per unit, the whole wafer (0: not counted) */
+  double bytes_per_pe;   /* the busiest PE's data */
+  double sram_for_data;  /* what a PE offers to data (SRAM less the reserve) */
+  double pes_needed;     /* PEs the mapping needs */
+  double pes_offered;    /* PEs the hardware's program rectangle offers */
+} wf_projection;
 
 typedef struct wf_run {
   const char *workload, *version; /* for output files */
@@ -24,9 +38,12 @@ typedef struct wf_run {
   bool verbose;   /* rank 0 and not --quiet: progress and report lines */
   wf_json *summary; /* the workload adds its results; the app adds the common part */
   /* Filled by the workload, the same on every rank: */
-  int checks_passed, checks_failed; /* over all ranks */
-  double seconds;                   /* measured time of the main computation */
-  double wafer_seconds;             /* the same computation, projected onto the wafer */
+  /* Independent assertions against a reference, counted once per run (not
+   * per rank or iteration). A run that checked nothing is "unchecked". */
+  int checks_passed, checks_failed;
+  double seconds;         /* measured time of the main computation */
+  wf_range wafer_seconds; /* the same computation, projected onto the wafer */
+  wf_projection model;    /* the projection per unit of work */
   char headline[160];               /* one line for the demo table */
 } wf_run;
 
@@ -38,5 +55,14 @@ typedef struct wf_workload {
   int (*run)(wf_run *run, wf_status *st);
   void (*finalize)(void); /* optional: once, before MPI_Finalize */
 } wf_workload;
+
+/* Count one independent check (the same on every rank); a failed one is
+ * reported on stdout with `what` when the run is verbose. */
+void wf_run_check(wf_run *run, bool ok, const char *what);
+/* "error", "failed", "unchecked" (nothing was checked) or "ok". */
+const char *wf_run_status(const wf_run *run, int code);
+/* The projection as a "model" object's common part: unit, seconds and
+ * FLOP/s as [fast, slow] ranges, memory and PE budgets. */
+void wf_projection_json(const wf_projection *p, wf_json *j);
 
 #endif

@@ -85,6 +85,9 @@ static const wf_key eam_keys[] = {
      "none: NVE; berendsen: velocity rescaling towards `temperature` (LAMMPS fix temp/berendsen)",
      NULL},
     {"damp", WF_KEY_REAL, "0.1", 0, 1e6, NULL, "thermostat time constant (ps)", check_positive},
+    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
+     "only project this lattice onto the wafer (no atoms, no run): for the published systems",
+     NULL},
     {"crosscheck", WF_KEY_CHOICE, "lammps", 0, 0, "none|lammps",
      "run LAMMPS from the same data file and compare the thermo rows and the forces at step "
      "min(steps, crosscheck_steps)",
@@ -412,14 +415,6 @@ static void print_row(const md_thermo_row *r) {
          r->etotal, r->press);
 }
 
-static void add_check(wf_run *run, bool ok, const char *what) {
-  if (ok) run->checks_passed++;
-  else {
-    run->checks_failed++;
-    if (run->verbose) printf("eam: CHECK FAILED: %s\n", what);
-  }
-}
-
 typedef struct comparison {
   double thermo_diff, force_diff, force_max, drift_lammps, us_lammps;
   int rows_compared;
@@ -611,16 +606,20 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
   comparison c = {0};
   if (s->lammps) {
     compare(run, s, x, h, sim->natoms, &c);
-    add_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
-    add_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
-              "forces agree with LAMMPS to 1e-10");
-    /* NVE only: over long runs the two trajectories part (chaos), so the
-     * drifts are compared with a margin */
-    add_check(run, s->par.berendsen_damp > 0 || drift <= 1.5 * c.drift_lammps + 1e-12,
-              "energy drift no worse than LAMMPS's");
+    wf_run_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
+    wf_run_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
+                 "forces agree with LAMMPS to 1e-10");
+    /* NVE only (a thermostat does not conserve energy): over long runs the
+     * two trajectories part (chaos), so the drifts are compared with a margin */
+    if (s->par.berendsen_damp == 0)
+      wf_run_check(run, drift <= 1.5 * c.drift_lammps + 1e-12,
+                   "energy drift no worse than LAMMPS's");
   }
   md_model_result model;
-  md_model_project(&model, sim, s->from_data ? NULL : &s->lattice, run->wafer);
+  wf_status mst;
+  wf_status_clear(&mst);
+  bool modelled = !s->from_data &&
+                  md_model_project(&model, &s->lattice, &s->pot, s->par.skin, run, &mst) == WF_OK;
   if (run->verbose) {
     printf("eam: %.3f s for %lld steps: %.4g us/atom-step (neighbour lists %.0f%%, forces "
            "%.0f%%, ghosts %.0f%%; %ld list builds); energy drift %.3g eV/atom\n",
@@ -633,7 +632,11 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
              "%.3g eV/atom\n",
              c.us_lammps, c.us_lammps > 0 ? us / c.us_lammps : 0.0, c.thermo_diff,
              c.rows_compared, x->force_step, c.force_diff, c.force_max, c.drift_lammps);
-    md_model_print(&model, stdout);
+    if (modelled) md_model_print(&model, run, stdout);
+    else if (s->from_data)
+      printf("eam: no wafer projection: the fold maps lattice sites to PEs (lattice runs only)\n");
+    else printf("eam: no wafer projection: %s\n", mst.msg);
+    if (!s->lammps) printf("eam: unchecked: no reference (eam.crosscheck = none)\n");
   }
   const md_thermo_row *r = &h->rows[h->n - 1];
   wf_json *j = run->summary;
@@ -674,9 +677,11 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
     wf_json_num(j, "energy_drift_per_atom", c.drift_lammps);
     wf_json_end(j);
   }
-  md_model_json(&model, j);
+  if (modelled) {
+    md_model_json(&model, run, j);
+    run->wafer_seconds = wf_range_scale(run->model.seconds, (double)steps);
+  }
   run->seconds = seconds;
-  run->wafer_seconds = model.seconds_per_step * (double)steps;
   snprintf(run->headline, sizeof run->headline,
            "%lld atoms, %lld steps, %.3g us/atom-step, drift %.2g eV/atom%s", sim->natoms, steps,
            us, drift, s->lammps ? (run->checks_failed ? ", LAMMPS differs" : ", = LAMMPS") : "");
@@ -703,12 +708,40 @@ static void describe(const setup *s, const md_sim *sim, long long step0, int per
            halo[1]);
 }
 
+/* model_only: the projection of the deck's lattice, without atoms. */
+static int project_only(wf_run *run, const setup *s, wf_status *st) {
+  if (s->from_data)
+    return wf_deck_fail(run->deck, "eam", "model_only", st,
+                        "the wafer model folds a lattice onto the PEs: give eam.cells, not "
+                        "eam.data");
+  md_model_result model;
+  if (md_model_project(&model, &s->lattice, &s->pot, s->par.skin, run, st) != WF_OK)
+    return st->code;
+  if (run->verbose) {
+    printf("eam: model only: %.0f atoms of %s (%s), %dx%dx%d cells, cutoff %.4g + skin %.4g A\n",
+           run->model.pes_needed, s->pot.element[s->lattice.species[0]], s->lattice.kind,
+           s->lattice.cells[0], s->lattice.cells[1], s->lattice.cells[2], s->pot.cut, s->par.skin);
+    md_model_print(&model, run, stdout);
+  }
+  md_model_json(&model, run, run->summary);
+  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)s->steps);
+  wf_range rate = wf_range_inverse(run->model.seconds);
+  snprintf(run->headline, sizeof run->headline, "model only: %.0f-%.0f timesteps/s on %s", rate.lo,
+           rate.hi, run->wafer->hw.name);
+  return WF_OK;
+}
+
 static int eam_run(wf_run *run, wf_status *st) {
   setup s;
   md_domain dom = {0};
   md_atoms atoms = {0};
   long long step0 = 0;
   int rc = read_setup(run, &s, st);
+  if (rc == WF_OK && wf_deck_bool(run->deck, "eam", "model_only")) {
+    rc = project_only(run, &s, st);
+    free_setup(&s);
+    return rc;
+  }
   if (rc == WF_OK) rc = build_system(run, &s, &dom, &atoms, st);
   if (rc == WF_OK) rc = restart(run, &s, &dom, &atoms, &step0, st);
   if (rc != WF_OK) {

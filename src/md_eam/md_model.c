@@ -14,104 +14,135 @@ static int hops(int a, int b, int n) {
   return d < n - d ? d : n - d;
 }
 
-void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *lattice,
-                      const wf_wafer *w) {
-  memset(m, 0, sizeof *m);
-  m->hw = w->hw.name;
-  const wf_hw *hw = &w->hw;
-  int valid = lattice != NULL;
-  md_fold f = {0};
-  if (valid) f = md_fold_make(lattice->kind, lattice->cells);
-  /* reach and neighbour count over the run's pairs within the cutoff */
-  const md_atoms *a = &sim->atoms;
-  const md_neigh *nl = &sim->nl;
-  const double cutsq = sim->pot->cut * sim->pot->cut;
-  int reach[2] = {0, 0};
-  double count = 0;
-  for (int i = 0; i < a->nlocal; i++) {
-    int xi = 0, yi = 0;
-    if (valid) md_fold_pe(&f, a->id[i], &xi, &yi);
-    for (int k = nl->first[i]; k < nl->first[i + 1]; k++) {
-      int j = nl->list[k];
-      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
-             dz = a->x[i][2] - a->x[j][2];
-      if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
-      count += k < nl->half_end[i] ? 2 : 1; /* an owned pair is both atoms' neighbour */
-      if (!valid) continue;
-      int xj, yj;
-      md_fold_pe(&f, a->id[j], &xj, &yj);
-      int hx = hops(xi, xj, f.pe_x), hy = hops(yi, yj, f.pe_y);
-      reach[0] = hx > reach[0] ? hx : reach[0];
-      reach[1] = hy > reach[1] ? hy : reach[1];
+static int64_t site_id(const md_fold *f, int i, int j, int k, int b) {
+  return (((int64_t)k * f->cells[1] + j) * f->cells[0] + i) * f->nbasis + b + 1;
+}
+
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+/* Reach and neighbour counts over the perfect lattice: every site of the
+ * cell column at (0, 0) against every site within cutoff + skin. */
+static void lattice_reach(md_model_result *m, const md_fold *f, const double (*basis)[3], double a,
+                          double cut, double skin) {
+  double rl = cut + skin, rl2 = rl * rl, rc2 = cut * cut;
+  int span = (int)ceil(rl / a) + 1;
+  long long ncut = 0, nlist = 0, sources = 0;
+  for (int k = 0; k < f->cells[2]; k++)
+    for (int b = 0; b < f->nbasis; b++, sources++) {
+      int x0, y0;
+      md_fold_pe(f, site_id(f, 0, 0, k, b), &x0, &y0);
+      for (int dk = -span; dk <= span; dk++)
+        for (int dj = -span; dj <= span; dj++)
+          for (int di = -span; di <= span; di++)
+            for (int b2 = 0; b2 < f->nbasis; b2++) {
+              double dx = (di + basis[b2][0] - basis[b][0]) * a;
+              double dy = (dj + basis[b2][1] - basis[b][1]) * a;
+              double dz = (dk + basis[b2][2] - basis[b][2]) * a;
+              double r2 = dx * dx + dy * dy + dz * dz;
+              if (r2 >= rl2 || r2 == 0) continue;
+              nlist++;
+              ncut += r2 < rc2;
+              int x1, y1;
+              md_fold_pe(f, site_id(f, mod(di, f->cells[0]), mod(dj, f->cells[1]),
+                                    mod(k + dk, f->cells[2]), b2),
+                         &x1, &y1);
+              int hx = hops(x0, x1, f->pe_x), hy = hops(y0, y1, f->pe_y);
+              m->hx = hx > m->hx ? hx : m->hx;
+              m->hy = hy > m->hy ? hy : m->hy;
+            }
     }
-  }
-  int reach_all[2];
-  double count_all;
-  MPI_Allreduce(reach, reach_all, 2, MPI_INT, MPI_MAX, sim->dom.comm);
-  MPI_Allreduce(&count, &count_all, 1, MPI_DOUBLE, MPI_SUM, sim->dom.comm);
-  m->neighbours = count_all / (double)sim->natoms;
-  if (!valid) return;
-  m->valid = true;
+  m->n_cut = (double)ncut / (double)sources;
+  m->n_list = (double)nlist / (double)sources;
+}
+
+/* A multicast of `w` words from every PE of the neighbourhood: each PE takes
+ * them all in through its ramp; along x each link carries the words of hx
+ * PEs, then along y each PE forwards its row segment of 2hx + 1 PEs. The
+ * work on them proceeds as they arrive. */
+static double phase(const wf_hw *hw, const md_model_result *m, double w, double work) {
+  double in = wf_model_ramp(hw, w * m->candidates);
+  double links = w * m->hx + w * (2.0 * m->hx + 1) * m->hy;
+  double latency = 2 * hw->ramp_cycles + (m->hx + m->hy) * hw->hop_cycles;
+  return fmax(work, fmax(in, links)) + latency;
+}
+
+void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potential *pot,
+                      double skin, const wf_hw *hw) {
+  memset(m, 0, sizeof *m);
+  md_fold f = md_fold_make(l->kind, l->cells);
+  const double(*basis)[3];
+  md_lattice_basis(l->kind, &basis);
   m->pe_x = f.pe_x, m->pe_y = f.pe_y, m->fx = f.fx, m->fy = f.fy;
-  m->hx = reach_all[0], m->hy = reach_all[1];
-  m->fits = m->pe_x <= hw->pe_nx && m->pe_y <= hw->pe_ny;
+  lattice_reach(m, &f, basis, l->a, pot->cut, skin);
 
-  /* Compute per PE and step (fp32): 8 flops per candidate distance test;
-   * per neighbour within the cutoff a density spline (~10 flops with the
-   * square root) and a force term (two splines, ~40 flops); the embedding
-   * spline and the two half kicks (~30 flops). Memory: 12 B per candidate
-   * position, 3 spline rows of 28 B per neighbour. */
   m->candidates = (2.0 * m->hx + 1) * (2.0 * m->hy + 1) - 1;
-  double flops = 8 * m->candidates + 50 * m->neighbours + 30;
-  double bytes = 12 * m->candidates + 84 * m->neighbours + 64;
-  m->compute_cycles = wf_model_compute_cycles(hw, flops, bytes);
-  /* Neighbourhood multicast of w words per PE: along x each link carries the
-   * words of hx PEs; then along y each PE forwards its row segment of
-   * 2hx + 1 PEs over hy links. Positions (3 words) and F' (1 word). */
-  double words_per_cycle = hw->link_bytes_per_cycle / 4.0, exchange = 0;
-  for (int w_words = 1; w_words <= 3; w_words += 2)
-    exchange += (w_words * m->hx + w_words * (2.0 * m->hx + 1) * m->hy) / words_per_cycle +
-                (m->hx + m->hy) * hw->hop_cycles;
-  m->exchange_cycles = exchange;
-  m->cycles = m->compute_cycles + m->exchange_cycles;
-  m->seconds_per_step = wf_model_seconds(hw, m->cycles);
-  m->steps_per_second = 1.0 / m->seconds_per_step;
+  m->words_in = 4 * m->candidates;
+  double pass1 = MD_OPS_TEST * m->n_list + MD_OPS_DENSITY * m->n_cut;
+  double pass2 = MD_OPS_FORCE * m->n_cut;
+  m->phase_positions = phase(hw, m, 3, pass1);
+  m->phase_forces = phase(hw, m, 1, pass2);
+  m->cycles = m->phase_positions + m->phase_forces + MD_OPS_ATOM;
+
+  /* A PE holds the spline tables of every element (F, rho) and pair (z2):
+   * 7 fp32 coefficients per point, as LAMMPS keeps them. */
+  int ne = pot->nelements, npairs = ne * (ne + 1) / 2;
+  m->table_bytes = 7 * 4.0 * (ne * (pot->nrho + 1.0) + (ne + npairs) * (pot->nr + 1.0));
 }
 
-void md_model_print(const md_model_result *m, FILE *out) {
-  if (!m->valid) {
-    fprintf(out, "eam: wafer model: lattice runs only (the fold maps lattice sites to PEs); "
-                 "%.1f neighbours per atom\n",
-            m->neighbours);
-    return;
-  }
+int md_model_project(md_model_result *m, const md_lattice *l, const eam_potential *pot,
+                     double skin, wf_run *run, wf_status *st) {
+  const wf_hw *hw = &run->wafer->hw;
+  for (int a = 0; a < 3; a++)
+    if (l->cells[a] * l->a < 2 * (pot->cut + skin))
+      return wf_deck_fail(run->deck, "eam", "cells", st,
+                          "the wafer model needs a box of at least 2 (cutoff + skin) = %.4g A "
+                          "along each axis; axis %c is %.4g A",
+                          2 * (pot->cut + skin), "xyz"[a], l->cells[a] * l->a);
+  md_model_lattice(m, l, pot, skin, hw);
+  int nbasis = strcmp(l->kind, "fcc") == 0 ? 4 : 2;
+  double natoms = (double)nbasis * l->cells[0] * l->cells[1] * l->cells[2];
+  run->model = (wf_projection){.valid = true,
+                               .unit = "step",
+                               .seconds = wf_model_seconds(hw, wf_range_of(m->cycles)),
+                               .bytes_per_pe = m->table_bytes + 4 * m->n_list + 64,
+                               .sram_for_data = wf_model_sram_for_data(hw),
+                               .pes_needed = natoms,
+                               .pes_offered = (double)hw->pe_nx * hw->pe_ny};
+  return WF_OK;
+}
+
+void md_model_print(const md_model_result *m, const wf_run *run, FILE *out) {
+  const wf_projection *p = &run->model;
+  const wf_hw *hw = &run->wafer->hw;
+  wf_range rate = wf_range_inverse(p->seconds);
   fprintf(out,
-          "eam: wafer model (%s, one atom per PE, fold %dx%d PEs per column -> %dx%d PEs%s): "
-          "reach %dx%d hops, %.0f candidates, %.1f neighbours; %.0f cycles = compute %.0f + "
-          "exchange %.0f -> %.0f timesteps/s (published: over %.0f at ~800k atoms on a WSE-2; "
-          "ratio %.2f)\n",
-          m->hw, m->fx, m->fy, m->pe_x, m->pe_y, m->fits ? "" : ", does NOT fit", m->hx, m->hy,
-          m->candidates, m->neighbours, m->cycles, m->compute_cycles, m->exchange_cycles,
-          m->steps_per_second, MD_PUBLISHED_STEPS_PER_S,
-          m->steps_per_second / MD_PUBLISHED_STEPS_PER_S);
+          "eam: wafer model (%s, one atom per PE, fold %dx%d PEs per column -> %dx%d PEs): reach "
+          "%dx%d hops, %.0f candidates, %.1f neighbours (%.1f listed); %.0f cycles/step = "
+          "positions %.0f + forces %.0f + %d -> [%.0f, %.0f] timesteps/s\n",
+          hw->machine, m->fx, m->fy, m->pe_x, m->pe_y, m->hx, m->hy, m->candidates, m->n_cut,
+          m->n_list, m->cycles, m->phase_positions, m->phase_forces, MD_OPS_ATOM, rate.lo,
+          rate.hi);
+  fprintf(out, "eam: wafer budget: %.0f PEs needed of %.0f (%s); %.0f B/PE of %.0f for data (%s)\n",
+          p->pes_needed, p->pes_offered,
+          p->pes_needed <= p->pes_offered ? "fits" : "does NOT fit", p->bytes_per_pe,
+          p->sram_for_data, p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+  if (p->pes_needed > p->pes_offered)
+    fprintf(out, "eam: the crystal needs %.1f%% more PEs than the %s offers (%dx%d)\n",
+            100 * (p->pes_needed / p->pes_offered - 1), hw->machine, hw->pe_nx, hw->pe_ny);
 }
 
-void md_model_json(const md_model_result *m, wf_json *j) {
+void md_model_json(const md_model_result *m, const wf_run *run, wf_json *j) {
   wf_json_begin(j, "model");
-  wf_json_bool(j, "valid", m->valid);
-  wf_json_num(j, "neighbours", m->neighbours);
-  if (m->valid) {
-    long long grid[2] = {m->pe_x, m->pe_y}, reach[2] = {m->hx, m->hy};
-    wf_json_ints(j, "pe_grid", grid, 2);
-    wf_json_ints(j, "reach_hops", reach, 2);
-    wf_json_bool(j, "fits", m->fits);
-    wf_json_num(j, "candidates", m->candidates);
-    wf_json_num(j, "cycles_per_step", m->cycles);
-    wf_json_num(j, "compute_cycles", m->compute_cycles);
-    wf_json_num(j, "exchange_cycles", m->exchange_cycles);
-    wf_json_num(j, "timesteps_per_second", m->steps_per_second);
-    wf_json_num(j, "published_timesteps_per_second", MD_PUBLISHED_STEPS_PER_S);
-    wf_json_num(j, "ratio_to_published", m->steps_per_second / MD_PUBLISHED_STEPS_PER_S);
-  }
+  wf_projection_json(&run->model, j);
+  long long grid[2] = {m->pe_x, m->pe_y}, reach[2] = {m->hx, m->hy};
+  wf_json_ints(j, "pe_grid", grid, 2);
+  wf_json_ints(j, "reach_hops", reach, 2);
+  wf_json_num(j, "candidates", m->candidates);
+  wf_json_num(j, "neighbours", m->n_cut);
+  wf_json_num(j, "listed", m->n_list);
+  wf_json_num(j, "cycles_per_step", m->cycles);
+  wf_json_num(j, "words_in_per_step", m->words_in);
+  wf_range rate = wf_range_inverse(run->model.seconds);
+  wf_json_range(j, "timesteps_per_second", rate.lo, rate.hi);
   wf_json_end(j);
 }

@@ -1,47 +1,56 @@
 /* The wafer projection of an EAM run: one atom per PE, as the wafer-scale MD
- * work runs it (Santos et al., arXiv 2405.07898).
+ * work runs it (Santos et al., arXiv 2405.07898). docs/model.md, "EAM".
  *
- * The fold (md_fold.h) puts each atom on its own PE; atoms that are
- * neighbours in 3D stay within (hx, hy) hops, measured here over the run's
- * own pairs.
+ * The fold (md_fold.h) puts each lattice site on its own PE. Everything here
+ * follows from the lattice, the cutoff and the skin, without a run: the
+ * reach (hx, hy) is the largest hop distance between two sites within
+ * cutoff + skin on the perfect lattice, so every PE's neighbour list can be
+ * fed by a multicast over its (2hx+1) x (2hy+1) neighbourhood.
  *
- * Per timestep each PE receives the positions (3 fp32 words) of every PE in
- * its (2hx+1) x (2hy+1) neighbourhood, tests each as a candidate, evaluates
- * the EAM density and force terms for those within the cutoff, and exchanges
- * F'(rho) (1 word) over the same neighbourhood. Cycle counts: docs/model.md. */
+ * Per timestep each PE takes in the positions (3 fp32 words) and later F'
+ * (1 word) of every PE of its neighbourhood through its ramp, one word a
+ * cycle; it works through its neighbour list (kept between steps, as the
+ * paper does: candidates are tested only when lists are rebuilt, which is
+ * not modelled) as the words arrive, one scalar fp32 instruction a cycle. */
 #ifndef MD_MODEL_H
 #define MD_MODEL_H
 
-#include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "md_sim.h"
+#include "eam_potential.h"
 #include "md_system.h"
 #include "wf_json.h"
 #include "wf_wafer.h"
+#include "wf_workload.h"
 
-/* Published: over 270,000 timesteps/s for about 800k atoms on a WSE-2. */
-#define MD_PUBLISHED_STEPS_PER_S 270000.0
+/* Scalar fp32 instructions (one cycle each) of the per-PE step. */
+#define MD_OPS_TEST 7     /* per list entry: 3 differences, r^2 (mul, 2 FMAC), compare */
+#define MD_OPS_DENSITY 11 /* per neighbour within the cutoff: sqrt (4), spline (6), sum */
+#define MD_OPS_FORCE 24   /* per neighbour: 3 splines' derivatives (9), phi = z2/r (4), combine (5), 3 force FMACs, 3 */
+#define MD_OPS_ATOM 30    /* per atom: F and F' (9), two half kicks and the drift (9), bookkeeping */
 
 typedef struct md_model_result {
-  bool valid;        /* lattice runs only: the fold maps lattice sites to PEs */
-  int pe_x, pe_y;    /* PE grid of the fold */
-  int fx, fy;        /* PE tile of one atom column */
-  int hx, hy;        /* neighbourhood reach in hops */
-  double neighbours; /* mean atoms within the cutoff per atom */
-  double candidates; /* PEs each PE tests per step */
-  double compute_cycles, exchange_cycles, cycles;
-  double seconds_per_step, steps_per_second;
-  bool fits; /* the fold's PE grid fits the wafer */
-  const char *hw;
+  int pe_x, pe_y;      /* PE grid of the fold */
+  int fx, fy;          /* PE tile of one atom column */
+  int hx, hy;          /* neighbourhood reach in hops */
+  double n_cut;        /* neighbours per atom within the cutoff */
+  double n_list;       /* within cutoff + skin: the list */
+  double candidates;   /* PEs whose words each PE takes in */
+  double words_in;     /* per step */
+  double phase_positions, phase_forces; /* cycles: max(work, words in) + latency */
+  double cycles;       /* per step */
+  double table_bytes;  /* the spline tables a PE holds (fp32) */
 } md_model_result;
 
-/* Collective over the sim's communicator. `lattice` NULL (data-file runs):
- * result->valid is false. */
-void md_model_project(md_model_result *m, const md_sim *sim, const md_lattice *lattice,
-                      const wf_wafer *w);
-void md_model_print(const md_model_result *m, FILE *out);
-void md_model_json(const md_model_result *m, wf_json *j);
+/* The per-PE step on `hw` for lattice `l` (fold, reach, counts, cycles). */
+void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potential *pot,
+                      double skin, const wf_hw *hw);
+/* Project a lattice run; fills run->model too. Input errors: a box shorter
+ * than twice cutoff + skin along an axis. */
+int md_model_project(md_model_result *m, const md_lattice *l, const eam_potential *pot,
+                     double skin, wf_run *run, wf_status *st);
+void md_model_print(const md_model_result *m, const wf_run *run, FILE *out);
+void md_model_json(const md_model_result *m, const wf_run *run, wf_json *j);
 
 #endif

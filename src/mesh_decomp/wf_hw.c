@@ -2,26 +2,60 @@
 
 #include <string.h>
 
-/* Sources and derivations: docs/model.md, "Hardware parameters". */
+/* Sources, derivations and the assumptions among these: docs/model.md,
+ * "Hardware parameters". SIMD widths are the Cerebras SDK's (WSE-2): fp16
+ * FMAC, multiply and add 4-wide; fp32 add, subtract and move 2-wide; fp32
+ * FMAC and multiply 1-wide. WSE-3 doubles them; WSE-1 is taken as WSE-2. */
+#define SIMD_WSE2                                                                                  \
+  {[WF_FP16] = {[WF_OP_FMAC] = 4, [WF_OP_MUL] = 4, [WF_OP_ADD] = 4, [WF_OP_MOV] = 4},              \
+   [WF_FP32] = {[WF_OP_FMAC] = 1, [WF_OP_MUL] = 1, [WF_OP_ADD] = 2, [WF_OP_MOV] = 2}}
+#define SIMD_WSE3                                                                                  \
+  {[WF_FP16] = {[WF_OP_FMAC] = 8, [WF_OP_MUL] = 8, [WF_OP_ADD] = 8, [WF_OP_MOV] = 8},              \
+   [WF_FP32] = {[WF_OP_FMAC] = 2, [WF_OP_MUL] = 2, [WF_OP_ADD] = 4, [WF_OP_MOV] = 4}}
+
 static const wf_hw presets[] = {
+    {.name = "wse1",
+     .machine = "CS-1 (WSE-1)",
+     .pe_nx = 600,
+     .pe_ny = 595,
+     .sram_bytes = 48.0 * 1024,
+     .reserve_bytes = 4.0 * 1024,
+     .clock_hz = {0.94e9, 1.03e9},
+     .read_bytes = {16, 16},
+     .write_bytes = {8, 8},
+     .simd = SIMD_WSE2,
+     .link_bytes_per_cycle = 4,
+     .hop_cycles = 1,
+     .ramp_cycles = 2,
+     .ramp_words_per_cycle = 1},
     {.name = "wse2",
+     .machine = "CS-2 (WSE-2)",
      .pe_nx = 750,
      .pe_ny = 994,
      .sram_bytes = 48.0 * 1024,
-     .clock_hz = 1.0e9,
-     .link_bytes_per_cycle = 4.0,
-     .mem_bytes_per_cycle = 24.0,
-     .flops_per_cycle = 2.0,
-     .hop_cycles = 1.0},
+     .reserve_bytes = 4.0 * 1024,
+     .clock_hz = {0.85e9, 1.1e9},
+     .read_bytes = {8, 16},
+     .write_bytes = {4, 8},
+     .simd = SIMD_WSE2,
+     .link_bytes_per_cycle = 4,
+     .hop_cycles = 1,
+     .ramp_cycles = 2,
+     .ramp_words_per_cycle = 1},
     {.name = "wse3",
+     .machine = "CS-3 (WSE-3)",
      .pe_nx = 762,
-     .pe_ny = 1176,
+     .pe_ny = 1172,
      .sram_bytes = 48.0 * 1024,
-     .clock_hz = 0.95e9,
-     .link_bytes_per_cycle = 4.0,
-     .mem_bytes_per_cycle = 24.0,
-     .flops_per_cycle = 2.0,
-     .hop_cycles = 1.0},
+     .reserve_bytes = 4.0 * 1024,
+     .clock_hz = {0.85e9, 1.1e9},
+     .read_bytes = {8, 16},
+     .write_bytes = {4, 8},
+     .simd = SIMD_WSE3,
+     .link_bytes_per_cycle = 4,
+     .hop_cycles = 1,
+     .ramp_cycles = 2,
+     .ramp_words_per_cycle = 1},
 };
 
 const wf_hw *wf_hw_preset(const char *name) {
@@ -29,3 +63,5 @@ const wf_hw *wf_hw_preset(const char *name) {
     if (strcmp(presets[i].name, name) == 0) return &presets[i];
   return NULL;
 }
+
+double wf_prec_bytes(wf_prec p) { return p == WF_FP16 ? 2.0 : 4.0; }

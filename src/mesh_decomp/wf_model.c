@@ -2,15 +2,34 @@
 
 #include <math.h>
 
+/* Per element: the SIMD issue rate, the load port and the store port each
+ * set a floor; the slowest wins. The `lo` end uses the widest ports. */
+static double per_element(const wf_hw *hw, wf_op op, wf_prec p, int reads, int writes,
+                          double read_port, double write_port) {
+  double b = wf_prec_bytes(p);
+  double c = 1.0 / hw->simd[p][op];
+  c = fmax(c, reads * b / read_port);
+  return fmax(c, writes * b / write_port);
+}
+
+wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes) {
+  return (wf_range){
+      n * per_element(hw, op, p, reads, writes, hw->read_bytes.hi, hw->write_bytes.hi),
+      n * per_element(hw, op, p, reads, writes, hw->read_bytes.lo, hw->write_bytes.lo)};
+}
+
 double wf_model_words(const wf_hw *hw, size_t bytes) {
   return ceil((double)bytes / hw->link_bytes_per_cycle);
 }
 
+double wf_model_ramp(const wf_hw *hw, double words) { return words / hw->ramp_words_per_cycle; }
+
 /* Each PE's value travels `width` hops each way, forwarded (and copied off)
  * by every router it passes, so one link carries `width` elements per
  * direction in the x phase. With corners, the y phase forwards the x-extended
- * rows: (2w+1)*w elements per link, after the x phase. Without corners the
- * two phases run at once. Latency: hops times the longest logical link. */
+ * rows: (2w+1)*w elements per link, after the x phase; without corners the
+ * two phases run at once. Whatever the links, every received word enters the
+ * core through its ramp: 4w elements, or (2w+1)^2 - 1 with corners. */
 static double halo_y_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners) {
   return (corners ? (2.0 * width + 1.0) * width : width) * wf_model_words(hw, elem_bytes);
 }
@@ -21,34 +40,47 @@ double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, b
 
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners) {
-  double latency = width * g->max_link_hops * hw->hop_cycles;
-  double x = width * wf_model_words(hw, elem_bytes) + latency;
-  double y = halo_y_words(hw, elem_bytes, width, corners) + latency;
-  return corners ? x + y : fmax(x, y);
+  double words = wf_model_words(hw, elem_bytes);
+  double x = width * words, y = halo_y_words(hw, elem_bytes, width, corners);
+  double links = corners ? x + y : fmax(x, y);
+  double side = 2.0 * width + 1.0;
+  double in = (corners ? side * side - 1.0 : 4.0 * width) * words;
+  double latency = 2 * hw->ramp_cycles + (corners ? 2 : 1) * width * g->max_link_hops * hw->hop_cycles;
+  return fmax(links, wf_model_ramp(hw, in)) + latency;
 }
 
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
                              int root) {
   int far = root > n - 1 - root ? root : n - 1 - root;
-  return wf_model_words(hw, elem_bytes) + far * g->max_link_hops * hw->hop_cycles;
+  return wf_model_words(hw, elem_bytes) + 2 * hw->ramp_cycles +
+         far * g->max_link_hops * hw->hop_cycles;
 }
 
-/* A pipelined chain along every row to column 0, then along column 0 to PE
- * (0, 0): each hop costs the router latency plus one add. Broadcasting the
- * result back costs the same path without the adds. */
-double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int nvals, bool all) {
-  double words = nvals * wf_model_words(hw, sizeof(double));
-  double hops = (double)(g->nx - 1 + g->ny - 1) * g->max_link_hops;
-  double reduce = words + hops * (hw->hop_cycles + 1.0);
-  return all ? reduce + words + hops * hw->hop_cycles : reduce;
+/* One phase of a reduction along a line of n PEs towards its middle: the
+ * partial sums stream from both ends, each PE adding its value as the
+ * wavelet passes (a cycle a hop: SC20's measured allreduce, about 1.1 times
+ * the grid's diameter in cycles, leaves no room for more), one add at the
+ * middle, out of and into a core once, k values one cycle apart. */
+static double reduce_phase(const wf_hw *hw, const wf_grid *g, int n, int k) {
+  double far = ceil((n - 1) / 2.0);
+  return 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + 1.0 + (k - 1);
 }
 
-double wf_model_compute_cycles(const wf_hw *hw, double flops, double mem_bytes) {
-  return fmax(flops / hw->flops_per_cycle, mem_bytes / hw->mem_bytes_per_cycle);
+double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
+  double reduce = reduce_phase(hw, g, g->nx, k) + reduce_phase(hw, g, g->ny, k);
+  if (!all) return reduce;
+  /* Multicast from the centre: routers copy wavelets, no core on the way. */
+  double far = ceil((g->nx - 1) / 2.0) + ceil((g->ny - 1) / 2.0);
+  return reduce + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + (k - 1);
 }
 
-double wf_model_seconds(const wf_hw *hw, double cycles) {
-  return cycles / (hw->clock_hz * WF_MODEL_EFFICIENCY);
+wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles) {
+  return (wf_range){cycles.lo / (hw->clock_hz.hi * WF_MODEL_EFFICIENCY),
+                    cycles.hi / (hw->clock_hz.lo * WF_MODEL_EFFICIENCY)};
 }
 
-bool wf_model_fits(const wf_hw *hw, double bytes_per_pe) { return bytes_per_pe <= hw->sram_bytes; }
+double wf_model_sram_for_data(const wf_hw *hw) { return hw->sram_bytes - hw->reserve_bytes; }
+
+bool wf_model_fits(const wf_hw *hw, double bytes_per_pe) {
+  return bytes_per_pe <= wf_model_sram_for_data(hw);
+}

@@ -1,7 +1,13 @@
-/* The wafer cost model: cycles for fabric operations and per-PE compute,
- * converted to seconds with the hardware clock and one global efficiency
- * factor. Every formula is documented, with its assumptions, in
- * docs/model.md. All functions are pure. */
+/* The wafer cost model: cycles of fabric operations and per-PE compute,
+ * converted to seconds with the hardware clock. Every formula is documented,
+ * with its assumptions, in docs/model.md; unit tests check each against hand
+ * computations. All functions are pure.
+ *
+ * Compute depends on figures public sources disagree on (the SRAM ports), so
+ * it is a range of cycles: `lo` with the widest ports, `hi` with the
+ * narrowest. Fabric cycles are certain (a 32-bit link per direction, a cycle
+ * a hop) and are plain numbers. Seconds are a range again: the fast end at
+ * the highest clock, the slow end at the lowest. */
 #ifndef WF_MODEL_H
 #define WF_MODEL_H
 
@@ -10,28 +16,47 @@
 
 #include "wf_grid.h"
 #include "wf_hw.h"
+#include "wf_range.h"
 
 /* The single global efficiency factor (fraction of the modelled peak that
- * real code reaches), the same for every workload. Not fitted yet: 1. */
+ * real code reaches), the same for every workload. Not fitted: 1. */
 #define WF_MODEL_EFFICIENCY 1.0
+
+/* ---- compute ---- */
+
+/* A vector instruction over `n` elements of precision `p`, each element
+ * reading `reads` operands from SRAM and writing `writes` to it (operands
+ * from the fabric or registers are not counted): n * max(1 / SIMD width,
+ * read bytes / read port, write bytes / write port) cycles. */
+wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes);
+
+/* ---- fabric ---- */
 
 /* 32-bit fabric words needed for one element of `bytes`. */
 double wf_model_words(const wf_hw *hw, size_t bytes);
+/* Cycles for a core to take in (or send out) `words` through its ramp. */
+double wf_model_ramp(const wf_hw *hw, double words);
 
 /* One halo exchange of width `width` PEs of one `elem_bytes` element per PE,
- * every PE at once. */
+ * every PE at once: the busier of the links and the receiving ramp, plus the
+ * latency (ramps and hops). */
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners);
 /* Words on the busiest link, one direction, in that exchange. */
 double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
-/* Broadcast of one element per row (or column) of `n` PEs from position `root`. */
+/* Multicast of one element per row (or column) of `n` PEs from position `root`. */
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n, int root);
-/* Reduction of `nvals` doubles over the whole grid; `all`: result back on every PE. */
-double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int nvals, bool all);
-/* Per-PE compute: the larger of the flop time and the SRAM traffic time. */
-double wf_model_compute_cycles(const wf_hw *hw, double flops, double mem_bytes);
+/* Reduction of `k` fp32 values over the whole grid as a wafer program does
+ * it: every row towards its middle from both ends, then the middle column
+ * towards its middle, values pipelined; `all`: multicast back to every PE. */
+double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
-double wf_model_seconds(const wf_hw *hw, double cycles);
+/* ---- time and memory ---- */
+
+/* Cycles (a range, fast end first) to seconds at the highest and lowest clock. */
+wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles);
+/* SRAM a PE offers to data: its memory less the reserve for code and stack. */
+double wf_model_sram_for_data(const wf_hw *hw);
 bool wf_model_fits(const wf_hw *hw, double bytes_per_pe);
 
 #endif

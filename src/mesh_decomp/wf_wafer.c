@@ -20,7 +20,7 @@ static int check_rank_grid(const char *v, char *why, size_t len) {
 }
 
 static const wf_key wafer_keys[] = {
-    {"hardware", WF_KEY_CHOICE, "wse2", 0, 0, "wse2|wse3",
+    {"hardware", WF_KEY_CHOICE, "wse2", 0, 0, "wse1|wse2|wse3",
      "hardware whose parameters the cost model uses (docs/model.md)", NULL},
     {"pe_grid", WF_KEY_STRING, "64x64", 0, 0, NULL,
      "logical PE grid NXxNY, or 'hardware' for the whole wafer (wse2: 750x994)", check_pe_grid},

@@ -19,6 +19,7 @@
 #include "st_petsc.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "st_model.h"
 #include "wf_model.h"
 #include "wf_random.h"
 #include "wf_wafer.h"
@@ -60,6 +61,10 @@ static const wf_key stencil_keys[] = {
      "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare", NULL},
     {"petsc_options", WF_KEY_STRING, "", 0, 0, NULL,
      "extra PETSc options for the cross-check, e.g. '-ksp_monitor -log_view'", NULL},
+    {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
+     "precision of the vectors and the stencil in the wafer model (fp16: dot products still "
+     "accumulated and reduced in fp32, as SC20 runs); the wafer has no fp64",
+     NULL},
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project this mesh onto the wafer (no allocation, no solve): for meshes too big here",
      NULL},
@@ -82,6 +87,7 @@ typedef struct setup {
   st_method method;
   st_opts opts;
   bool petsc;
+  wf_prec wafer_prec; /* of the wafer model */
 } setup;
 
 static st_method method_of(const char *name) {
@@ -179,71 +185,68 @@ static double stream_triad(MPI_Comm comm, size_t n) {
   return total / best;
 }
 
-/* Wafer model of one iteration: per-PE work on its brick (fp32, as the
- * published wafer solvers run), halo exchanges and allreduces. */
-typedef struct iteration_cost {
-  double flops, sram_bytes; /* per cell */
-  int halos, reductions;
-} iteration_cost;
-
-static iteration_cost cost_of(st_method method) {
-  switch (method) {
-  case ST_BICGSTAB: return (iteration_cost){36, 180, 2, 4};
-  case ST_POWER: return (iteration_cost){12, 56, 1, 1};
-  default: return (iteration_cost){17, 84, 1, 2};
-  }
-}
-
-typedef struct model_terms {
-  double compute, halo, reduce, total; /* cycles per iteration */
-} model_terms;
-
-static model_terms model_per_iteration(const st_mesh *m, const wf_wafer *w, st_method method,
-                                       bool variable) {
-  iteration_cost c = cost_of(method);
-  if (variable) { /* each stencil: 6 more multiplies, 7 coefficients loaded */
-    int stencils = method == ST_BICGSTAB ? 2 : 1;
-    c.flops += 6 * stencils;
-    c.sram_bytes += 28 * stencils;
-  }
-  double cells = (double)m->brick_x * m->brick_y * m->nz;
-  model_terms t;
-  t.compute = wf_model_compute_cycles(&w->hw, c.flops * cells, c.sram_bytes * cells);
-  t.halo = c.halos * st_op_halo_cycles(m, &w->hw, &w->grid);
-  t.reduce = c.reductions * wf_model_reduce_cycles(&w->hw, &w->grid, 1, true);
-  t.total = t.compute + t.halo + t.reduce;
+/* The wafer projection of one iteration (st_model.h), into run->model. */
+static st_model project(wf_run *run, const st_mesh *m, const setup *s) {
+  const wf_wafer *w = run->wafer;
+  st_model t = st_model_iteration(&w->hw, &w->grid, m->brick_x, m->brick_y, m->nz, s->method,
+                                  s->variable, s->wafer_prec);
+  run->model = (wf_projection){.valid = true,
+                               .unit = "iteration",
+                               .seconds = t.seconds,
+                               .flops = t.flops_per_cell * (double)m->n_global,
+                               .bytes_per_pe = t.bytes_per_pe,
+                               .sram_for_data = wf_model_sram_for_data(&w->hw),
+                               .pes_needed = (double)w->dc.pe_nx * w->dc.pe_ny,
+                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny};
   return t;
 }
 
-/* Bytes per PE on the wafer: the vectors the method keeps, fp32. */
-static double bytes_per_pe(const st_mesh *m, st_method method) {
-  return 4.0 * m->brick_x * m->brick_y * m->nz * (method == ST_BICGSTAB ? 8 : 4);
+static void print_model(const wf_run *run, const st_model *t, const setup *s) {
+  const wf_hw *hw = &run->wafer->hw;
+  const wf_projection *p = &run->model;
+  wf_range us = wf_range_scale(p->seconds, 1e6);
+  wf_range spmv = wf_range_scale(wf_model_seconds(hw, t->spmv), 1e6);
+  wf_range vec = wf_range_scale(wf_model_seconds(hw, t->vector), 1e6);
+  wf_range red = wf_range_scale(wf_model_seconds(hw, wf_range_of(t->reduce)), 1e6);
+  printf("stencil: wafer model (%s, %s %s operator): [%.2f, %.2f] us/iteration = SpMV [%.2f, "
+         "%.2f] + vectors [%.2f, %.2f] + %d allreduces [%.2f, %.2f]; %.0f flops/cell, "
+         "[%.3g, %.3g] PFLOP/s\n",
+         hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32",
+         s->variable ? "stored" : "matrix-free", us.lo, us.hi, spmv.lo, spmv.hi, vec.lo, vec.hi,
+         t->allreduces, red.lo, red.hi, t->flops_per_cell, p->flops / p->seconds.hi / 1e15,
+         p->flops / p->seconds.lo / 1e15);
+  printf("stencil: wafer memory: %d arrays of %d cells, %.0f B/PE of %.0f for data (%s)\n",
+         t->arrays, (int)(t->bytes_per_pe / t->arrays / wf_prec_bytes(s->wafer_prec)),
+         t->bytes_per_pe, p->sram_for_data,
+         p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+  if (p->bytes_per_pe > p->sram_for_data)
+    printf("stencil: the wafer's PEs would need %.0f B more\n", p->bytes_per_pe - p->sram_for_data);
+}
+
+static void json_model(const wf_run *run, const st_model *t) {
+  wf_json *j = run->summary;
+  const wf_hw *hw = &run->wafer->hw;
+  wf_json_begin(j, "model");
+  wf_projection_json(&run->model, j);
+  wf_json_range(j, "wafer_seconds_per_iteration", run->model.seconds.lo, run->model.seconds.hi);
+  wf_range spmv = wf_model_seconds(hw, t->spmv), vec = wf_model_seconds(hw, t->vector);
+  wf_range red = wf_model_seconds(hw, wf_range_of(t->reduce));
+  wf_json_range(j, "spmv_seconds", spmv.lo, spmv.hi);
+  wf_json_range(j, "vector_seconds", vec.lo, vec.hi);
+  wf_json_range(j, "allreduce_seconds", red.lo, red.hi);
+  wf_json_int(j, "allreduces", t->allreduces);
+  wf_json_num(j, "flops_per_cell", t->flops_per_cell);
+  wf_json_end(j);
 }
 
 /* model_only: the projection alone, for meshes far too big for this machine. */
 static int project_only(wf_run *run, const st_mesh *m, const setup *s) {
-  const wf_wafer *w = run->wafer;
-  model_terms t = model_per_iteration(m, w, s->method, s->variable);
-  double bpe = bytes_per_pe(m, s->method);
-  const wf_hw *hw = &w->hw;
-  if (run->verbose)
-    printf("stencil: wafer model (%s) per iteration: %.2f us = compute %.2f + halo %.2f + "
-           "allreduce %.2f; %.0f B/PE of %.0f (%s)\n",
-           hw->name, wf_model_seconds(hw, t.total) * 1e6, wf_model_seconds(hw, t.compute) * 1e6,
-           wf_model_seconds(hw, t.halo) * 1e6, wf_model_seconds(hw, t.reduce) * 1e6, bpe,
-           hw->sram_bytes, wf_model_fits(hw, bpe) ? "fits" : "does NOT fit");
-  wf_json *j = run->summary;
-  wf_json_begin(j, "model");
-  wf_json_num(j, "wafer_seconds_per_iteration", wf_model_seconds(hw, t.total));
-  wf_json_num(j, "compute_seconds", wf_model_seconds(hw, t.compute));
-  wf_json_num(j, "halo_seconds", wf_model_seconds(hw, t.halo));
-  wf_json_num(j, "allreduce_seconds", wf_model_seconds(hw, t.reduce));
-  wf_json_num(j, "bytes_per_pe", bpe);
-  wf_json_bool(j, "fits", wf_model_fits(hw, bpe));
-  wf_json_end(j);
-  run->wafer_seconds = wf_model_seconds(hw, t.total);
-  snprintf(run->headline, sizeof run->headline, "model only: %.2f us/iteration on %s",
-           run->wafer_seconds * 1e6, hw->name);
+  st_model t = project(run, m, s);
+  if (run->verbose) print_model(run, &t, s);
+  json_model(run, &t);
+  run->wafer_seconds = run->model.seconds;
+  snprintf(run->headline, sizeof run->headline, "model only: %.2f-%.2f us/iteration on %s",
+           run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
   return WF_OK;
 }
 
@@ -362,6 +365,7 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
                         "single and mixed precision are implemented for solver = cg or pcg on "
                         "operator = laplacian");
   }
+  s->wafer_prec = strcmp(wf_deck_str(d, "stencil", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->petsc = strcmp(wf_deck_str(d, "stencil", "crosscheck"), "petsc") == 0 &&
              s->method != ST_POWER;
   bool symmetric = !s->variable || s->coef.convection == 0;
@@ -394,12 +398,151 @@ typedef struct report {
   double triad, err_max, lambda_exact;
 } report;
 
-static void add_check(wf_run *run, bool ok, const char *what) {
-  if (ok) run->checks_passed++;
-  else {
-    run->checks_failed++;
-    if (run->verbose) printf("stencil: CHECK FAILED: %s\n", what);
+static const char *const method_names[] = {"cg", "pcg", "bicgstab", "power"};
+
+/* Solve (or find the largest eigenvalue), then cross-check with PETSc and
+ * measure STREAM triad as the deck asks. */
+static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, double *b, double *x,
+                 double *exact, report *rep, wf_status *st) {
+  const wf_deck *d = run->deck;
+  int rc;
+  if (s->method == ST_POWER) {
+    fill_rhs(m, &(setup){.nx = s->nx, .ny = s->ny, .nz = s->nz, .rhs = "random"},
+             wf_deck_int(d, "stencil", "seed"), x, exact);
+    rc = st_power(op, x, &s->opts, &rep->res, st);
+  } else {
+    fill_rhs(m, s, wf_deck_int(d, "stencil", "seed"), b, exact);
+    rc = st_solve(op, s->method, b, x, &s->opts, &rep->res, st);
   }
+  if (rc == WF_OK && s->petsc)
+    rc = st_petsc_check(op, s->method, b, x, &s->opts, wf_deck_str(d, "stencil", "petsc_options"),
+                        &rep->pr, st);
+  if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
+    rep->triad = stream_triad(run->comm, m->n_owned);
+  return rc;
+}
+
+/* The answer's checks: convergence, the analytic eigenvalue, PETSc. The
+ * manufactured solution's error is reported, not checked (its size depends
+ * on the mesh; the tests check its order of convergence). */
+static void check(wf_run *run, const setup *s, const st_mesh *m, const double *x,
+                  const double *exact, report *rep) {
+  const st_result *r = &rep->res;
+  bool converged = st_reason_converged(r->reason);
+  if (s->method == ST_POWER) {
+    rep->lambda_exact = lambda_max_exact(s);
+    double rel = fabs(r->lambda - rep->lambda_exact) / rep->lambda_exact;
+    wf_run_check(run, converged && rel <= 1e-6,
+                 "power method converged to within 1e-6 of the analytic eigenvalue");
+  } else if (!s->petsc) {
+    /* Without a reference the only assertion is the solver's own
+     * convergence test, which the solver computed: not a check. */
+    if (run->verbose && !converged) printf("stencil: the solver did not converge\n");
+  }
+  if (strcmp(s->rhs, "manufactured") == 0) {
+    double e = 0;
+    for (int j = 0; j < m->lny; j++)
+      for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++)
+        e = fmax(e, fabs(x[k] - exact[k]));
+    MPI_Allreduce(&e, &rep->err_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  }
+  if (s->petsc) {
+    /* CG follows PETSc step for step. BiCGStab is sensitive to rounding
+     * (PETSc's own count moves with the rank count): 10% on iterations, and
+     * two solutions stopped at rtol differ by up to about cond(A) rtol.
+     * Float vectors against PETSc's doubles: 1e-5 on the solution; mixed
+     * (double sums) within 10% on iterations; single's float sums lose
+     * orthogonality and take more iterations, so its count is only reported. */
+    bool bcgs = s->method == ST_BICGSTAB, reduced = s->opts.precision != ST_DOUBLE;
+    int its_tol = bcgs || reduced ? (int)ceil(0.1 * rep->pr.its) : 1;
+    double x_tol = reduced ? 1e-5 : bcgs ? fmax(1e-8, 1e4 * s->opts.rtol) : 1e-8;
+    if (s->opts.precision != ST_SINGLE)
+      wf_run_check(run, abs(rep->pr.its - r->its) <= its_tol, "iterations agree with PETSc");
+    wf_run_check(run, converged && rep->pr.rel_diff <= x_tol,
+                 "converged, and the solution agrees with PETSc's");
+  }
+}
+
+static void print_report(const setup *s, const report *rep, double per_it,
+                         double gbs) {
+  const st_result *r = &rep->res;
+  printf("stencil: %s after %d iterations (||r|| %.3e of %.3e), %.3f ms/iteration, %.1f GB/s",
+         st_reason_name(r->reason), r->its, r->rnorm, r->rnorm0, per_it * 1e3, gbs);
+  if (rep->triad > 0)
+    printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbs * 1e9 / rep->triad, rep->triad / 1e9);
+  printf("\n");
+  if (s->method == ST_POWER)
+    printf("stencil: largest eigenvalue %.12f, analytic %.12f\n", r->lambda, rep->lambda_exact);
+  if (strcmp(s->rhs, "manufactured") == 0)
+    printf("stencil: max error vs the manufactured solution %.3e\n", rep->err_max);
+  if (s->petsc)
+    printf("stencil: PETSc %s: %d iterations (%s), %.3f ms/iteration; ratio wafer/PETSc %.2f; "
+           "solutions differ by %.2e\n",
+           s->method == ST_BICGSTAB ? "KSPBCGS" : "KSPCG", rep->pr.its, rep->pr.reason,
+           rep->pr.its ? rep->pr.seconds / rep->pr.its * 1e3 : 0.0,
+           rep->pr.its ? per_it / (rep->pr.seconds / rep->pr.its) : 0.0, rep->pr.rel_diff);
+  if (!s->petsc && s->method != ST_POWER)
+    printf("stencil: unchecked: no reference (stencil.crosscheck = none)\n");
+}
+
+static void json_report(const wf_run *run, const setup *s, const report *rep, double per_it,
+                        double gbs) {
+  const st_result *r = &rep->res;
+  wf_json *j = run->summary;
+  wf_json_begin(j, "stencil");
+  long long mesh[3] = {s->nx, s->ny, s->nz};
+  wf_json_ints(j, "mesh", mesh, 3);
+  wf_json_str(j, "solver", method_names[s->method]);
+  wf_json_str(j, "precision", wf_deck_str(run->deck, "stencil", "precision"));
+  wf_json_str(j, "rhs", s->rhs);
+  wf_json_int(j, "iterations", r->its);
+  wf_json_str(j, "reason", st_reason_name(r->reason));
+  wf_json_num(j, "rnorm", r->rnorm);
+  wf_json_num(j, "rnorm0", r->rnorm0);
+  wf_json_num(j, "seconds_per_iteration", per_it);
+  wf_json_num(j, "GBps", gbs);
+  wf_json_num(j, "bytes_per_cell_iteration", r->bytes_per_cell_it);
+  if (rep->triad > 0) {
+    wf_json_num(j, "stream_triad_GBps", rep->triad / 1e9);
+    wf_json_num(j, "fraction_of_triad", gbs * 1e9 / rep->triad);
+  }
+  if (s->method == ST_POWER) {
+    wf_json_num(j, "lambda", r->lambda);
+    wf_json_num(j, "lambda_exact", rep->lambda_exact);
+  }
+  if (strcmp(s->rhs, "manufactured") == 0) wf_json_num(j, "error_max", rep->err_max);
+  wf_json_end(j);
+  if (s->petsc) {
+    wf_json_begin(j, "petsc");
+    wf_json_int(j, "iterations", rep->pr.its);
+    wf_json_str(j, "reason", rep->pr.reason);
+    wf_json_num(j, "seconds_per_iteration", rep->pr.its ? rep->pr.seconds / rep->pr.its : 0.0);
+    wf_json_num(j, "ratio", rep->pr.its ? per_it / (rep->pr.seconds / rep->pr.its) : 0.0);
+    wf_json_num(j, "solution_rel_diff", rep->pr.rel_diff);
+    wf_json_end(j);
+  }
+}
+
+/* Checks, report lines, JSON and the projection of a finished solve. */
+static void conclude(wf_run *run, const setup *s, const st_mesh *m, const double *x,
+                     const double *exact, report *rep) {
+  const st_result *r = &rep->res;
+  int its = r->its > 0 ? r->its : 1;
+  double per_it = r->seconds / its;
+  double gbs = r->bytes_per_cell_it * (double)m->n_global / per_it / 1e9;
+  check(run, s, m, x, exact, rep);
+  st_model t = project(run, m, s);
+  if (run->verbose) {
+    print_report(s, rep, per_it, gbs);
+    print_model(run, &t, s);
+  }
+  json_report(run, s, rep, per_it, gbs);
+  json_model(run, &t);
+  run->seconds = r->seconds;
+  run->wafer_seconds = wf_range_scale(run->model.seconds, its);
+  snprintf(run->headline, sizeof run->headline, "%s %d its, %.2f ms/it, %.1f GB/s%s",
+           method_names[s->method], r->its, per_it * 1e3, gbs,
+           s->petsc ? (run->checks_failed ? ", PETSc differs" : ", = PETSc") : "");
 }
 
 static int stencil_run(wf_run *run, wf_status *st) {
@@ -421,132 +564,16 @@ static int stencil_run(wf_run *run, wf_status *st) {
     st_op_free(&op);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %lld cells", m.n_global);
   }
-  const char *names[] = {"cg", "pcg", "bicgstab", "power"};
   if (run->verbose)
     printf("stencil: %dx%dx%d mesh (bricks of up to %dx%d columns per PE), %s operator, %s, rhs "
            "%s, bc %s/%s/%s\n",
            s.nx, s.ny, s.nz, m.brick_x, m.brick_y, s.variable ? "variable" : "laplacian",
-           names[s.method], s.rhs,
-           s.periodic[0] ? "periodic" : "dirichlet", s.periodic[1] ? "periodic" : "dirichlet",
-           s.periodic[2] ? "periodic" : "dirichlet");
+           method_names[s.method], s.rhs, s.periodic[0] ? "periodic" : "dirichlet",
+           s.periodic[1] ? "periodic" : "dirichlet", s.periodic[2] ? "periodic" : "dirichlet");
 
   report rep = {0};
-  int rc;
-  if (s.method == ST_POWER) {
-    fill_rhs(&m, &(setup){.nx = s.nx, .ny = s.ny, .nz = s.nz, .rhs = "random"},
-             wf_deck_int(d, "stencil", "seed"), x, exact);
-    rc = st_power(&op, x, &s.opts, &rep.res, st);
-  } else {
-    fill_rhs(&m, &s, wf_deck_int(d, "stencil", "seed"), b, exact);
-    rc = st_solve(&op, s.method, b, x, &s.opts, &rep.res, st);
-  }
-  if (rc == WF_OK && s.petsc)
-    rc = st_petsc_check(&op, s.method, b, x, &s.opts, wf_deck_str(d, "stencil", "petsc_options"),
-                        &rep.pr, st);
-  if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
-    rep.triad = stream_triad(run->comm, m.n_owned);
-
-  if (rc == WF_OK) {
-    const st_result *r = &rep.res;
-    int its = r->its > 0 ? r->its : 1;
-    double per_it = r->seconds / its;
-    double gbs = r->bytes_per_cell_it * (double)m.n_global / per_it / 1e9;
-    double model_s = wf_model_seconds(&w->hw, model_per_iteration(&m, w, s.method, s.variable).total);
-    double bytes_pe = bytes_per_pe(&m, s.method);
-    bool converged = st_reason_converged(r->reason);
-
-    if (s.method == ST_POWER) {
-      rep.lambda_exact = lambda_max_exact(&s);
-      double rel = fabs(r->lambda - rep.lambda_exact) / rep.lambda_exact;
-      add_check(run, converged, "power method converged");
-      add_check(run, rel <= 1e-6, "largest eigenvalue within 1e-6 of the analytic value");
-    } else {
-      add_check(run, converged, "solver converged");
-    }
-    if (strcmp(s.rhs, "manufactured") == 0) {
-      double e = 0;
-      for (int j = 0; j < m.lny; j++)
-        for (size_t k = st_row(&m, j); k < st_row(&m, j) + st_row_len(&m); k++)
-          e = fmax(e, fabs(x[k] - exact[k]));
-      MPI_Allreduce(&e, &rep.err_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
-    }
-    if (s.petsc) {
-      /* CG follows PETSc step for step. BiCGStab is sensitive to rounding
-       * (PETSc's own count moves with the rank count): 10% on iterations, and
-       * two solutions stopped at rtol differ by up to about cond(A) rtol.
-       * Float vectors against PETSc's doubles: 1e-5 on the solution; mixed
-       * (double sums) within 10% on iterations; single's float sums lose
-       * orthogonality and take more iterations, so its count is only reported. */
-      bool bcgs = s.method == ST_BICGSTAB, reduced = s.opts.precision != ST_DOUBLE;
-      int its_tol = bcgs || reduced ? (int)ceil(0.1 * rep.pr.its) : 1;
-      double x_tol = reduced ? 1e-5 : bcgs ? fmax(1e-8, 1e4 * s.opts.rtol) : 1e-8;
-      if (s.opts.precision != ST_SINGLE)
-        add_check(run, abs(rep.pr.its - r->its) <= its_tol, "iterations agree with PETSc");
-      add_check(run, rep.pr.rel_diff <= x_tol, "solution agrees with PETSc");
-    }
-
-    if (run->verbose) {
-      printf("stencil: %s after %d iterations (||r|| %.3e of %.3e), %.3f ms/iteration, %.1f GB/s",
-             st_reason_name(r->reason), r->its, r->rnorm, r->rnorm0, per_it * 1e3, gbs);
-      if (rep.triad > 0) printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbs * 1e9 / rep.triad, rep.triad / 1e9);
-      printf("\n");
-      if (s.method == ST_POWER)
-        printf("stencil: largest eigenvalue %.12f, analytic %.12f\n", r->lambda, rep.lambda_exact);
-      if (strcmp(s.rhs, "manufactured") == 0) printf("stencil: max error vs the manufactured solution %.3e\n", rep.err_max);
-      if (s.petsc)
-        printf("stencil: PETSc %s: %d iterations (%s), %.3f ms/iteration; ratio wafer/PETSc %.2f; "
-               "solutions differ by %.2e\n",
-               s.method == ST_BICGSTAB ? "KSPBCGS" : "KSPCG", rep.pr.its, rep.pr.reason,
-               rep.pr.its ? rep.pr.seconds / rep.pr.its * 1e3 : 0.0,
-               rep.pr.its ? per_it / (rep.pr.seconds / rep.pr.its) : 0.0, rep.pr.rel_diff);
-      printf("stencil: wafer model (%s): %.3g us/iteration; %.0f B/PE of %.0f (%s)\n", w->hw.name,
-             model_s * 1e6, bytes_pe, w->hw.sram_bytes,
-             wf_model_fits(&w->hw, bytes_pe) ? "fits" : "does NOT fit");
-    }
-
-    wf_json *j = run->summary;
-    wf_json_begin(j, "stencil");
-    long long mesh[3] = {s.nx, s.ny, s.nz};
-    wf_json_ints(j, "mesh", mesh, 3);
-    wf_json_str(j, "solver", names[s.method]);
-    wf_json_str(j, "precision", wf_deck_str(d, "stencil", "precision"));
-    wf_json_str(j, "rhs", s.rhs);
-    wf_json_int(j, "iterations", r->its);
-    wf_json_str(j, "reason", st_reason_name(r->reason));
-    wf_json_num(j, "rnorm", r->rnorm);
-    wf_json_num(j, "rnorm0", r->rnorm0);
-    wf_json_num(j, "seconds_per_iteration", per_it);
-    wf_json_num(j, "GBps", gbs);
-    wf_json_num(j, "bytes_per_cell_iteration", r->bytes_per_cell_it);
-    if (rep.triad > 0) {
-      wf_json_num(j, "stream_triad_GBps", rep.triad / 1e9);
-      wf_json_num(j, "fraction_of_triad", gbs * 1e9 / rep.triad);
-    }
-    if (s.method == ST_POWER) {
-      wf_json_num(j, "lambda", r->lambda);
-      wf_json_num(j, "lambda_exact", rep.lambda_exact);
-    }
-    if (strcmp(s.rhs, "manufactured") == 0) wf_json_num(j, "error_max", rep.err_max);
-    wf_json_end(j);
-    if (s.petsc) {
-      wf_json_begin(j, "petsc");
-      wf_json_int(j, "iterations", rep.pr.its);
-      wf_json_str(j, "reason", rep.pr.reason);
-      wf_json_num(j, "seconds_per_iteration", rep.pr.its ? rep.pr.seconds / rep.pr.its : 0.0);
-      wf_json_num(j, "ratio", rep.pr.its ? per_it / (rep.pr.seconds / rep.pr.its) : 0.0);
-      wf_json_num(j, "solution_rel_diff", rep.pr.rel_diff);
-      wf_json_end(j);
-    }
-    wf_json_begin(j, "model");
-    wf_json_num(j, "wafer_seconds_per_iteration", model_s);
-    wf_json_num(j, "bytes_per_pe", bytes_pe);
-    wf_json_bool(j, "fits", wf_model_fits(&w->hw, bytes_pe));
-    wf_json_end(j);
-    run->seconds = r->seconds;
-    run->wafer_seconds = model_s * its;
-    snprintf(run->headline, sizeof run->headline, "%s %d its, %.2f ms/it, %.1f GB/s%s", names[s.method],
-             r->its, per_it * 1e3, gbs, s.petsc ? (run->checks_failed ? ", PETSc differs" : ", = PETSc") : "");
-  }
+  int rc = solve(run, &s, &m, &op, b, x, exact, &rep, st);
+  if (rc == WF_OK) conclude(run, &s, &m, x, exact, &rep);
   const char *out = wf_deck_str(d, "output", "file");
   if (rc == WF_OK && out[0])
     rc = write_output(run, &op, out, s.method == ST_POWER ? NULL : b, x, exact,
@@ -554,8 +581,8 @@ static int stencil_run(wf_run *run, wf_status *st) {
   const char *png = wf_deck_str(d, "stencil", "plot");
   if (rc == WF_OK && png[0]) {
     char title[200];
-    snprintf(title, sizeof title, "wafer stencil: %s, %dx%dx%d, %d ranks", names[s.method], s.nx,
-             s.ny, s.nz, run->nranks);
+    snprintf(title, sizeof title, "wafer stencil: %s, %dx%dx%d, %d ranks", method_names[s.method],
+             s.nx, s.ny, s.nz, run->nranks);
     rc = plot_history(run, png, &rep.res, title, st);
   }
   st_result_free(&rep.res);

@@ -92,6 +92,11 @@ deck)
   stencil "$inputs/stencil.ini" --set wafer.pe_grid=10x10 --set stencil.nx=20 --set stencil.ny=20 \
       --set stencil.nz=16 --json d.json > /dev/null
   expect "[ $? -eq 0 ] && json d.json \"j['status']=='ok' and j['stencil']['solver']=='bicgstab'\"" "inputs/stencil.ini failed"
+  # Without PETSc nothing checks the answer: status unchecked, exit 0.
+  stencil --set wafer.pe_grid=4x4 --set stencil.nx=8 --set stencil.ny=8 --set stencil.nz=8 \
+      --set stencil.crosscheck=none --json u.json > /dev/null
+  expect "[ $? -eq 0 ] && json u.json \"j['status']=='unchecked' and j['checks']['passed']==0\"" \
+         "a solve without its cross-check is not ok but unchecked"
   ;;
 plot)
   stencil --set wafer.pe_grid=4x4 --set stencil.nx=12 --set stencil.ny=12 --set stencil.nz=12 \

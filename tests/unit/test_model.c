@@ -1,61 +1,226 @@
-/* The cost model against hand-computed values of its documented formulas
- * (docs/model.md). */
+/* The cost model against hand computations of its documented formulas
+ * (docs/model.md), and the EAM reach against a brute-force enumeration of
+ * the crystal's pairs and the known neighbour shells of fcc and bcc. */
 #include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
 
+#include "md_fold.h"
+#include "md_model.h"
+#include "st_model.h"
 #include "wf_model.h"
+
+static wf_grid grid(int nx, int ny) {
+  wf_grid g;
+  wf_status st;
+  wf_grid_create(&g, nx, ny, 0, NULL, "", &st);
+  return g;
+}
+
+static void test_presets(void) {
+  const wf_hw *w1 = wf_hw_preset("wse1"), *w2 = wf_hw_preset("wse2"), *w3 = wf_hw_preset("wse3");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w3);
+  CU_ASSERT_PTR_NULL(wf_hw_preset("wse9"));
+  CU_ASSERT_EQUAL(w1->pe_nx * w1->pe_ny, 600 * 595);
+  CU_ASSERT_EQUAL(w2->pe_nx * w2->pe_ny, 750 * 994);
+  CU_ASSERT_EQUAL(w3->pe_nx * w3->pe_ny, 762 * 1172);
+  /* WSE-2 clock: 0.85 GHz (SDK examples) to 1.1 GHz (WaferLLM) */
+  CU_ASSERT_DOUBLE_EQUAL(w2->clock_hz.lo, 0.85e9, 1);
+  CU_ASSERT_DOUBLE_EQUAL(w2->clock_hz.hi, 1.1e9, 1);
+  /* SDK SIMD widths; WSE-3 doubles every one */
+  CU_ASSERT_EQUAL(w2->simd[WF_FP16][WF_OP_FMAC], 4);
+  CU_ASSERT_EQUAL(w2->simd[WF_FP32][WF_OP_ADD], 2);
+  CU_ASSERT_EQUAL(w2->simd[WF_FP32][WF_OP_FMAC], 1);
+  for (int p = 0; p < WF_NPREC; p++)
+    for (int o = 0; o < WF_NOPS; o++) CU_ASSERT_EQUAL(w3->simd[p][o], 2 * w2->simd[p][o]);
+}
+
+static void test_vector_ops(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  /* fp16 FMAC, 4 elements, 3 reads + 1 write each. Wide ports (16 B, 8 B):
+   * max(1/4, 6/16, 2/8) = 0.375 a element; narrow (8 B, 4 B): max(1/4, 6/8,
+   * 2/4) = 0.75. */
+  wf_range r = wf_model_vec(hw, WF_OP_FMAC, WF_FP16, 4, 3, 1);
+  CU_ASSERT_DOUBLE_EQUAL(r.lo, 1.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.hi, 3.0, 1e-12);
+  /* fp32 add, 2 elements, 2 reads + 1 write: max(1/2, 8/16, 4/8) = 0.5;
+   * max(1/2, 8/8, 4/4) = 1. */
+  r = wf_model_vec(hw, WF_OP_ADD, WF_FP32, 2, 2, 1);
+  CU_ASSERT_DOUBLE_EQUAL(r.lo, 1.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.hi, 2.0, 1e-12);
+  /* fp32 FMAC from registers only: the SIMD width alone, 1 a cycle */
+  r = wf_model_vec(hw, WF_OP_FMAC, WF_FP32, 7, 0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(r.lo, 7, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.hi, 7, 1e-12);
+  /* WSE-1: one port figure, so one number */
+  r = wf_model_vec(wf_hw_preset("wse1"), WF_OP_FMAC, WF_FP16, 4, 3, 1);
+  CU_ASSERT_DOUBLE_EQUAL(r.lo, r.hi, 0);
+}
 
 static void test_halo(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
-  wf_grid g;
-  wf_status st;
-  CU_ASSERT_PTR_NOT_NULL_FATAL(hw);
-  wf_grid_create(&g, 64, 64, 0, NULL, "", &st);
-  /* 8 B = 2 words. Corners, w=1: x = 1*2 + 1, y = 3*1*2 + 1, sum 10. */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, true), 10, 1e-12);
-  /* Faces only: max(3, 3). */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 3, 1e-12);
-  /* w=3, 5 B (2 words): x = 6 + 3, y = 7*3*2 + 3 = 45, sum 54. */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 5, 3, true), 54, 1e-12);
+  wf_grid g = grid(64, 64);
+  /* 8 B = 2 words. Corners, w=1: links x 2 + y 3*2 = 8, ramp in 8*2 = 16;
+   * latency 2 ramps (4) + 2 hops: 22. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, true), 22, 1e-12);
+  /* Faces only: links max(2, 2), ramp in 4*2 = 8; latency 4 + 1: 13. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 13, 1e-12);
+  /* w=3, 5 B (2 words), corners: links 6 + 7*3*2 = 48, ramp 48*2 = 96;
+   * latency 4 + 6: 106. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 5, 3, true), 106, 1e-12);
   /* Busiest link: the y links with corners carry (2w+1) w elements. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 1, true), 6, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 2, false), 4, 1e-12);
-  /* Detours: with a 3-hop link the latency terms triple. */
+  /* Detours: with a 3-hop link the hop latency triples: 8 + 4 + 3. */
   g.max_link_hops = 3;
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 15, 1e-12);
   wf_grid_free(&g);
 }
 
 static void test_collectives(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
-  wf_grid g;
-  wf_status st;
-  wf_grid_create(&g, 64, 64, 0, NULL, "", &st);
-  /* 1 double = 2 words; 126 hops; reduce 2 + 126*2; allreduce adds 2 + 126. */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 1, false), 254, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 1, true), 382, 1e-12);
-  /* Row of 64 from position 10: farthest PE 53 hops; 4 B = 1 word. */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_bcast_cycles(hw, &g, 4, 64, 10), 54, 1e-12);
+  wf_grid g = grid(64, 64);
+  /* Per phase: 2 ramps (4) + ceil(63/2) = 32 hops + 1 add + (k - 1).
+   * Reduce (k=1): 37 + 37; allreduce adds the multicast: 4 + 64 hops. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 1, false), 74, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 1, true), 142, 1e-12);
+  /* k = 3 values pipelined: 2 more cycles in each of the three phases. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 3, true), 148, 1e-12);
+  /* Row of 64 from position 10: farthest PE 53 hops; 4 B = 1 word; 2 ramps. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_bcast_cycles(hw, &g, 4, 64, 10), 58, 1e-12);
+  wf_grid_free(&g);
+
+  /* SC20's allreduce of a scalar over 600 x 595 PEs: quoted at about 10%
+   * more cycles than the grid's diameter (599 + 594 hops). The model:
+   * (4 + 300 + 1) + (4 + 297 + 1) + (4 + 597) = 1208 cycles, within 25%. */
+  wf_grid sc20 = grid(600, 595);
+  double c = wf_model_reduce_cycles(wf_hw_preset("wse1"), &sc20, 1, true);
+  CU_ASSERT_DOUBLE_EQUAL(c, 1208, 1e-12);
+  CU_ASSERT_TRUE(fabs(c / (1.1 * (599 + 594)) - 1) <= 0.25);
+  wf_grid_free(&sc20);
+}
+
+static void test_time_and_memory(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  wf_range s = wf_model_seconds(hw, (wf_range){1.1e9, 0.85e9});
+  CU_ASSERT_DOUBLE_EQUAL(s.lo, 1.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s.hi, 1.0, 1e-12);
+  CU_ASSERT_TRUE(wf_model_fits(hw, 44 * 1024));
+  CU_ASSERT_FALSE(wf_model_fits(hw, 44 * 1024 + 1));
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_words(hw, 1), 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_words(hw, 9), 3, 0);
+}
+
+/* CG, matrix-free Laplacian, fp32, one column of 10 cells per PE, WSE-2.
+ * Per cell: centre mul 1 | 1 (lo | hi cycles), two z adds 1 | 2, four
+ * adds from the fabric 2 | 4: SpMV 4 | 7 cycles, 40 | 70 for the column,
+ * against 40 words in: 40 | 70, + latency 5. Dots 1 + 1, three FMAC
+ * updates 3: 50. Two allreduces on 64 x 64: 284. */
+static void test_stencil(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  wf_grid g = grid(64, 64);
+  st_model m = st_model_iteration(hw, &g, 1, 1, 10, ST_CG, false, WF_FP32);
+  CU_ASSERT_DOUBLE_EQUAL(m.input_words, 40, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.spmv.lo, 45, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.spmv.hi, 75, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.vector.lo, 50, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.vector.hi, 50, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.reduce, 284, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 379, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 409, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 17, 0);
+  CU_ASSERT_DOUBLE_EQUAL(m.bytes_per_pe, 4 * 10 * 4, 0);
+  /* BiCGStab on a stored operator: 2 SpMVs of 13 flops, 5 dots, 6 updates;
+   * three allreduces (1, 2 and 2 values); 7 vectors + 7 coefficients. */
+  m = st_model_iteration(hw, &g, 1, 1, 10, ST_BICGSTAB, true, WF_FP16);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 48, 0);
+  CU_ASSERT_EQUAL(m.allreduces, 3);
+  CU_ASSERT_DOUBLE_EQUAL(m.reduce, 142 + 2 * 145, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.bytes_per_pe, 14 * 10 * 2, 0);
   wf_grid_free(&g);
 }
 
-static void test_compute_and_memory(void) {
+/* The reach from the model's shortcut (offsets from one cell column) against
+ * every pair of the whole crystal, with minimum-image distances. */
+static void brute_reach(const char *kind, const int cells[3], double a, double rl, int *hx,
+                        int *hy) {
+  const double(*basis)[3];
+  int nb = md_lattice_basis(kind, &basis);
+  md_fold f = md_fold_make(kind, cells);
+  int n = nb * cells[0] * cells[1] * cells[2];
+  double (*x)[3] = malloc(sizeof *x * (size_t)n);
+  for (int id = 1; id <= n; id++) {
+    int s = id - 1, b = s % nb, i = (s / nb) % cells[0], j = (s / nb / cells[0]) % cells[1],
+        k = s / nb / cells[0] / cells[1];
+    int c[3] = {i, j, k};
+    for (int d = 0; d < 3; d++) x[id - 1][d] = (c[d] + basis[b][d]) * a;
+  }
+  *hx = *hy = 0;
+  for (int p = 0; p < n; p++)
+    for (int q = 0; q < n; q++) {
+      double r2 = 0;
+      for (int d = 0; d < 3; d++) {
+        double L = cells[d] * a, dd = x[p][d] - x[q][d];
+        dd -= L * round(dd / L);
+        r2 += dd * dd;
+      }
+      if (p == q || r2 >= rl * rl) continue;
+      int x0, y0, x1, y1;
+      md_fold_pe(&f, p + 1, &x0, &y0);
+      md_fold_pe(&f, q + 1, &x1, &y1);
+      int dx = abs(x0 - x1), dy = abs(y0 - y1);
+      dx = dx < f.pe_x - dx ? dx : f.pe_x - dx;
+      dy = dy < f.pe_y - dy ? dy : f.pe_y - dy;
+      *hx = dx > *hx ? dx : *hx;
+      *hy = dy > *hy ? dy : *hy;
+    }
+  free(x);
+}
+
+static void test_eam_reach(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_compute_cycles(hw, 100, 240), 50, 1e-12);  /* flop bound */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_compute_cycles(hw, 10, 240), 10, 1e-12);   /* memory bound */
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_seconds(hw, 1e9), 1.0, 1e-12);
-  CU_ASSERT_TRUE(wf_model_fits(hw, 48 * 1024));
-  CU_ASSERT_FALSE(wf_model_fits(hw, 48 * 1024 + 1));
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_words(hw, 1), 1, 0);
-  CU_ASSERT_DOUBLE_EQUAL(wf_model_words(hw, 9), 3, 0);
-  const wf_hw *w3 = wf_hw_preset("wse3");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(w3);
-  CU_ASSERT_EQUAL(w3->pe_nx * w3->pe_ny, 762 * 1176);
-  CU_ASSERT_PTR_NULL(wf_hw_preset("wse9"));
+  eam_potential pot = {.nelements = 1, .nr = 100, .nrho = 100};
+  md_lattice l = {.kind = "fcc", .a = 3.615, .cells = {5, 5, 4}};
+  md_model_result m;
+  /* fcc shells at a/sqrt2, a, a sqrt(3/2), a sqrt2, a sqrt(5/2): 12, 6, 24,
+   * 12, 24 sites. Cutoff 4.95 A holds three shells, 5.95 A five. */
+  pot.cut = 4.95;
+  md_model_lattice(&m, &l, &pot, 1.0, hw);
+  CU_ASSERT_DOUBLE_EQUAL(m.n_cut, 42, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.n_list, 78, 1e-12);
+  int hx, hy;
+  brute_reach("fcc", l.cells, l.a, 5.95, &hx, &hy);
+  CU_ASSERT_EQUAL(m.hx, hx);
+  CU_ASSERT_EQUAL(m.hy, hy);
+  CU_ASSERT_DOUBLE_EQUAL(m.candidates, (2.0 * hx + 1) * (2.0 * hy + 1) - 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(m.words_in, 4 * m.candidates, 0);
+  /* 7 tables rows of 101 points: F, rho, z2 */
+  CU_ASSERT_DOUBLE_EQUAL(m.table_bytes, 7 * 4.0 * 3 * 101, 0);
+  /* bcc shells (W, a = 3.1652): 8, 6, 12, 24, 8 within 5.6 A */
+  md_lattice w = {.kind = "bcc", .a = 3.1652, .cells = {4, 4, 6}};
+  pot.cut = 4.6;
+  md_model_lattice(&m, &w, &pot, 1.0, hw);
+  CU_ASSERT_DOUBLE_EQUAL(m.n_list, 58, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.n_cut, 26, 1e-12);
+  brute_reach("bcc", w.cells, w.a, 5.6, &hx, &hy);
+  CU_ASSERT_EQUAL(m.hx, hx);
+  CU_ASSERT_EQUAL(m.hy, hy);
+  /* The step: each phase the larger of its work and its words in, plus
+   * latency; the work of pass 1 is 7 per listed and 11 per neighbour. */
+  double in1 = 3 * m.candidates, work1 = 7 * m.n_list + 11 * m.n_cut;
+  double lat = 4 + m.hx + m.hy;
+  CU_ASSERT_DOUBLE_EQUAL(m.phase_positions, fmax(in1, work1) + lat, 1e-9);
 }
 
 void add_model_tests(void) {
   CU_pSuite s = CU_add_suite("cost model", NULL, NULL);
+  CU_add_test(s, "hardware presets", test_presets);
+  CU_add_test(s, "vector instructions against the ports", test_vector_ops);
   CU_add_test(s, "halo exchange", test_halo);
-  CU_add_test(s, "collectives", test_collectives);
-  CU_add_test(s, "compute, clock, memory", test_compute_and_memory);
+  CU_add_test(s, "collectives, SC20's allreduce", test_collectives);
+  CU_add_test(s, "time and memory", test_time_and_memory);
+  CU_add_test(s, "stencil iteration", test_stencil);
+  CU_add_test(s, "EAM reach and step", test_eam_reach);
 }

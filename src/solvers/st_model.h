@@ -1,0 +1,38 @@
+/* The wafer model of one stencil-solver iteration (docs/model.md, "Stencil
+ * solvers"): each PE works on its brick of bx x by columns of nz cells; the
+ * operator is stored (7 coefficient arrays, as SC20 and MFIX hold their
+ * systems) or matrix-free (the constant Laplacian); vectors in fp16 or fp32,
+ * dot products accumulated and reduced in fp32.
+ *
+ * Overlap, as the wafer's dataflow stencil does it: the neighbours' faces
+ * stream in through the ramp while the SpMV consumes them, so an SpMV costs
+ * the larger of its vector work and its input words. The allreduces are not
+ * overlapped; dot products a method can fuse share one allreduce. */
+#ifndef ST_MODEL_H
+#define ST_MODEL_H
+
+#include <stdbool.h>
+
+#include "st_krylov.h"
+#include "wf_grid.h"
+#include "wf_hw.h"
+#include "wf_model.h"
+
+typedef struct st_model {
+  wf_range spmv;      /* cycles of the SpMVs (input overlapped) */
+  wf_range vector;    /* cycles of the dot products and vector updates */
+  double reduce;      /* cycles of the allreduces */
+  wf_range cycles;    /* per iteration */
+  wf_range seconds;   /* per iteration */
+  double input_words; /* words a PE takes in per SpMV */
+  int spmvs, dots, updates, allreduces;
+  double flops_per_cell; /* per iteration */
+  double bytes_per_pe;   /* vectors and stored coefficients */
+  int arrays;            /* of nz * bx * by values each */
+} st_model;
+
+/* The operator is stored when `stored`; `prec` is the vectors' precision. */
+st_model st_model_iteration(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
+                            st_method method, bool stored, wf_prec prec);
+
+#endif
