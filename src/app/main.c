@@ -7,30 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
+#include "fidelity.h"
 #include "registry.h"
 #include "version.h"
 #include "wf_deck.h"
 #include "wf_io.h"
 #include "wf_json.h"
+#include "wf_roles.h"
 #include "wf_wafer.h"
-
-#define MAX_SETS 256
-#define MAX_SECTIONS 64
-
-typedef struct options {
-  const char *command;  /* "halo", "demo", "info", ... */
-  const char *deck;     /* deck file or NULL */
-  const char *json;     /* --json FILE or NULL */
-  const char *sets[MAX_SETS];
-  int nsets;
-  bool quiet, help, version;
-} options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: wafer WORKLOAD [DECK] [--set section.key=value ...] [--json FILE] [--quiet]\n"
           "       wafer demo [--set ...] [--json FILE] [--quiet]\n"
           "       wafer info [DECK] [--set ...]\n"
+          "       wafer fidelity [DIR | DECK] [--markdown]   the model against published wafer "
+          "results\n"
           "       wafer keys        the deck reference (Markdown)\n"
           "       wafer --help | --version\n\n"
           "Runs wafer-scale workloads on an MPI cluster: each rank plays a block of the\n"
@@ -57,7 +50,7 @@ static void workload_help(const wf_workload *wl) {
   wf_deck_print_reference(common, 2, stdout);
 }
 
-static int parse_args(int argc, char **argv, options *o, wf_status *st) {
+int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
   memset(o, 0, sizeof *o);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -65,6 +58,8 @@ static int parse_args(int argc, char **argv, options *o, wf_status *st) {
       o->help = true;
     } else if (strcmp(a, "--version") == 0) {
       o->version = true;
+    } else if (strcmp(a, "--markdown") == 0) {
+      o->markdown = true;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
       o->quiet = true;
     } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
@@ -89,7 +84,7 @@ static int parse_args(int argc, char **argv, options *o, wf_status *st) {
 }
 
 /* Defaults, then the deck file (read on rank 0, broadcast), then --set. */
-static int resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
+int app_resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
                         wf_deck *deck, wf_status *st) {
   if (wf_deck_create(deck, secs, nsecs, st) != WF_OK) return st->code;
   if (o->deck) {
@@ -111,16 +106,44 @@ static int exit_code(const wf_status *st, const wf_run *run) {
   return run->checks_failed ? WF_ERR_RUNTIME : 0;
 }
 
+/* The ranks' roles: all play the wafer unless the deck gives MemoryX or
+ * SwarmX ranks, which only a workload that uses them accepts. */
+static int split_roles(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, wf_roles *roles,
+                       wf_status *st) {
+  int mx = (int)wf_deck_int(deck, "wafer", "memoryx_ranks");
+  int sx = (int)wf_deck_int(deck, "wafer", "swarmx_ranks");
+  const char *key = mx ? "memoryx_ranks" : "swarmx_ranks";
+  if ((mx || sx) && !wl->rank_roles)
+    return wf_deck_fail(deck, "wafer", key, st,
+                        "the %s workload gives every rank a block of the PE grid: MemoryX and "
+                        "SwarmX ranks are for weight streaming",
+                        wl->name);
+  if (wf_roles_split(roles, comm, mx, sx, st) != WF_OK) return wf_deck_blame(deck, "wafer", key, st);
+  return WF_OK;
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
-static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
-                        wf_run *run, wf_json *j, wf_status *st) {
+int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
+                     wf_run *run, wf_json *j, wf_status *st) {
   wf_wafer wafer;
+  wf_roles roles;
   memset(run, 0, sizeof *run);
   wf_json_init(j);
   wf_json_str(j, "workload", wl->name);
   wf_json_str(j, "version", wf_version());
   wf_status_clear(st);
-  if (wf_wafer_create(&wafer, comm, deck, st) != WF_OK) {
+  if (split_roles(comm, wl, deck, &roles, st) != WF_OK) {
+    wf_json_str(j, "status", "error");
+    wf_json_str(j, "error", st->msg);
+    return st->code;
+  }
+  /* The PE grid lives on the wafer ranks' communicator. */
+  bool on_wafer = roles.role == WF_ROLE_WAFER;
+  int made = on_wafer ? wf_wafer_create(&wafer, roles.role_comm, deck, st) : WF_ERR_INPUT;
+  wf_status_agree(comm, st);
+  if (st->code != WF_OK) {
+    if (made == WF_OK) wf_wafer_free(&wafer); /* it failed elsewhere */
+    wf_roles_free(&roles);
     wf_json_str(j, "status", "error");
     wf_json_str(j, "error", st->msg);
     return st->code;
@@ -132,22 +155,25 @@ static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *dec
   }
   run->workload = wl->name;
   run->version = wf_version();
-  run->comm = wafer.dc.comm;
+  run->world = comm;
+  run->roles = &roles;
+  run->comm = on_wafer ? wafer.dc.comm : roles.role_comm;
   MPI_Comm_rank(run->comm, &run->rank);
   MPI_Comm_size(run->comm, &run->nranks);
   run->deck = deck;
-  run->wafer = &wafer;
+  run->wafer = on_wafer ? &wafer : NULL;
   run->verbose = verbose;
   run->summary = j;
-  wf_wafer_json(&wafer, j);
+  if (on_wafer) wf_wafer_json(&wafer, j);
 
   double t0 = MPI_Wtime();
   wl->run(run, st);
+  if (st->code == WF_OK && wf_deck_bug(deck)[0]) wf_fail(st, WF_ERR_RUNTIME, "%s", wf_deck_bug(deck));
   double wall = MPI_Wtime() - t0;
   wf_status_agree(comm, st);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
-  wf_wafer_json_fabric(&wafer, j);
+  if (on_wafer) wf_wafer_json_fabric(&wafer, j);
   wf_json_num(j, "seconds", run->seconds);
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
   wf_json_num(j, "wall_seconds", wall);
@@ -157,12 +183,14 @@ static int run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *dec
   wf_json_end(j);
   wf_json_str(j, "status", wf_run_status(run, st->code));
   if (st->code) wf_json_str(j, "error", st->msg);
-  wf_wafer_free(&wafer);
+  if (on_wafer) wf_wafer_free(&wafer);
+  wf_roles_free(&roles);
+  run->roles = NULL;
   return exit_code(st, run);
 }
 
 /* The summary is stdout's last line, and --json FILE on request. */
-static void emit_summary(int rank, const options *o, const char *json, wf_status *st) {
+void app_emit_summary(int rank, const options *o, const char *json, wf_status *st) {
   if (rank != 0) return;
   printf("%s\n", json);
   fflush(stdout);
@@ -183,15 +211,15 @@ static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_work
   wf_status st;
   wf_status_clear(&st);
   wf_deck deck;
-  if (resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
+  if (app_resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
   }
   wf_run run;
   wf_json j;
-  int rc = run_workload(comm, wl, &deck, rank == 0 && !o->quiet, &run, &j, &st);
+  int rc = app_run_workload(comm, wl, &deck, rank == 0 && !o->quiet, &run, &j, &st);
   if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
-  if (st.code != WF_ERR_INPUT) emit_summary(rank, o, wf_json_finish(&j), &st);
+  if (st.code != WF_ERR_INPUT) app_emit_summary(rank, o, wf_json_finish(&j), &st);
   wf_json_free(&j);
   wf_deck_free(&deck);
   return rc ? rc : st.code;
@@ -213,8 +241,8 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   for (int w = 0; w < wf_nworkloads; w++) {
     wf_deck deck;
     wf_json j;
-    int rc = resolve_deck(comm, o, secs, nsecs, &deck, &st);
-    if (rc == WF_OK) rc = run_workload(comm, wf_workloads[w], &deck, verbose, &rows[w], &j, &st);
+    int rc = app_resolve_deck(comm, o, secs, nsecs, &deck, &st);
+    if (rc == WF_OK) rc = app_run_workload(comm, wf_workloads[w], &deck, verbose, &rows[w], &j, &st);
     else memset(&rows[w], 0, sizeof rows[w]), wf_json_init(&j);
     if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s: %s\n", wf_workloads[w]->name, st.msg);
     codes[w] = st.code;
@@ -250,7 +278,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   for (int w = 0; w < wf_nworkloads; w++) any_error |= codes[w] != WF_OK;
   wf_json_str(&all, "status", any_error ? "error" : failed ? "failed" : passed ? "ok" : "unchecked");
   wf_status_clear(&st);
-  emit_summary(rank, o, wf_json_finish(&all), &st);
+  app_emit_summary(rank, o, wf_json_finish(&all), &st);
   wf_json_free(&all);
   return worst ? worst : st.code;
 }
@@ -260,7 +288,7 @@ static int cmd_info(MPI_Comm comm, int rank, const options *o, const wf_section 
   wf_status st;
   wf_deck deck;
   wf_status_clear(&st);
-  if (resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
+  if (app_resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
   }
@@ -273,7 +301,7 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
   options o;
   wf_status st;
   wf_status_clear(&st);
-  if (parse_args(argc, argv, &o, &st) != WF_OK) {
+  if (app_parse_args(argc, argv, &o, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
   }
@@ -298,6 +326,11 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     return 0;
   }
   if (strcmp(o.command, "demo") == 0) return cmd_demo(comm, rank, &o, secs, nsecs);
+  if (strcmp(o.command, "fidelity") == 0) return app_fidelity(comm, rank, &o, secs, nsecs);
+  if (o.markdown) {
+    if (rank == 0) fprintf(stderr, "wafer: error: --markdown is an option of `wafer fidelity`\n");
+    return WF_ERR_INPUT;
+  }
   if (!wl) {
     if (rank == 0)
       fprintf(stderr, "wafer: error: unknown workload or command '%s' (see wafer --help)\n",

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "eam_workload.h"
+#include "fidelity.h"
 #include "halo_workload.h"
 #include "stencil_workload.h"
 #include "wf_h5.h"
@@ -26,6 +27,7 @@ int wf_all_sections(const wf_section **out, int max) {
   int n = 0;
   if (n < max) out[n++] = &wf_wafer_section;
   if (n < max) out[n++] = &wf_output_section;
+  if (n < max) out[n++] = &wf_fidelity_section;
   for (int w = 0; w < wf_nworkloads; w++)
     for (int s = 0; s < wf_workloads[w]->nsections && n < max; s++)
       out[n++] = wf_workloads[w]->sections[s];

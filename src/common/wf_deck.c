@@ -104,7 +104,11 @@ int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsectio
   deck->nsections = nsections;
   deck->nentries = n;
   deck->entries = calloc((size_t)n, sizeof *deck->entries);
-  if (!deck->entries) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  deck->bug = calloc(256, 1);
+  if (!deck->entries || !deck->bug) {
+    wf_deck_free(deck);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
   int e = 0;
   for (int s = 0; s < nsections; s++) {
     for (int k = 0; k < sections[s]->nkeys; k++, e++) {
@@ -127,6 +131,8 @@ int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsectio
 
 void wf_deck_free(wf_deck *deck) {
   free(deck->entries);
+  free(deck->bug);
+  deck->bug = NULL;
   deck->entries = NULL;
   deck->nentries = 0;
 }
@@ -285,12 +291,17 @@ int wf_deck_set(wf_deck *deck, const char *assignment, wf_status *st) {
 const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key) {
   const wf_entry *e = find_entry(deck, section, key);
   if (!e) {
-    /* A workload asked for a key it never declared: a programming error. */
-    fprintf(stderr, "wafer: internal error: deck key [%s] %s is not declared\n", section, key);
-    abort();
+    /* A workload asked for a key it never declared: a programming error,
+     * reported by the app at the end of the run (wf_deck_bug). */
+    static const wf_entry undeclared = {.value = "0", .source = "undeclared"};
+    if (deck->bug && !deck->bug[0])
+      snprintf(deck->bug, 256, "internal error: deck key [%s] %s is not declared", section, key);
+    return &undeclared;
   }
   return e;
 }
+
+const char *wf_deck_bug(const wf_deck *deck) { return deck->bug ? deck->bug : ""; }
 
 long wf_deck_int(const wf_deck *deck, const char *section, const char *key) {
   return strtol(wf_deck_entry(deck, section, key)->value, NULL, 10);

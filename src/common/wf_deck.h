@@ -54,6 +54,10 @@ typedef struct wf_deck {
   int nsections;
   wf_entry *entries;
   int nentries;
+  /* A getter asked for an undeclared key (a bug in a workload): the first
+   * such message, "" if none; the getters return a zero value and the app
+   * ends the run with this message (wf_deck_bug). */
+  char *bug;
 } wf_deck;
 
 /* Start a deck holding the defaults of `sections`. Fails only if a default
@@ -72,6 +76,9 @@ double wf_deck_real(const wf_deck *deck, const char *section, const char *key);
 bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key);
 const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key);
 const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key);
+
+/* "" or the message of the first getter call with an undeclared key. */
+const char *wf_deck_bug(const wf_deck *deck);
 
 /* Errors about a value, starting with where it came from:
  * "deck.ini:12: [wafer] pe_grid = 2x2: <message>". wf_deck_fail sets an input

@@ -90,7 +90,12 @@ int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char *
   MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
   if (rank != 0) {
     buf = malloc((size_t)len + 1);
-    if (!buf) abort();
+    if (!buf) wf_fail(st, WF_ERR_RUNTIME, "out of memory for %s (%lld bytes)", what, len);
+  }
+  wf_status_agree(comm, st);
+  if (st->code != WF_OK) {
+    free(buf);
+    return st->code;
   }
   MPI_Bcast(buf, (int)len + 1, MPI_CHAR, 0, comm);
   *text = buf;

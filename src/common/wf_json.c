@@ -16,8 +16,11 @@ static void put(wf_json *j, const char *fmt, ...) {
   if (j->len + (size_t)n + 1 > j->cap) {
     size_t cap = j->cap ? j->cap : 256;
     while (j->len + (size_t)n + 1 > cap) cap *= 2;
-    char *s = realloc(j->s, cap);
-    if (!s) abort(); /* a summary line never gets large: running out here is fatal */
+    char *s = j->oom ? NULL : realloc(j->s, cap);
+    if (!s) { /* the summary reports it; nothing more is appended */
+      j->oom = true;
+      return;
+    }
     j->s = s;
     j->cap = cap;
   }
@@ -115,6 +118,8 @@ void wf_json_end(wf_json *j) {
 }
 
 const char *wf_json_finish(wf_json *j) {
+  if (j->oom || !j->s)
+    return "{\"status\":\"error\",\"error\":\"out of memory while building this summary\"}";
   while (j->depth > 0) {
     put(j, "}");
     j->depth--;

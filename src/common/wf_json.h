@@ -10,6 +10,7 @@ typedef struct wf_json {
   size_t len, cap;
   int depth;
   bool need_comma;
+  bool oom; /* ran out of memory: finish() returns an error summary */
 } wf_json;
 
 void wf_json_init(wf_json *j);  /* starts the top-level object */

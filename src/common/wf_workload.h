@@ -15,6 +15,7 @@
 #include "wf_range.h"
 
 struct wf_wafer; /* the PE grid, its decomposition and its fabric: mesh_decomp/wf_wafer.h */
+struct wf_roles; /* the ranks' roles: mesh_decomp/wf_roles.h */
 
 /* A workload's wafer projection of one unit of its work (an iteration, a
  * timestep), for the run's report and for `wafer fidelity`. */
@@ -31,10 +32,12 @@ typedef struct wf_projection {
 
 typedef struct wf_run {
   const char *workload, *version; /* for output files */
-  MPI_Comm comm;
-  int rank, nranks;
+  MPI_Comm comm;  /* the wafer's ranks (or, for a rank of another role, that role's) */
+  MPI_Comm world; /* every rank of the run */
+  const struct wf_roles *roles;
+  int rank, nranks; /* in comm */
   const wf_deck *deck;
-  struct wf_wafer *wafer;
+  struct wf_wafer *wafer; /* NULL on ranks that do not play the wafer */
   bool verbose;   /* rank 0 and not --quiet: progress and report lines */
   wf_json *summary; /* the workload adds its results; the app adds the common part */
   /* Filled by the workload, the same on every rank: */
@@ -54,6 +57,7 @@ typedef struct wf_workload {
   int nsections;
   int (*run)(wf_run *run, wf_status *st);
   void (*finalize)(void); /* optional: once, before MPI_Finalize */
+  bool rank_roles;        /* accepts MemoryX / SwarmX ranks ([wafer] memoryx_ranks, ...) */
 } wf_workload;
 
 /* Count one independent check (the same on every rank); a failed one is

@@ -167,8 +167,8 @@ static inline __attribute__((always_inline)) void forces(const eam_potential *po
   sums->virial = virial;
 }
 
-void eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
-                 eam_work *w, eam_sums *sums) {
+int eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
+                eam_work *w, eam_sums *sums, wf_status *st) {
   const bool one = pot->nelements == 1;
   compact(pot, nl, a, w);
   if (one) density(pot, a, w, true);
@@ -177,8 +177,9 @@ void eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_
   double embed = 0;
   for (int i = 0; i < a->nlocal; i++) embed += eam_embed(pot, a->type[i], a->rho[i], &a->fp[i]);
   sums->embed = embed;
-  md_domain_forward_scalar(d, a->fp);
+  if (md_domain_forward_scalar(d, a->fp, st) != WF_OK) return st->code;
 
   if (one) forces(pot, a, w, sums, true);
   else forces(pot, a, w, sums, false);
+  return WF_OK;
 }

@@ -46,7 +46,7 @@ void eam_work_free(eam_work *w);
 
 /* Forces into a->f (owned atoms), rho and fp on owned and ghost atoms.
  * Collective (the F' exchange). */
-void eam_compute(const eam_potential *p, const md_neigh *nl, md_domain *d, md_atoms *a,
-                 eam_work *w, eam_sums *sums);
+int eam_compute(const eam_potential *p, const md_neigh *nl, md_domain *d, md_atoms *a,
+                eam_work *w, eam_sums *sums, wf_status *st);
 
 #endif

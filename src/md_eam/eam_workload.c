@@ -270,10 +270,9 @@ static int build_system(const wf_run *run, setup *s, md_domain *dom, md_atoms *a
                         wf_status *st) {
   const wf_deck *d = run->deck;
   md_box box = s->from_data ? s->data.box : md_lattice_box(&s->lattice);
-  if (md_domain_create(dom, &run->wafer->dc, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
+  if (md_domain_create(dom, &run->wafer->fab, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
       WF_OK)
     return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
-  dom->counters = &run->wafer->fab.c;
   if (strcmp(wf_deck_str(d, "eam", "mapping"), "fold") == 0) {
     if (s->from_data)
       return wf_deck_fail(d, "eam", "mapping", st,

@@ -8,8 +8,6 @@
 
 static const char axis_name[3] = {'x', 'y', 'z'};
 
-enum { TAG_COUNT = 710, TAG_DATA = 711 };
-
 int md_domain_pe_of(const md_domain *d, int axis, double x) {
   int n = d->pe_n[axis];
   int p = (int)floor((x - d->box.lo[axis]) / d->box.len[axis] * n);
@@ -73,9 +71,11 @@ static int rank_at(const md_domain *d, const wf_decomp *dc, int a, int step) {
   return wf_decomp_rank_of(dc, c[0], c[1]);
 }
 
-int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, double cutforce,
+int md_domain_create(md_domain *d, wf_fabric *fab, const md_box *box, double cutforce,
                      double cutghost, wf_status *st) {
+  const wf_decomp *dc = fab->dc;
   memset(d, 0, sizeof *d);
+  d->fab = fab;
   d->comm = dc->comm;
   d->rank = dc->rank;
   d->box = *box;
@@ -134,47 +134,23 @@ int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, doubl
 }
 
 void md_domain_free(md_domain *d) {
-  for (int s = 0; s < 6; s++) free(d->swap[s].list);
   free(d->ext);
-  free(d->sendbuf), free(d->recvbuf);
+  for (int k = 0; k < 6; k++) free(d->swap[k].list);
+  wf_buffer_free(&d->local);
+  wf_buffer_free(&d->migrate[0]);
+  wf_buffer_free(&d->migrate[1]);
   memset(d, 0, sizeof *d);
 }
 
-static int reserve_buf(double **buf, size_t *cap, size_t n, wf_status *st) {
-  if (n <= *cap) return WF_OK;
-  size_t c = n + n / 2 + 1024;
-  double *b = realloc(*buf, c * sizeof *b);
-  if (!b) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a %zu-value message", n);
-  *buf = b;
-  *cap = c;
-  return WF_OK;
-}
-
-/* Ghost and migration traffic goes into the wafer's fabric counters. */
-static void count_received(md_domain *d, size_t values) {
-  if (!d->counters) return;
-  d->counters->mpi_bytes += (long long)(values * sizeof(double));
-  d->counters->words_inter += (long long)(values * sizeof(double) / 4);
-}
-
-/* One fabric operation (a migration, a ghost build, a refresh) and its time. */
-static void count_op(md_domain *d, double t0) {
-  if (!d->counters) return;
-  d->counters->ops++;
-  d->counters->seconds += MPI_Wtime() - t0;
-}
-
-/* Send `ns` values to `to` and receive from `from` into d->recvbuf; *nr on
- * return is the number received. */
-static int exchange(md_domain *d, int to, int from, const double *send, int ns, int *nr,
-                    wf_status *st) {
-  MPI_Sendrecv(&ns, 1, MPI_INT, to, TAG_COUNT, nr, 1, MPI_INT, from, TAG_COUNT, d->comm,
-               MPI_STATUS_IGNORE);
-  if (reserve_buf(&d->recvbuf, &d->recvcap, (size_t)*nr, st) != WF_OK) return st->code;
-  MPI_Sendrecv(send, ns, MPI_DOUBLE, to, TAG_DATA, d->recvbuf, *nr, MPI_DOUBLE, from, TAG_DATA,
-               d->comm, MPI_STATUS_IGNORE);
-  count_received(d, (size_t)*nr);
-  return WF_OK;
+/* One swap of the six: along z (this rank with itself: pack and unpack
+ * here), or along x or y (the fabric's neighbour exchange, which also
+ * counts and models the words). */
+static int swap_run(md_domain *d, const md_swap *s, int side, wf_pack_fn pack,
+                    wf_unpack_fn unpack, void *ctx, wf_status *st) {
+  if (s->dim < 2) return wf_fabric_exchange(d->fab, s->dim, side, pack, unpack, ctx, st);
+  d->local.len = 0;
+  if (pack(ctx, &d->local, st) != WF_OK) return st->code;
+  return unpack(ctx, d->local.data, d->local.len, st);
 }
 
 /* ---- migration ------------------------------------------------------------ */
@@ -188,9 +164,27 @@ static void pack_atom(const md_atoms *a, int i, double *b) {
   memcpy(b + 5, a->v[i], sizeof(md_vec));
 }
 
-static int unpack_atoms(md_atoms *a, const double *b, int n, wf_status *st) {
-  for (int k = 0; k < n; k++, b += MIGRATE_VALUES)
-    if (md_atoms_add(a, (int64_t)b[0], (int)b[1], b + 2, b + 5, st) != WF_OK) return st->code;
+/* The atoms leaving this rank on one side, packed by the extraction loop. */
+typedef struct migration {
+  md_domain *d;
+  md_atoms *a;
+  int side;
+} migration;
+
+static int pack_leaving(void *ctx, wf_buffer *out, wf_status *st) {
+  migration *m = ctx;
+  const wf_buffer *b = &m->d->migrate[m->side];
+  return wf_buffer_append(out, b->data, b->len, st);
+}
+
+static int unpack_arriving(void *ctx, const char *data, size_t bytes, wf_status *st) {
+  migration *m = ctx;
+  size_t n = bytes / (MIGRATE_VALUES * sizeof(double));
+  for (size_t k = 0; k < n; k++) {
+    double b[MIGRATE_VALUES];
+    memcpy(b, data + k * sizeof b, sizeof b);
+    if (md_atoms_add(m->a, (int64_t)b[0], (int)b[1], b + 2, b + 5, st) != WF_OK) return st->code;
+  }
   return WF_OK;
 }
 
@@ -265,12 +259,10 @@ static int check_finite(md_domain *d, const md_atoms *a, wf_status *st) {
 }
 
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
-  double t0 = MPI_Wtime();
   wf_status_clear(st);
   a->nghost = 0;
   if (d->fold_mode) { /* atoms stay; the regions follow them */
     if (check_finite(d, a, st) == WF_OK) fold_regions(d, a, st);
-    count_op(d, t0);
     return st->code;
   }
   for (int i = 0; i < a->nlocal && st->code == WF_OK; i++)
@@ -282,9 +274,7 @@ int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
   for (int ax = 0; ax < 2; ax++) {
     if (d->rank_n[ax] == 1) continue;
     int n = d->rank_n[ax], c = d->rank_c[ax];
-    int nsend[2] = {0, 0}; /* 0: down, 1: up */
-    double *buf[2] = {NULL, NULL};
-    size_t cap[2] = {0, 0};
+    d->migrate[0].len = d->migrate[1].len = 0; /* 0: down, 1: up */
     for (int i = 0; i < a->nlocal && st->code == WF_OK;) {
       int owner = wf_block_owner(d->pe_n[ax], n, md_domain_pe_of(d, ax, a->x[i][ax]));
       if (owner == c) {
@@ -299,24 +289,18 @@ int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
                 (long long)a->id[i], axis_name[ax], a->x[i][ax]);
         break;
       }
-      if (reserve_buf(&buf[side], &cap[side], (size_t)(nsend[side] + 1) * MIGRATE_VALUES, st) !=
-          WF_OK)
-        break;
-      pack_atom(a, i, buf[side] + (size_t)nsend[side]++ * MIGRATE_VALUES);
+      double b[MIGRATE_VALUES];
+      pack_atom(a, i, b);
+      if (wf_buffer_append(&d->migrate[side], b, sizeof b, st) != WF_OK) break;
       md_atoms_copy(a, i, --a->nlocal);
     }
     wf_status_agree(d->comm, st);
     for (int side = 0; side < 2 && st->code == WF_OK; side++) {
-      int nr;
-      if (exchange(d, d->neighbor[ax][side], d->neighbor[ax][1 - side], buf[side],
-                   nsend[side] * MIGRATE_VALUES, &nr, st) == WF_OK)
-        unpack_atoms(a, d->recvbuf, nr / MIGRATE_VALUES, st);
+      migration m = {d, a, side};
+      wf_fabric_exchange(d->fab, ax, side, pack_leaving, unpack_arriving, &m, st);
     }
-    free(buf[0]), free(buf[1]);
-    wf_status_agree(d->comm, st);
     if (st->code != WF_OK) return st->code;
   }
-  count_op(d, t0);
   return st->code;
 }
 
@@ -376,90 +360,124 @@ static int select_border(const md_domain *d, md_swap *s, int side, const md_atom
   return WF_OK;
 }
 
-int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
-  double t0 = MPI_Wtime();
-  wf_status_clear(st);
-  a->nghost = 0;
+/* One swap of the ghost build: the candidates near the face go out with
+ * their shift; what arrives becomes ghosts after the ones so far. */
+typedef struct border {
+  md_domain *d;
+  md_atoms *a;
+  md_swap *s;
+  int side, ncand;
+} border;
 
-  int nlast = 0;
-  for (int k = 0; k < 6; k++) {
-    md_swap *s = &d->swap[k];
-    if (k % 2 == 0) nlast = a->nlocal + a->nghost; /* both sides send the same candidates */
-    int rc = select_border(d, s, k % 2, a, nlast, st);
-    if (rc == WF_OK)
-      rc = reserve_buf(&d->sendbuf, &d->sendcap, (size_t)s->nsend * BORDER_VALUES, st);
-    wf_status_agree(d->comm, st);
-    if (st->code != WF_OK) return st->code;
-    for (int m = 0; m < s->nsend; m++) {
-      int i = s->list[m];
-      double *b = d->sendbuf + (size_t)m * BORDER_VALUES;
-      for (int c = 0; c < 3; c++) b[c] = a->x[i][c] + s->shift[c];
-      b[3] = a->type[i];
-      b[4] = (double)a->id[i];
-    }
-    int nr = s->nsend * BORDER_VALUES;
-    const double *recv = d->sendbuf;
-    if (s->send_to != d->rank) {
-      if (exchange(d, s->send_to, s->recv_from, d->sendbuf, s->nsend * BORDER_VALUES, &nr, st) !=
-          WF_OK)
-        nr = 0;
-      recv = d->recvbuf;
-    }
-    wf_status_agree(d->comm, st);
-    if (st->code != WF_OK) return st->code;
-    s->first = a->nlocal + a->nghost;
-    s->nrecv = nr / BORDER_VALUES;
-    if (md_atoms_reserve(a, s->first + s->nrecv, st) != WF_OK) return st->code;
-    for (int m = 0; m < s->nrecv; m++) {
-      const double *b = recv + (size_t)m * BORDER_VALUES;
-      int g = s->first + m;
-      memcpy(a->x[g], b, sizeof(md_vec));
-      a->type[g] = (int)b[3];
-      a->id[g] = (int64_t)b[4];
-    }
-    a->nghost += s->nrecv;
+static int pack_border(void *ctx, wf_buffer *out, wf_status *st) {
+  border *b = ctx;
+  md_swap *s = b->s;
+  if (select_border(b->d, s, b->side, b->a, b->ncand, st) != WF_OK ||
+      wf_buffer_reserve(out, (size_t)s->nsend * BORDER_VALUES * sizeof(double), st) != WF_OK)
+    return st->code;
+  double *v = (double *)(void *)out->data;
+  for (int m = 0; m < s->nsend; m++, v += BORDER_VALUES) {
+    int i = s->list[m];
+    for (int c = 0; c < 3; c++) v[c] = b->a->x[i][c] + s->shift[c];
+    v[3] = b->a->type[i];
+    v[4] = (double)b->a->id[i];
   }
-  count_op(d, t0);
+  out->len = (size_t)s->nsend * BORDER_VALUES * sizeof(double);
   return WF_OK;
 }
 
-/* Forward communication: each swap packs its list (positions shifted) and
- * receives straight into the ghosts' slots, in the order borders built them. */
-void md_domain_forward_x(md_domain *d, md_atoms *a) {
-  double t0 = MPI_Wtime();
-  for (int k = 0; k < 6; k++) {
-    md_swap *s = &d->swap[k];
-    const int *list = s->list;
-    md_vec *x = a->x;
-    if (s->send_to == d->rank) {
-      for (int m = 0; m < s->nsend; m++)
-        for (int c = 0; c < 3; c++) x[s->first + m][c] = x[list[m]][c] + s->shift[c];
-      continue;
-    }
-    double *b = d->sendbuf; /* borders sized it for 5 values per atom */
-    for (int m = 0; m < s->nsend; m++)
-      for (int c = 0; c < 3; c++) b[3 * m + c] = x[list[m]][c] + s->shift[c];
-    MPI_Sendrecv(b, 3 * s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, x[s->first], 3 * s->nrecv,
-                 MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
-    count_received(d, 3 * (size_t)s->nrecv);
+static int unpack_border(void *ctx, const char *data, size_t bytes, wf_status *st) {
+  border *b = ctx;
+  md_atoms *a = b->a;
+  md_swap *s = b->s;
+  s->first = a->nlocal + a->nghost;
+  s->nrecv = (int)(bytes / (BORDER_VALUES * sizeof(double)));
+  if (md_atoms_reserve(a, s->first + s->nrecv, st) != WF_OK) return st->code;
+  for (int m = 0; m < s->nrecv; m++) {
+    double v[BORDER_VALUES];
+    memcpy(v, data + (size_t)m * sizeof v, sizeof v);
+    int g = s->first + m;
+    memcpy(a->x[g], v, sizeof(md_vec));
+    a->type[g] = (int)v[3];
+    a->id[g] = (int64_t)v[4];
   }
-  count_op(d, t0);
+  a->nghost += s->nrecv;
+  return WF_OK;
 }
 
-void md_domain_forward_scalar(md_domain *d, double *value) {
-  double t0 = MPI_Wtime();
+int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
+  wf_status_clear(st);
+  a->nghost = 0;
+  int ncand = 0;
   for (int k = 0; k < 6; k++) {
-    md_swap *s = &d->swap[k];
-    const int *list = s->list;
-    if (s->send_to == d->rank) {
-      for (int m = 0; m < s->nsend; m++) value[s->first + m] = value[list[m]];
+    if (k % 2 == 0) ncand = a->nlocal + a->nghost; /* both sides send the same candidates */
+    border b = {d, a, &d->swap[k], k % 2, ncand};
+    if (swap_run(d, b.s, b.side, pack_border, unpack_border, &b, st) != WF_OK) break;
+  }
+  wf_status_agree(d->comm, st);
+  return st->code;
+}
+
+/* Forward communication: each swap packs its list (positions shifted, or
+ * one value per atom) and its partner writes them into the ghosts' slots,
+ * in the order borders built them. */
+typedef struct forward {
+  const md_swap *s;
+  md_vec *x;     /* positions, or NULL */
+  double *value; /* one value per atom, or NULL */
+} forward;
+
+static int pack_forward(void *ctx, wf_buffer *out, wf_status *st) {
+  const forward *f = ctx;
+  const md_swap *s = f->s;
+  size_t per = f->x ? 3 : 1;
+  if (wf_buffer_reserve(out, (size_t)s->nsend * per * sizeof(double), st) != WF_OK) return st->code;
+  double *v = (double *)(void *)out->data;
+  for (int m = 0; m < s->nsend; m++)
+    if (f->x)
+      for (int c = 0; c < 3; c++) *v++ = f->x[s->list[m]][c] + s->shift[c];
+    else
+      *v++ = f->value[s->list[m]];
+  out->len = (size_t)s->nsend * per * sizeof(double);
+  return WF_OK;
+}
+
+static int unpack_forward(void *ctx, const char *data, size_t bytes, wf_status *st) {
+  const forward *f = ctx;
+  const md_swap *s = f->s;
+  size_t per = f->x ? 3 : 1;
+  if (bytes != (size_t)s->nrecv * per * sizeof(double))
+    return wf_fail(st, WF_ERR_RUNTIME, "ghost refresh: %zu bytes arrived for %d ghosts", bytes,
+                   s->nrecv);
+  if (bytes == 0) return WF_OK;
+  if (f->x) memcpy(f->x[s->first], data, bytes);
+  else memcpy(f->value + s->first, data, bytes);
+  return WF_OK;
+}
+
+static int forward_all(md_domain *d, md_vec *x, double *value, wf_status *st) {
+  wf_status_clear(st);
+  for (int k = 0; k < 6; k++) {
+    const md_swap *s = &d->swap[k];
+    if (s->dim == 2) { /* z: a copy on this rank, straight into the ghosts */
+      for (int m = 0; m < s->nsend; m++)
+        if (x)
+          for (int c = 0; c < 3; c++) x[s->first + m][c] = x[s->list[m]][c] + s->shift[c];
+        else
+          value[s->first + m] = value[s->list[m]];
       continue;
     }
-    double *b = d->sendbuf;
-    for (int m = 0; m < s->nsend; m++) b[m] = value[list[m]];
-    MPI_Sendrecv(b, s->nsend, MPI_DOUBLE, s->send_to, TAG_DATA, value + s->first, s->nrecv,
-                 MPI_DOUBLE, s->recv_from, TAG_DATA, d->comm, MPI_STATUS_IGNORE);
-    count_received(d, (size_t)s->nrecv);
+    forward f = {s, x, value};
+    if (wf_fabric_exchange(d->fab, s->dim, k % 2, pack_forward, unpack_forward, &f, st) != WF_OK)
+      return st->code;
   }
-  count_op(d, t0);
+  return WF_OK;
+}
+
+int md_domain_forward_x(md_domain *d, md_atoms *a, wf_status *st) {
+  return forward_all(d, a->x, NULL, st);
+}
+
+int md_domain_forward_scalar(md_domain *d, double *value, wf_status *st) {
+  return forward_all(d, NULL, value, st);
 }

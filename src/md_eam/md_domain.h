@@ -12,7 +12,9 @@
  * corners), then z (always from itself: z is not split). A swap whose
  * partner is this rank is a copy with a periodic shift. Between neighbour
  * list builds the same swaps refresh the ghosts' positions and carry
- * per-atom values (the EAM embedding derivative). */
+ * per-atom values (the EAM embedding derivative). Every x and y swap, and
+ * every migration, is the fabric's neighbour exchange (wf_fabric_exchange),
+ * so its words are counted and modelled as all fabric traffic is. */
 #ifndef MD_DOMAIN_H
 #define MD_DOMAIN_H
 
@@ -48,9 +50,9 @@ typedef struct md_domain {
   double sub_lo[3], sub_hi[3]; /* this rank's region */
   double cutghost;
   md_swap swap[6];
-  double *sendbuf, *recvbuf;
-  size_t sendcap, recvcap;
-  wf_fabric_counters *counters; /* NULL, or the wafer's: ghost traffic is fabric traffic */
+  wf_fabric *fab;       /* the wafer's fabric: all traffic between ranks */
+  wf_buffer local;      /* z swaps: packed and unpacked on this rank */
+  wf_buffer migrate[2]; /* atoms leaving down (0) and up (1) one axis */
   /* mapping = fold: an atom stays on the PE the fold gives its lattice site,
    * so a rank's atoms are not a rectangle of space: its region is the
    * bounding box of its atoms, and every rank's is known (ext, rank-major,
@@ -62,7 +64,7 @@ typedef struct md_domain {
 
 /* Check the box against the cutoffs and the rank blocks, and set up the
  * swaps. Errors are input errors with the numbers that fail. Collective. */
-int md_domain_create(md_domain *d, const wf_decomp *dc, const md_box *box, double cutforce,
+int md_domain_create(md_domain *d, wf_fabric *fab, const md_box *box, double cutforce,
                      double cutghost, wf_status *st);
 void md_domain_free(md_domain *d);
 
@@ -91,8 +93,8 @@ int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
 /* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */
 int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st);
 /* Refresh the ghosts' positions from their owners (same lists). Collective. */
-void md_domain_forward_x(md_domain *d, md_atoms *a);
+int md_domain_forward_x(md_domain *d, md_atoms *a, wf_status *st);
 /* Copy a per-atom value (one double) from owners to ghosts. Collective. */
-void md_domain_forward_scalar(md_domain *d, double *value);
+int md_domain_forward_scalar(md_domain *d, double *value, wf_status *st);
 
 #endif

@@ -22,10 +22,11 @@ static int reneighbor(md_sim *s, wf_status *st) {
   return WF_OK;
 }
 
-static void compute_forces(md_sim *s) {
+static int compute_forces(md_sim *s, wf_status *st) {
   double t0 = MPI_Wtime();
-  eam_compute(s->pot, &s->nl, &s->dom, &s->atoms, &s->work, &s->sums);
+  int rc = eam_compute(s->pot, &s->nl, &s->dom, &s->atoms, &s->work, &s->sums, st);
   s->seconds_force += MPI_Wtime() - t0;
+  return rc;
 }
 
 int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_atoms *atoms,
@@ -44,8 +45,7 @@ int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_a
   MPI_Allreduce(&n, &s->natoms, 1, MPI_LONG_LONG, MPI_SUM, s->dom.comm);
   md_neigh_init(&s->nl, pot->cut, par->skin, par->overlap);
   if (reneighbor(s, st) != WF_OK) return st->code;
-  compute_forces(s);
-  return WF_OK;
+  return compute_forces(s, st);
 }
 
 void md_sim_free(md_sim *s) {
@@ -91,10 +91,11 @@ int md_sim_step(md_sim *s, bool rebuild, wf_status *st) {
     }
   } else {
     double t0 = MPI_Wtime();
-    md_domain_forward_x(&s->dom, a);
+    int rc = md_domain_forward_x(&s->dom, a, st);
     s->seconds_comm += MPI_Wtime() - t0;
+    if (rc != WF_OK) return rc;
   }
-  compute_forces(s);
+  if (compute_forces(s, st) != WF_OK) return st->code;
   half_kick(s);
   if (s->par.berendsen_damp > 0) berendsen(s);
   return WF_OK;

@@ -111,7 +111,13 @@ static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_st
   const wf_decomp *dc = &wf->dc;
   size_t n = (size_t)dc->nx * dc->ny;
   int64_t *owner = malloc(n * sizeof *owner), *phys = malloc(n * sizeof *phys);
-  if (!owner || !phys) abort();
+  wf_status_clear(st);
+  if (!owner || !phys) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the output maps");
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) {
+    free(owner), free(phys);
+    return st->code;
+  }
   for (int j = 0; j < dc->ny; j++)
     for (int i = 0; i < dc->nx; i++) {
       owner[(size_t)j * dc->nx + i] = dc->rank;

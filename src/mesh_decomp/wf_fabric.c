@@ -1,103 +1,70 @@
 #include "wf_fabric.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_io.h"
 #include "wf_model.h"
 
-void wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw) {
+enum { TAG_COUNT = 720, TAG_DATA = 721 };
+
+/* ---- buffers ---- */
+
+int wf_buffer_reserve(wf_buffer *b, size_t bytes, wf_status *st) {
+  if (bytes <= b->cap) return WF_OK;
+  size_t cap = bytes + bytes / 2 + 4096;
+  char *d = realloc(b->data, cap);
+  if (!d) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a %zu-byte fabric message", bytes);
+  b->data = d;
+  b->cap = cap;
+  return WF_OK;
+}
+
+int wf_buffer_append(wf_buffer *b, const void *src, size_t bytes, wf_status *st) {
+  if (wf_buffer_reserve(b, b->len + bytes, st) != WF_OK) return st->code;
+  memcpy(b->data + b->len, src, bytes);
+  b->len += bytes;
+  return WF_OK;
+}
+
+void wf_buffer_free(wf_buffer *b) {
+  free(b->data);
+  *b = (wf_buffer){0};
+}
+
+/* ---- lifecycle and counters ---- */
+
+int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw,
+                     wf_status *st) {
   memset(f, 0, sizeof *f);
   f->dc = dc;
   f->grid = grid;
   f->hw = hw;
+  f->row_comm = f->col_comm = MPI_COMM_NULL;
   int keep_x[2] = {1, 0}, keep_y[2] = {0, 1};
-  MPI_Cart_sub(dc->comm, keep_x, &f->row_comm);
-  MPI_Cart_sub(dc->comm, keep_y, &f->col_comm);
+  if (MPI_Cart_sub(dc->comm, keep_x, &f->row_comm) != MPI_SUCCESS ||
+      MPI_Cart_sub(dc->comm, keep_y, &f->col_comm) != MPI_SUCCESS)
+    return wf_fail(st, WF_ERR_RUNTIME, "MPI_Cart_sub failed for the fabric's row/column groups");
+  return WF_OK;
 }
 
 void wf_fabric_free(wf_fabric *f) {
   if (f->row_comm != MPI_COMM_NULL) MPI_Comm_free(&f->row_comm);
   if (f->col_comm != MPI_COMM_NULL) MPI_Comm_free(&f->col_comm);
+  wf_buffer_free(&f->send);
+  wf_buffer_free(&f->recv);
 }
 
-static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, int all) {
-  double t0 = MPI_Wtime();
-  MPI_Op mop = op == WF_SUM ? MPI_SUM : MPI_MAX;
-  if (all) {
-    MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, mop, f->dc->comm);
-  } else {
-    int root = wf_decomp_owner(f->dc, 0, 0);
-    MPI_Reduce(f->dc->rank == root ? MPI_IN_PLACE : vals, vals, n, MPI_DOUBLE, mop, root,
-               f->dc->comm);
-  }
+/* One operation: its wall time, its modelled cycles, the words it moved. */
+static void count(wf_fabric *f, double t0, double cycles, long long intra_words,
+                  long long inter_bytes) {
   f->c.ops++;
-  /* Words crossing links inside the block during the chain reduction:
-   * every PE but one per block forwards its partial once. */
-  double words = n * wf_model_words(f->hw, sizeof(double));
-  long long pes = (long long)f->dc->nx * f->dc->ny;
-  f->c.words_intra += (long long)(words * (double)(pes - 1) * (all ? 2 : 1));
-  f->c.words_inter += f->dc->rank == 0 ? 0 : (long long)words * (all ? 2 : 1);
-  f->c.mpi_bytes += f->dc->rank == 0 ? 0 : (long long)(n * sizeof(double));
-  f->c.model_cycles += wf_model_reduce_cycles(f->hw, f->grid, n, all);
+  f->c.model_cycles += cycles;
+  f->c.words_intra += intra_words;
+  f->c.words_inter += inter_bytes / 4;
+  f->c.mpi_bytes += inter_bytes;
   f->c.seconds += MPI_Wtime() - t0;
-}
-
-void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
-  reduce_common(f, vals, n, op, 1);
-}
-
-void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
-  reduce_common(f, vals, n, op, 0);
-}
-
-/* Broadcast along one axis. `along_x`: rows (root column root_pos);
- * otherwise columns (root row root_pos). */
-static void bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, int along_x) {
-  double t0 = MPI_Wtime();
-  const wf_decomp *dc = f->dc;
-  int n_along = along_x ? dc->pe_nx : dc->pe_ny;
-  int parts = along_x ? dc->px : dc->py;
-  int lo = along_x ? dc->x0 : dc->y0;
-  int me = along_x ? dc->cx : dc->cy;
-  int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
-  int root = wf_block_owner(n_along, parts, root_pos);
-  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-
-  char *line = malloc((size_t)lines * esz);
-  if (!line) abort();
-  size_t ld = (size_t)dc->nx;
-  if (me == root) {
-    int k = root_pos - lo;
-    for (int l = 0; l < lines; l++) {
-      size_t idx = along_x ? (size_t)l * ld + (size_t)k : (size_t)k * ld + (size_t)l;
-      memcpy(line + (size_t)l * esz, block + idx * esz, esz);
-    }
-  }
-  MPI_Bcast(line, (int)((size_t)lines * esz), MPI_BYTE, root, comm);
-  for (int j = 0; j < dc->ny; j++)
-    for (int i = 0; i < dc->nx; i++)
-      memcpy(block + ((size_t)j * ld + (size_t)i) * esz, line + (size_t)(along_x ? j : i) * esz,
-             esz);
-  free(line);
-
-  double words = wf_model_words(f->hw, esz);
-  long long pes = (long long)dc->nx * dc->ny;
-  f->c.ops++;
-  f->c.words_intra += (long long)(words * (double)(pes - (me == root ? lines : 0)));
-  if (me != root) {
-    f->c.words_inter += (long long)(words * lines);
-    f->c.mpi_bytes += (long long)((size_t)lines * esz);
-  }
-  f->c.model_cycles += wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos);
-  f->c.seconds += MPI_Wtime() - t0;
-}
-
-void wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x) {
-  bcast_axis(f, block, elem_bytes, root_x, 1);
-}
-
-void wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y) {
-  bcast_axis(f, block, elem_bytes, root_y, 0);
 }
 
 wf_fabric_counters wf_fabric_totals(const wf_fabric *f) {
@@ -109,4 +76,244 @@ wf_fabric_counters wf_fabric_totals(const wf_fabric *f) {
   wf_fabric_counters c = {.ops = f->c.ops, .words_intra = out[1], .words_inter = out[2],
                           .mpi_bytes = out[3], .model_cycles = tmax[0], .seconds = tmax[1]};
   return c;
+}
+
+/* ---- grid-wide reductions ---- */
+
+static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, int all) {
+  double t0 = MPI_Wtime();
+  MPI_Op mop = op == WF_SUM ? MPI_SUM : MPI_MAX;
+  if (all) {
+    MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, mop, f->dc->comm);
+  } else {
+    int root = wf_decomp_owner(f->dc, 0, 0);
+    MPI_Reduce(f->dc->rank == root ? MPI_IN_PLACE : vals, vals, n, MPI_DOUBLE, mop, root,
+               f->dc->comm);
+  }
+  /* Every PE but one per block forwards its partial once (twice with the
+   * result coming back); one partial per rank crosses to another rank. */
+  long long words = (long long)n * 2, pes = (long long)f->dc->nx * f->dc->ny;
+  int k = all ? 2 : 1;
+  count(f, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all), words * (pes - 1) * k,
+        f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
+}
+
+void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
+  reduce_common(f, vals, n, op, 1);
+}
+
+void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
+  reduce_common(f, vals, n, op, 0);
+}
+
+/* ---- multicast along rows or columns ---- */
+
+/* Along rows (root column root_pos) or along columns (root row root_pos). */
+static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_axis axis,
+                      wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  int n_along = along_x ? dc->pe_nx : dc->pe_ny;
+  int parts = along_x ? dc->px : dc->py;
+  int lo = along_x ? dc->x0 : dc->y0;
+  int me = along_x ? dc->cx : dc->cy;
+  int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
+  int root = wf_block_owner(n_along, parts, root_pos);
+  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
+  size_t bytes = (size_t)lines * esz;
+
+  wf_status_clear(st);
+  if (bytes > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "multicast of %zu bytes: over MPI's int count", bytes);
+  else wf_buffer_reserve(&f->send, bytes, st);
+  wf_status_agree(dc->comm, st);
+  if (st->code != WF_OK) return st->code;
+  char *line = f->send.data;
+  size_t ld = (size_t)dc->nx;
+  if (me == root) {
+    int k = root_pos - lo;
+    for (int l = 0; l < lines; l++) {
+      size_t idx = along_x ? (size_t)l * ld + (size_t)k : (size_t)k * ld + (size_t)l;
+      memcpy(line + (size_t)l * esz, block + idx * esz, esz);
+    }
+  }
+  MPI_Bcast(line, (int)bytes, MPI_BYTE, root, comm);
+  for (int j = 0; j < dc->ny; j++)
+    for (int i = 0; i < dc->nx; i++)
+      memcpy(block + ((size_t)j * ld + (size_t)i) * esz, line + (size_t)(along_x ? j : i) * esz,
+             esz);
+
+  double words = wf_model_words(f->hw, esz);
+  long long pes = (long long)dc->nx * dc->ny;
+  count(f, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
+        (long long)(words * (double)(pes - (me == root ? lines : 0))),
+        me == root ? 0 : (long long)bytes);
+  return WF_OK;
+}
+
+int wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x, wf_status *st) {
+  return bcast_axis(f, block, elem_bytes, root_x, WF_ALONG_ROWS, st);
+}
+
+int wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y, wf_status *st) {
+  return bcast_axis(f, block, elem_bytes, root_y, WF_ALONG_COLUMNS, st);
+}
+
+/* ---- reduction of segments along rows or columns ---- */
+
+int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, int root,
+                              wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  int n_along = along_x ? dc->pe_nx : dc->pe_ny, parts = along_x ? dc->px : dc->py;
+  int lines = along_x ? dc->ny : dc->nx, here = along_x ? dc->nx : dc->ny;
+  int root_rank = wf_block_owner(n_along, parts, root), me = along_x ? dc->cx : dc->cy;
+  size_t vals = (size_t)lines * (size_t)n;
+
+  wf_status_clear(st);
+  if (vals > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "segment reduction of %zu values: over MPI's int count", vals);
+  else wf_buffer_reserve(&f->send, vals * sizeof(double), st);
+  wf_status_agree(dc->comm, st);
+  if (st->code != WF_OK) return st->code;
+
+  double *part = (double *)(void *)f->send.data;
+  memset(part, 0, vals * sizeof *part);
+  for (int j = 0; j < dc->ny; j++)
+    for (int i = 0; i < dc->nx; i++) {
+      const double *seg = block + ((size_t)j * dc->nx + i) * (size_t)n;
+      double *sum = part + (size_t)(along_x ? j : i) * (size_t)n;
+      for (int e = 0; e < n; e++) sum[e] += seg[e];
+    }
+  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
+  MPI_Reduce(me == root_rank ? MPI_IN_PLACE : part, part, (int)vals, MPI_DOUBLE, MPI_SUM,
+             root_rank, comm);
+  if (me == root_rank) {
+    int k = root - (along_x ? dc->x0 : dc->y0);
+    for (int l = 0; l < lines; l++) {
+      size_t pe = along_x ? (size_t)l * dc->nx + (size_t)k : (size_t)k * dc->nx + (size_t)l;
+      memcpy(block + pe * (size_t)n, part + (size_t)l * n, (size_t)n * sizeof *block);
+    }
+  }
+  long long seg_words = 2LL * n; /* doubles */
+  count(f, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
+        seg_words * lines * (here - 1),
+        me == root_rank ? (long long)(parts - 1) * (long long)vals * 8 : 0);
+  return WF_OK;
+}
+
+/* ---- all-to-all within rows or columns ---- */
+
+/* Along rows, the lines are this block's rows and a line's PEs its columns;
+ * along columns the other way round. pe(line, p) is the PE's index in the
+ * block (x fastest). */
+static size_t block_pe(const wf_decomp *dc, int along_x, int line, int p) {
+  return along_x ? (size_t)line * dc->nx + (size_t)p : (size_t)p * dc->nx + (size_t)line;
+}
+
+int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recvv,
+                       size_t chunk, wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  const char *send = sendv;
+  char *recv = recvv;
+  int L = along_x ? dc->pe_nx : dc->pe_ny, parts = along_x ? dc->px : dc->py;
+  int lines = along_x ? dc->ny : dc->nx, here = along_x ? dc->nx : dc->ny;
+  int mylo = along_x ? dc->x0 : dc->y0;
+  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
+  size_t total = (size_t)lines * here * (size_t)L * chunk;
+
+  int *counts = calloc(4 * (size_t)parts, sizeof *counts);
+  wf_status_clear(st);
+  if (!counts) wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
+  else if (total > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "all-to-all of %zu bytes: over MPI's int count", total);
+  else if (wf_buffer_reserve(&f->send, total, st) == WF_OK) wf_buffer_reserve(&f->recv, total, st);
+  wf_status_agree(dc->comm, st);
+  if (st->code != WF_OK) {
+    free(counts);
+    return st->code;
+  }
+  int *scount = counts, *sdispl = counts + parts, *rcount = counts + 2 * parts,
+      *rdispl = counts + 3 * parts;
+  /* Pack for rank r: for each line, each of my PEs, the chunks of r's PEs. */
+  size_t off = 0;
+  for (int r = 0; r < parts; r++) {
+    int rlo, rn;
+    wf_block_range(L, parts, r, &rlo, &rn);
+    sdispl[r] = (int)off;
+    for (int l = 0; l < lines; l++)
+      for (int p = 0; p < here; p++) {
+        size_t src = (block_pe(dc, along_x, l, p) * (size_t)L + (size_t)rlo) * chunk;
+        memcpy(f->send.data + off, send + src, (size_t)rn * chunk);
+        off += (size_t)rn * chunk;
+      }
+    scount[r] = (int)(off - (size_t)sdispl[r]);
+    rcount[r] = (int)((size_t)lines * rn * here * chunk);
+    rdispl[r] = r ? rdispl[r - 1] + rcount[r - 1] : 0;
+  }
+  MPI_Alltoallv(f->send.data, scount, sdispl, MPI_BYTE, f->recv.data, rcount, rdispl, MPI_BYTE,
+                comm);
+  /* From rank r, in its packing order: line, its PE s, then my PEs p. */
+  for (int r = 0; r < parts; r++) {
+    int rlo, rn;
+    wf_block_range(L, parts, r, &rlo, &rn);
+    const char *in = f->recv.data + rdispl[r];
+    for (int l = 0; l < lines; l++)
+      for (int s = 0; s < rn; s++)
+        for (int p = 0; p < here; p++, in += chunk)
+          memcpy(recv + (block_pe(dc, along_x, l, p) * (size_t)L + (size_t)(rlo + s)) * chunk, in,
+                 chunk);
+  }
+  int me = along_x ? dc->cx : dc->cy;
+  long long inter = (long long)(total - (size_t)rcount[me]);
+  long long intra_words = (long long)(((size_t)rcount[me] - (size_t)lines * here * chunk) / 4);
+  (void)mylo;
+  free(counts);
+  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)),
+        intra_words, inter);
+  return WF_OK;
+}
+
+/* ---- neighbour exchange of irregular data ---- */
+
+int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,
+                       void *ctx, wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  int step = side == 0 ? -1 : 1;
+  int to = wf_decomp_neighbor(dc, axis == 0 ? (step < 0 ? WF_W : WF_E) : (step < 0 ? WF_S : WF_N),
+                              true, true);
+  int from = wf_decomp_neighbor(dc, axis == 0 ? (step < 0 ? WF_E : WF_W) : (step < 0 ? WF_N : WF_S),
+                                true, true);
+  wf_status_clear(st);
+  f->send.len = 0;
+  int rc = pack(ctx, &f->send, st);
+  long long received = 0;
+  if (to == dc->rank) {
+    if (rc == WF_OK) rc = unpack(ctx, f->send.data, f->send.len, st);
+    received = (long long)f->send.len;
+  } else {
+    /* The count says -1 when packing failed: the partner skips its unpack,
+     * and the agreement below gives every rank the first error. */
+    long long ns = rc == WF_OK ? (long long)f->send.len : -1, nr = 0;
+    MPI_Sendrecv(&ns, 1, MPI_LONG_LONG, to, TAG_COUNT, &nr, 1, MPI_LONG_LONG, from, TAG_COUNT,
+                 dc->comm, MPI_STATUS_IGNORE);
+    if (ns > INT_MAX || nr > INT_MAX) {
+      if (rc == WF_OK) rc = wf_fail(st, WF_ERR_RUNTIME, "a neighbour message over MPI's int count");
+      ns = ns > INT_MAX ? -1 : ns, nr = nr > INT_MAX ? -1 : nr;
+    }
+    if (nr > 0 && wf_buffer_reserve(&f->recv, (size_t)nr, st) != WF_OK) rc = st->code, nr = -1;
+    MPI_Sendrecv(f->send.data, ns > 0 ? (int)ns : 0, MPI_BYTE, to, TAG_DATA, f->recv.data,
+                 nr > 0 ? (int)nr : 0, MPI_BYTE, from, TAG_DATA, dc->comm, MPI_STATUS_IGNORE);
+    if (rc == WF_OK && nr >= 0) rc = unpack(ctx, f->recv.data, (size_t)nr, st);
+    received = nr > 0 ? nr : 0;
+  }
+  (void)rc;
+  wf_status_agree(dc->comm, st);
+  bool self = to == dc->rank;
+  int face = axis == 0 ? dc->ny : dc->nx;
+  count(f, t0, wf_model_exchange_cycles(f->hw, f->grid, (double)received / 4, face),
+        self ? received / 4 : 0, self ? 0 : received);
+  return st->code;
 }

@@ -1,9 +1,16 @@
 /* The fabric: counters of every word moved between PEs, and the fabric's
- * collectives (row/column broadcast, grid-wide reductions), each measured on
- * the cluster and projected onto the wafer by the cost model.
+ * primitives beyond the halo exchange (wf_halo.h), each measured on the
+ * cluster and projected onto the wafer by the cost model (docs/model.md):
+ *
+ *   grid-wide reduce / allreduce          (dot products)
+ *   multicast along PE rows / columns     (a scalar or a vector segment)
+ *   reduction of segments along rows / columns   (GEMV, TLR-MVM)
+ *   all-to-all within PE rows / columns   (the transposes of a pencil FFT)
+ *   neighbour exchange of irregular data  (atoms: pack/unpack callbacks)
  *
  * Per-PE data passed to the collectives is a rank's block of nx*ny elements,
- * x fastest, without halo cells. */
+ * x fastest, without halo cells. Every function here is collective over the
+ * wafer's communicator. */
 #ifndef WF_FABRIC_H
 #define WF_FABRIC_H
 
@@ -11,11 +18,12 @@
 #include <stddef.h>
 
 #include "wf_decomp.h"
+#include "wf_error.h"
 #include "wf_grid.h"
 #include "wf_hw.h"
 
 typedef struct wf_fabric_counters {
-  long long ops;              /* halo exchanges and collectives */
+  long long ops;              /* fabric operations */
   long long words_intra;      /* 32-bit words between PEs of this rank: free, but counted */
   long long words_inter;      /* words this rank's PEs received from other ranks */
   long long mpi_bytes;        /* bytes this rank received through MPI from other ranks */
@@ -23,18 +31,33 @@ typedef struct wf_fabric_counters {
   double seconds;             /* wall time spent in fabric calls on this rank */
 } wf_fabric_counters;
 
+/* A growable byte buffer, for irregular messages. */
+typedef struct wf_buffer {
+  char *data;
+  size_t len, cap;
+} wf_buffer;
+
+/* Room for `bytes` in total (len unchanged). */
+int wf_buffer_reserve(wf_buffer *b, size_t bytes, wf_status *st);
+/* Append `bytes` from `src`. */
+int wf_buffer_append(wf_buffer *b, const void *src, size_t bytes, wf_status *st);
+void wf_buffer_free(wf_buffer *b);
+
 typedef struct wf_fabric {
   const wf_decomp *dc;
   const wf_grid *grid;
   const wf_hw *hw;
   MPI_Comm row_comm; /* ranks sharing this rank's band of PE rows (rank = cx) */
   MPI_Comm col_comm; /* ranks sharing this rank's band of PE columns (rank = cy) */
+  wf_buffer send, recv; /* scratch of the neighbour exchange */
   wf_fabric_counters c;
 } wf_fabric;
 
 typedef enum { WF_SUM, WF_MAX } wf_reduce_op;
+typedef enum { WF_ALONG_ROWS, WF_ALONG_COLUMNS } wf_axis;
 
-void wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw);
+int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw,
+                     wf_status *st);
 void wf_fabric_free(wf_fabric *f);
 
 /* `vals`: this rank's partial results (already reduced over its PEs); on
@@ -42,10 +65,36 @@ void wf_fabric_free(wf_fabric *f);
 void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
 /* As allreduce, but the result is defined only on the rank owning PE (0, 0). */
 void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
-/* Every PE (i, j) gets the element of PE (root_x, j) of its row. */
-void wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x);
-/* Every PE (i, j) gets the element of PE (i, root_y) of its column. */
-void wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y);
+
+/* Multicast: every PE (i, j) gets the element (any size: a scalar or a
+ * vector segment) of PE (root_x, j) of its row, or of PE (i, root_y) of its
+ * column. */
+int wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x, wf_status *st);
+int wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y, wf_status *st);
+
+/* Reduction of segments: every PE holds `n` doubles; along each row (or
+ * column) they are summed element by element into the segment of the PE at
+ * position `root` of that row (column). Other PEs' segments are unchanged. */
+int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, int root,
+                              wf_status *st);
+
+/* All-to-all within rows (or columns) of L PEs (L = pe_nx, or pe_ny): every
+ * PE holds L chunks of `chunk_bytes`, chunk k for the k-th PE of its row
+ * (column); afterwards its chunk k is the one that PE sent to it. Blocks are
+ * [PE of the rank block, x fastest][k][chunk]. */
+int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *send, void *recv,
+                       size_t chunk_bytes, wf_status *st);
+
+/* Neighbour exchange of irregular data (CoMD's shape): `pack` appends to
+ * `out` what goes to the neighbouring rank on `side` (0: lower, 1: upper)
+ * of `axis` (0: x, 1: y; periodic); what arrives from the opposite
+ * neighbour is handed to `unpack`. With one rank along the axis the
+ * neighbour is this rank: the bytes go straight to unpack, no MPI. A
+ * callback's failure on any rank ends every rank's call with that error. */
+typedef int (*wf_pack_fn)(void *ctx, wf_buffer *out, wf_status *st);
+typedef int (*wf_unpack_fn)(void *ctx, const char *data, size_t bytes, wf_status *st);
+int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,
+                       void *ctx, wf_status *st);
 
 /* Sum the counters over all ranks (collective). */
 wf_fabric_counters wf_fabric_totals(const wf_fabric *f);

@@ -74,6 +74,25 @@ double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all
   return reduce + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + (k - 1);
 }
 
+double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                      double words) {
+  int far = root > n - 1 - root ? root : n - 1 - root;
+  int streams = (root > 0) + (root < n - 1);
+  double in = wf_model_ramp(hw, streams * words);
+  return fmax(words, in) + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + 1.0;
+}
+
+double wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
+  double middle = floor(n / 2.0) * ceil(n / 2.0) * words;
+  double in = wf_model_ramp(hw, (n - 1) * words);
+  return fmax(middle, in) + 2 * hw->ramp_cycles + (n - 1) * g->max_link_hops * hw->hop_cycles;
+}
+
+double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes) {
+  return ceil(words / (face_pes > 0 ? face_pes : 1)) + 2 * hw->ramp_cycles +
+         g->max_link_hops * hw->hop_cycles;
+}
+
 wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles) {
   return (wf_range){cycles.lo / (hw->clock_hz.hi * WF_MODEL_EFFICIENCY),
                     cycles.hi / (hw->clock_hz.lo * WF_MODEL_EFFICIENCY)};

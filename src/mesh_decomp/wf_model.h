@@ -51,6 +51,18 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
  * towards its middle, values pipelined; `all`: multicast back to every PE. */
 double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
+/* Reduction of a segment of `words` along a line of n PEs into the PE at
+ * `root`: partial sums stream in from both ends (a cycle a hop, as the
+ * grid reduction), the root takes both streams in through its ramp. */
+double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                      double words);
+/* All-to-all within a line of n PEs, `words` per chunk: the middle link
+ * carries floor(n/2) ceil(n/2) chunks each way, every PE takes in n - 1. */
+double wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words);
+/* `words` of irregular data crossing a rank block's face of `face_pes` PEs,
+ * spread over its links. */
+double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes);
+
 /* ---- time and memory ---- */
 
 /* Cycles (a range, fast end first) to seconds at the highest and lowest clock. */

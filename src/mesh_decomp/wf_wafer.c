@@ -30,6 +30,12 @@ static const wf_key wafer_keys[] = {
      "defect map: file of dead physical PEs, one 'x y' per line ('' = none)", NULL},
     {"spare_columns", WF_KEY_INT, "0", 0, 4096, NULL,
      "physical PE columns beyond pe_grid that dead PEs are skipped into", NULL},
+    {"memoryx_ranks", WF_KEY_INT, "0", 0, 1000000, NULL,
+     "ranks that hold weights and optimizer state instead of PEs (weight streaming)", NULL},
+    {"swarmx_ranks", WF_KEY_INT, "0", 0, 1000000, NULL,
+     "ranks that broadcast weights and reduce gradients between MemoryX and the wafers (weight "
+     "streaming)",
+     NULL},
 };
 
 const wf_section wf_wafer_section = {
@@ -62,7 +68,10 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
     wf_grid_free(&w->grid);
     return wf_deck_blame(deck, "wafer", px ? "rank_grid" : "pe_grid", st);
   }
-  wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw);
+  if (wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw, st) != WF_OK) {
+    wf_wafer_free(w);
+    return st->code;
+  }
   return WF_OK;
 }
 

@@ -447,14 +447,16 @@ static void check(wf_run *run, const setup *s, const st_mesh *m, const double *x
     MPI_Allreduce(&e, &rep->err_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
   }
   if (s->petsc) {
-    /* CG follows PETSc step for step. BiCGStab is sensitive to rounding
-     * (PETSc's own count moves with the rank count): 10% on iterations, and
-     * two solutions stopped at rtol differ by up to about cond(A) rtol.
+    /* CG follows PETSc step for step. BiCGStab is sensitive to rounding:
+     * PETSc's own count moves with the rank count (148 to 164, 11%, on a
+     * convective random-coefficient case), so two codes each inside that
+     * spread may differ by twice it: 20% on iterations. Two solutions
+     * stopped at rtol differ by up to about cond(A) rtol.
      * Float vectors against PETSc's doubles: 1e-5 on the solution; mixed
      * (double sums) within 10% on iterations; single's float sums lose
      * orthogonality and take more iterations, so its count is only reported. */
     bool bcgs = s->method == ST_BICGSTAB, reduced = s->opts.precision != ST_DOUBLE;
-    int its_tol = bcgs || reduced ? (int)ceil(0.1 * rep->pr.its) : 1;
+    int its_tol = bcgs ? (int)ceil(0.2 * rep->pr.its) : reduced ? (int)ceil(0.1 * rep->pr.its) : 1;
     double x_tol = reduced ? 1e-5 : bcgs ? fmax(1e-8, 1e4 * s->opts.rtol) : 1e-8;
     if (s->opts.precision != ST_SINGLE)
       wf_run_check(run, abs(rep->pr.its - r->its) <= its_tol, "iterations agree with PETSc");

@@ -117,12 +117,41 @@ info)
          "wafer halo --help shows the key tables"
   ;;
 readme)
-  # The README's deck reference is what `wafer keys` prints from the key tables.
-  readme=$(cd "$here/../.." && pwd)/README.md
-  sed -n '/<!-- keys:begin/,/<!-- keys:end -->/p' "$readme" | sed '1d;$d' | sed '/./,$!d' > readme_keys.md
+  # The generated docs are what the code prints: the deck reference (docs/decks.md,
+  # `wafer keys`) and the README's fidelity table (`wafer fidelity --markdown`).
+  root=$(cd "$here/../.." && pwd)
+  sed '1,/^Any key can be set/d' "$root/docs/decks.md" | sed '/./,$!d' > doc_keys.md
   "$wafer" keys | sed '/./,$!d' > keys.md
-  printf '\n' >> keys.md
-  expect "diff -u keys.md readme_keys.md" "README deck reference is stale: run scripts/update-readme-keys"
+  expect "diff -u keys.md doc_keys.md" "docs/decks.md is stale: run scripts/update-docs"
+  sed -n '/<!-- fidelity:begin/,/<!-- fidelity:end -->/p' "$root/README.md" | sed '1d;$d' > readme_fid.md
+  "$wafer" fidelity --markdown "$root/inputs/fidelity" > fid.md
+  expect "[ -s fid.md ] && diff -u fid.md readme_fid.md" "README fidelity table is stale: run scripts/update-docs"
+  ;;
+fidelity)
+  # The published cases (inputs/fidelity/), with today's figures pinned so that a
+  # change to the model is seen: ratio model/published, [fast, slow] ends.
+  root=$(cd "$here/../.." && pwd)
+  run fidelity "$root/inputs/fidelity" --json f.json > f.txt
+  expect "[ $? -eq 0 ]" "wafer fidelity failed"
+  cat > pins.py <<'PY'
+import json, sys
+pins = {"SC20 BiCGStab": (1.1103, 1.2166), "GB24 EAM Cu": (1.5121, 1.9568),
+        "GB24 EAM W": (0.52277, 0.67653)}
+cases = {c["case"]: c for c in json.load(open("f.json"))["cases"]}
+bad = [(k, cases.get(k, {}).get("ratio")) for k, (lo, hi) in pins.items()
+       if k not in cases or abs(cases[k]["ratio"][0] / lo - 1) > 1e-4 or abs(cases[k]["ratio"][1] / hi - 1) > 1e-4]
+sys.exit(print("moved:", bad) or 1 if bad else 0)
+PY
+  expect "python3 pins.py" "a fidelity figure moved: $(python3 pins.py 2>&1)"
+  expect "json f.json \"all(c['ratio'][0] <= c['ratio'][1] and c['ratio'][1] / c['ratio'][0] <= 1.3 for c in j['cases'])\"" \
+         "a model range wider than 1.3x"
+  # A bad fidelity deck: exit 2, naming the key.
+  printf '[fidelity]\ncase = x\nworkload = nosuch\npublished = 1\n' > bad.ini
+  expect_input_error "[fidelity] workload = nosuch: no such workload" fidelity bad.ini
+  # Ordinary runs print no ratio to a published figure: only the fidelity decks carry one.
+  run stencil --set wafer.pe_grid=8x8 --set stencil.nx=8 --set stencil.ny=8 --set stencil.nz=8 > s.txt
+  run eam --set eam.cells=4x4x4 --set eam.steps=5 --set eam.crosscheck=none > e.txt
+  expect "! grep -qi 'published' s.txt e.txt" "an ordinary run compares itself with a published figure"
   ;;
 h5_repeat)
   # Regression: Open MPI 4.1's OMPIO lost parts of these collective writes in

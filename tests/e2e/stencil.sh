@@ -11,7 +11,8 @@ MESH="--set wafer.pe_grid=8x8 --set stencil.nx=37 --set stencil.ny=29 --set sten
 
 case $case_name in
 petsc)
-  # Against PETSc on the same matrix: CG and PCG step for step, BiCGStab within 10%.
+  # Against PETSc on the same matrix: CG and PCG step for step, BiCGStab within
+  # 20% (PETSc's own count moves by 11% with the rank count; README, Decisions).
   for solver in cg pcg bicgstab; do
     for bc in "" "--set stencil.bc_x=periodic --set stencil.bc_z=periodic"; do
       rtol=1e-8; [ $solver = bicgstab ] && rtol=1e-12
@@ -19,7 +20,7 @@ petsc)
       stencil $MESH $bc --set stencil.solver=$solver --set stencil.rhs=random \
           --set stencil.rtol=$rtol --set stencil.crosscheck=petsc --json s.json > /dev/null
       expect "[ $? -eq 0 ]" "$solver $bc: run failed"
-      tol=1; [ $solver = bicgstab ] && tol="math.ceil(0.1*j['petsc']['iterations'])"
+      tol=1; [ $solver = bicgstab ] && tol="math.ceil(0.2*j['petsc']['iterations'])"
       expect "json s.json \"j['stencil']['reason'].startswith('converged') and abs(j['stencil']['iterations']-j['petsc']['iterations']) <= $tol\"" \
              "$solver $bc: iterations $(json s.json 'print(j["stencil"]["iterations"], j["petsc"]["iterations"]) or 1' 2>&1)"
       expect "json s.json \"j['petsc']['solution_rel_diff'] <= 1e-8\"" "$solver $bc: solutions differ from PETSc's"
@@ -48,7 +49,7 @@ petsc)
         --set stencil.contrast=30 --set stencil.convection=$2 --set stencil.solver=$1 \
         --set stencil.rtol=$rtol --set stencil.crosscheck=petsc --json v.json > /dev/null
     expect "[ $? -eq 0 ]" "variable operator, $1, convection $2: run failed"
-    tol=1; [ $1 = bicgstab ] && tol="math.ceil(0.1*j['petsc']['iterations'])"
+    tol=1; [ $1 = bicgstab ] && tol="math.ceil(0.2*j['petsc']['iterations'])"
     expect "json v.json \"abs(j['stencil']['iterations']-j['petsc']['iterations']) <= $tol and j['petsc']['solution_rel_diff'] <= 1e-8\"" \
            "variable operator, $1, convection $2: differs from PETSc"
   done

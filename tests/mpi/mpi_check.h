@@ -56,12 +56,14 @@ typedef struct test_wafer {
   wf_fabric fab;
 } test_wafer;
 
-static inline int test_wafer_create(test_wafer *t, int nx, int ny) {
+/* A setup that fails is a failed check, never a silent return. */
+static inline int test_wafer_create(checks *c, test_wafer *t, int nx, int ny) {
   wf_status st;
-  if (wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, 0, 0, &st) != WF_OK) return -1;
-  wf_grid_create(&t->grid, nx, ny, 0, NULL, "", &st);
-  wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"));
-  return 0;
+  int rc = wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, 0, 0, &st);
+  if (rc == WF_OK) rc = wf_grid_create(&t->grid, nx, ny, 0, NULL, "", &st);
+  if (rc == WF_OK) rc = wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"), &st);
+  CHECK(c, rc == WF_OK, "setup of a %dx%d PE grid: %s", nx, ny, st.msg);
+  return rc;
 }
 
 static inline void test_wafer_free(test_wafer *t) {

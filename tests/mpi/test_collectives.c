@@ -12,7 +12,7 @@ static double pe_val(int gi, int gj) { return 100.0 * gi + gj + 0.5; }
 
 static void run_grid(checks *ck, int nx, int ny) {
   test_wafer t;
-  if (test_wafer_create(&t, nx, ny) != 0) return;
+  if (test_wafer_create(ck, &t, nx, ny) != 0) return;
   const wf_decomp dc = t.dc;
   wf_fabric *fab = &t.fab;
 
@@ -48,8 +48,10 @@ static void run_grid(checks *ck, int nx, int ny) {
     for (int axis = 0; axis < 2; axis++) {
       for (int j = 0; j < dc.ny; j++)
         for (int i = 0; i < dc.nx; i++) blk[j * dc.nx + i] = pe_val(dc.x0 + i, dc.y0 + j);
-      if (axis == 0) wf_fabric_bcast_row(fab, blk, sizeof(double), roots_x[r]);
-      else wf_fabric_bcast_col(fab, blk, sizeof(double), roots_y[r]);
+      wf_status st;
+      int rc = axis == 0 ? wf_fabric_bcast_row(fab, blk, sizeof(double), roots_x[r], &st)
+                         : wf_fabric_bcast_col(fab, blk, sizeof(double), roots_y[r], &st);
+      CHECK(ck, rc == WF_OK, "bcast: %s", st.msg);
       long bad = 0;
       for (int j = 0; j < dc.ny; j++)
         for (int i = 0; i < dc.nx; i++) {

@@ -26,7 +26,7 @@ typedef struct cfg {
 static void run_case(checks *ck, const cfg *c) {
   wf_status st;
   test_wafer t;
-  if (test_wafer_create(&t, c->nx, c->ny) != 0) return;
+  if (test_wafer_create(ck, &t, c->nx, c->ny) != 0) return;
   const wf_decomp dc = t.dc;
   wf_fabric *fab = &t.fab;
   wf_halo h;

@@ -31,19 +31,22 @@ static double direct(int nx, int ny, int nz, const bool per[3], int x, int y, in
 }
 
 /* A wafer of pe_nx x pe_ny PEs from a deck with those settings. */
-static int make_wafer(wf_wafer *w, wf_deck *deck, int pe_nx, int pe_ny) {
+static int make_wafer(checks *ck, wf_wafer *w, wf_deck *deck, int pe_nx, int pe_ny) {
   const wf_section *secs[] = {&wf_wafer_section};
   wf_status st;
   char set[64];
   snprintf(set, sizeof set, "wafer.pe_grid=%dx%d", pe_nx, pe_ny);
-  if (wf_deck_create(deck, secs, 1, &st) || wf_deck_set(deck, set, &st)) return -1;
-  return wf_wafer_create(w, MPI_COMM_WORLD, deck, &st);
+  int rc = wf_deck_create(deck, secs, 1, &st);
+  if (rc == WF_OK) rc = wf_deck_set(deck, set, &st);
+  if (rc == WF_OK) rc = wf_wafer_create(w, MPI_COMM_WORLD, deck, &st);
+  CHECK(ck, rc == WF_OK, "setup of a %dx%d wafer: %s", pe_nx, pe_ny, st.msg);
+  return rc;
 }
 
 static void test_operator(checks *ck, int nx, int ny, int nz) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(&w, &deck, 4, 3) != 0) return;
+  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
   for (int bc = 0; bc < 8; bc++) {
     bool per[3] = {bc & 1, bc & 2, bc & 4};
     wf_status st;
@@ -75,7 +78,7 @@ static void test_operator(checks *ck, int nx, int ny, int nz) {
 static void test_nan_rhs(checks *ck) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(&w, &deck, 4, 4) != 0) return;
+  if (make_wafer(ck, &w, &deck, 4, 4) != 0) return;
   wf_status st;
   st_mesh m;
   st_op op;
@@ -108,7 +111,7 @@ static void test_nan_rhs(checks *ck) {
 static void test_general_operator(checks *ck, int nx, int ny, int nz) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(&w, &deck, 4, 3) != 0) return;
+  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
   wf_status st;
   st_mesh m;
   st_mesh_create(&m, &w, nx, ny, nz, &st);

@@ -90,6 +90,15 @@ static void test_collectives(void) {
   CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 3, true), 148, 1e-12);
   /* Row of 64 from position 10: farthest PE 53 hops; 4 B = 1 word; 2 ramps. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_bcast_cycles(hw, &g, 4, 64, 10), 58, 1e-12);
+  /* Segment of 8 words reduced into PE 10 of 64: both streams in (16),
+   * 53 hops, 2 ramps, 1 add. Into PE 0: one stream (8), 63 hops. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_segment_reduce_cycles(hw, &g, 64, 10, 8), 16 + 53 + 4 + 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_segment_reduce_cycles(hw, &g, 64, 0, 8), 8 + 63 + 4 + 1, 1e-12);
+  /* All-to-all in a row of 5, 3 words a chunk: middle link 2*3 chunks = 18
+   * words, ramp in 4*3 = 12; 4 hops + 2 ramps. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_alltoall_cycles(hw, &g, 5, 3), 18 + 4 + 4, 1e-12);
+  /* 100 words over a face of 8 PEs: 13 a link, 2 ramps, a hop. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_exchange_cycles(hw, &g, 100, 8), 13 + 4 + 1, 1e-12);
   wf_grid_free(&g);
 
   /* SC20's allreduce of a scalar over 600 x 595 PEs: quoted at about 10%
