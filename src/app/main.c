@@ -10,6 +10,7 @@
 #include "app.h"
 #include "fidelity.h"
 #include "registry.h"
+#include "report.h"
 #include "version.h"
 #include "wf_deck.h"
 #include "wf_io.h"
@@ -150,7 +151,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   }
   if (verbose) {
     printf("== wafer %s: %s\n", wf_version(), wl->name);
-    wf_wafer_describe(&wafer, stdout);
+    app_describe_wafer(&wafer, stdout);
     fflush(stdout);
   }
   run->workload = wl->name;
@@ -162,9 +163,14 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   MPI_Comm_size(run->comm, &run->nranks);
   run->deck = deck;
   run->wafer = on_wafer ? &wafer : NULL;
+  if (on_wafer) {
+    snprintf(run->hardware, sizeof run->hardware, "%s", wafer.hw.name);
+    run->pe_grid[0] = wafer.dc.pe_nx, run->pe_grid[1] = wafer.dc.pe_ny;
+    run->rank_grid[0] = wafer.dc.px, run->rank_grid[1] = wafer.dc.py;
+  }
   run->verbose = verbose;
   run->summary = j;
-  if (on_wafer) wf_wafer_json(&wafer, j);
+  if (on_wafer) app_json_wafer(&wafer, j);
 
   double t0 = MPI_Wtime();
   wl->run(run, st);
@@ -173,7 +179,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_status_agree(comm, st);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
-  if (on_wafer) wf_wafer_json_fabric(&wafer, j);
+  if (on_wafer) app_json_fabric(&wafer, j);
   wf_json_num(j, "seconds", run->seconds);
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
   wf_json_num(j, "wall_seconds", wall);

@@ -1,4 +1,7 @@
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "wf_h5.h"
 
 #include "wf_workload.h"
 
@@ -30,4 +33,26 @@ void wf_projection_json(const wf_projection *p, wf_json *j) {
   wf_json_num(j, "pes_needed", p->pes_needed);
   wf_json_num(j, "pes_offered", p->pes_offered);
   wf_json_bool(j, "fits_pes", p->pes_needed <= p->pes_offered);
+}
+
+int wf_run_h5_create(const wf_run *run, const char *path, wf_h5file *f, wf_status *st) {
+  if (wf_h5_create(f, run->comm, path, st) != WF_OK) return st->code;
+  char *ini = wf_deck_to_ini(run->deck);
+  char grid[64], ranks[64];
+  snprintf(grid, sizeof grid, "%dx%d", run->pe_grid[0], run->pe_grid[1]);
+  snprintf(ranks, sizeof ranks, "%dx%d", run->rank_grid[0], run->rank_grid[1]);
+  int rc = WF_OK;
+  if (!ini) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the deck attribute");
+  if (rc != WF_OK || wf_h5_attr_str(f, "workload", run->workload, st) != WF_OK ||
+      wf_h5_attr_str(f, "version", run->version, st) != WF_OK ||
+      wf_h5_attr_str(f, "deck", ini, st) != WF_OK ||
+      wf_h5_attr_int(f, "ranks", run->nranks, st) != WF_OK ||
+      wf_h5_attr_str(f, "rank_grid", ranks, st) != WF_OK ||
+      wf_h5_attr_str(f, "pe_grid", grid, st) != WF_OK ||
+      wf_h5_attr_str(f, "hardware", run->hardware, st) != WF_OK) {
+    wf_h5_discard(f);
+    rc = st->code;
+  }
+  free(ini);
+  return rc;
 }

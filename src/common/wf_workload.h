@@ -16,6 +16,7 @@
 
 struct wf_wafer; /* the PE grid, its decomposition and its fabric: mesh_decomp/wf_wafer.h */
 struct wf_roles; /* the ranks' roles: mesh_decomp/wf_roles.h */
+struct wf_h5file; /* an HDF5 output file: common/wf_h5.h */
 
 /* A workload's wafer projection of one unit of its work (an iteration, a
  * timestep), for the run's report and for `wafer fidelity`. */
@@ -37,6 +38,8 @@ typedef struct wf_run {
   const struct wf_roles *roles;
   int rank, nranks; /* in comm */
   const wf_deck *deck;
+  char hardware[16];               /* of the wafer, for output files */
+  int pe_grid[2], rank_grid[2];
   struct wf_wafer *wafer; /* NULL on ranks that do not play the wafer */
   bool verbose;   /* rank 0 and not --quiet: progress and report lines */
   wf_json *summary; /* the workload adds its results; the app adds the common part */
@@ -65,6 +68,9 @@ typedef struct wf_workload {
 void wf_run_check(wf_run *run, bool ok, const char *what);
 /* "error", "failed", "unchecked" (nothing was checked) or "ok". */
 const char *wf_run_status(const wf_run *run, int code);
+/* Create a run's HDF5 output with the standard attributes: workload,
+ * version, resolved deck, ranks, rank grid, PE grid, hardware. Collective. */
+int wf_run_h5_create(const wf_run *run, const char *path, struct wf_h5file *f, wf_status *st);
 /* The projection as a "model" object's common part: unit, seconds and
  * FLOP/s as [fast, slow] ranges, memory and PE budgets. */
 void wf_projection_json(const wf_projection *p, wf_json *j);

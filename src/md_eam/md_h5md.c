@@ -152,7 +152,7 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   memset(h, 0, sizeof *h);
   h->natoms = sim->natoms;
   h->nframes = nframes;
-  if (wf_wafer_h5_create(run, path, &h->f, st) != WF_OK) return st->code;
+  if (wf_run_h5_create(run, path, &h->f, st) != WF_OK) return st->code;
   /* species as a vector so that the id-sorted gather carries it */
   const md_atoms *a = &sim->atoms;
   md_vec *t = malloc(((size_t)a->nlocal + 1) * sizeof *t);

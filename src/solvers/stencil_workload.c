@@ -294,7 +294,7 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
     err[c] = x[c] - exact[c];
   }
   wf_h5file f;
-  int rc = wf_wafer_h5_create(run, path, &f, st);
+  int rc = wf_run_h5_create(run, path, &f, st);
   if (rc == WF_OK) {
     unsigned long long n = (unsigned long long)res->its + 1, zero = 0;
     unsigned long long cnt = run->rank == 0 ? n : 0;

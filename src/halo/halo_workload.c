@@ -128,7 +128,7 @@ static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_st
   unsigned long long cnt[2] = {(unsigned long long)dc->ny, (unsigned long long)dc->nx};
   wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
   wf_h5file f;
-  int rc = wf_wafer_h5_create(run, path, &f, st);
+  int rc = wf_run_h5_create(run, path, &f, st);
   if (rc == WF_OK) {
     if (wf_h5_write(&f, "owner_rank", WF_I64, &b, owner, true, st) != WF_OK ||
         wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK) {

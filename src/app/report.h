@@ -1,0 +1,17 @@
+/* The run's report of its wafer (the app's; mesh_decomp knows no JSON). */
+#ifndef WF_REPORT_H
+#define WF_REPORT_H
+
+#include <stdio.h>
+
+#include "wf_json.h"
+#include "wf_wafer.h"
+
+/* Two lines for the run header (rank 0 prints them). */
+void app_describe_wafer(const wf_wafer *w, FILE *out);
+/* The wafer part of the JSON summary. */
+void app_json_wafer(const wf_wafer *w, wf_json *j);
+/* The fabric counters summed over ranks, as a "fabric" object. Collective. */
+void app_json_fabric(const wf_wafer *w, wf_json *j);
+
+#endif
