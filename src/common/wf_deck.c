@@ -1,4 +1,5 @@
 #include "wf_deck.h"
+#include "wf_strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -344,43 +345,20 @@ int wf_deck_blame(const wf_deck *deck, const char *section, const char *key, wf_
   return wf_wrap(st, "%s", where);
 }
 
-/* Grow-as-needed string for building text. */
-typedef struct sbuf {
-  char *s;
-  size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (b->len + (size_t)n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (b->len + (size_t)n + 1 > cap) cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) return;
-    b->s = s;
-    b->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
-}
-
 char *wf_deck_to_ini(const wf_deck *deck) {
-  sbuf b = {0};
+  wf_strbuf b = {0};
   const wf_section *cur = NULL;
   for (int e = 0; e < deck->nentries; e++) {
     const wf_entry *en = &deck->entries[e];
     if (en->section != cur) {
-      sb_printf(&b, "%s[%s]\n", cur ? "\n" : "", en->section->name);
+      wf_strbuf_printf(&b, "%s[%s]\n", cur ? "\n" : "", en->section->name);
       cur = en->section;
     }
-    sb_printf(&b, "%s = %s\n", en->key->name, en->value);
+    wf_strbuf_printf(&b, "%s = %s\n", en->key->name, en->value);
+  }
+  if (b.oom) {
+    wf_strbuf_free(&b);
+    return NULL;
   }
   if (!b.s) b.s = calloc(1, 1);
   return b.s;

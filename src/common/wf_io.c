@@ -1,6 +1,7 @@
 #include "wf_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -118,11 +119,48 @@ int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
 
 extern char **environ;
 
-int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st) {
+/* The environment without the MPI launcher's variables (Open MPI, PMIx,
+ * PMI, Slurm); Open MPI's root permission stays. NULL if out of memory. */
+static char **child_environment(void) {
+  int n = 0;
+  while (environ[n]) n++;
+  char **env = malloc(((size_t)n + 1) * sizeof *env);
+  if (!env) return NULL;
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    const char *e = environ[i];
+    bool launcher = strncmp(e, "OMPI_", 5) == 0 || strncmp(e, "PMIX_", 5) == 0 ||
+                    strncmp(e, "PMI_", 4) == 0 || strncmp(e, "SLURM_", 6) == 0;
+    if (!launcher || strncmp(e, "OMPI_ALLOW_RUN_AS_ROOT", 22) == 0) env[k++] = environ[i];
+  }
+  env[k] = NULL;
+  return env;
+}
+
+int wf_spawn(char *const argv[], const char *output, int *exit_status, wf_status *st) {
+  *exit_status = -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (output) {
+    posix_spawn_file_actions_addopen(&fa, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  }
+  char **env = child_environment();
   pid_t pid;
-  int status = -1;
-  if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) == 0) waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  int status = 0;
+  int err = env ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, env) : ENOMEM;
+  if (err == 0 && waitpid(pid, &status, 0) == pid)
+    *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  if (err != 0) return wf_fail(st, WF_ERR_RUNTIME, "cannot run '%s': %s", argv[0], strerror(err));
+  return WF_OK;
+}
+
+int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st) {
+  int status;
+  if (wf_spawn(argv, NULL, &status, st) != WF_OK || status != 0)
     return wf_fail(st, WF_ERR_RUNTIME, "%s: %s failed (%s)", what, argv[1] ? argv[1] : argv[0],
                    hint);
   return WF_OK;

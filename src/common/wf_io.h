@@ -25,9 +25,16 @@ void wf_status_bcast(MPI_Comm comm, wf_status *st);
  * status is given to every rank. Collective. */
 void wf_status_agree(MPI_Comm comm, wf_status *st);
 
-/* Run a helper program (argv[0] an absolute path, e.g. a plotting script)
- * and wait for it; on failure `st` says "`what`: ARGV0 failed" with `hint`.
- * This process only. */
+/* Run a program (looked up on PATH unless argv[0] holds a '/') and wait for
+ * it: stdin from /dev/null, stdout and stderr to the file `output` (NULL:
+ * this process's), in this environment less the MPI launcher's variables
+ * (a child that links MPI must not take itself for one of our ranks).
+ * *exit_status is its exit status, -1 if a signal ended it. Fails only when
+ * it cannot be started. This process only. */
+int wf_spawn(char *const argv[], const char *output, int *exit_status, wf_status *st);
+
+/* wf_spawn for a helper program (e.g. a plotting script) whose failure is
+ * an error: `st` says "`what`: ARGV1 failed" with `hint`. */
 int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st);
 
 /* Call before MPI_Init. Open MPI 4.1's default MPI-IO component (OMPIO)

@@ -10,24 +10,8 @@ static void put(wf_json *j, const char *fmt, ...) __attribute__((format(printf, 
 static void put(wf_json *j, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  wf_strbuf_vprintf(&j->b, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if (j->len + (size_t)n + 1 > j->cap) {
-    size_t cap = j->cap ? j->cap : 256;
-    while (j->len + (size_t)n + 1 > cap) cap *= 2;
-    char *s = j->oom ? NULL : realloc(j->s, cap);
-    if (!s) { /* the summary reports it; nothing more is appended */
-      j->oom = true;
-      return;
-    }
-    j->s = s;
-    j->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(j->s + j->len, j->cap - j->len, fmt, ap);
-  va_end(ap);
-  j->len += (size_t)n;
 }
 
 static void put_string(wf_json *j, const char *s) {
@@ -55,7 +39,7 @@ void wf_json_init(wf_json *j) {
 }
 
 void wf_json_free(wf_json *j) {
-  free(j->s);
+  wf_strbuf_free(&j->b);
   memset(j, 0, sizeof *j);
 }
 
@@ -118,11 +102,12 @@ void wf_json_end(wf_json *j) {
 }
 
 const char *wf_json_finish(wf_json *j) {
-  if (j->oom || !j->s)
+  if (j->b.oom || !j->b.s)
     return "{\"status\":\"error\",\"error\":\"out of memory while building this summary\"}";
   while (j->depth > 0) {
     put(j, "}");
     j->depth--;
   }
-  return j->s;
+  return j->b.oom ? "{\"status\":\"error\",\"error\":\"out of memory while building this summary\"}"
+                  : j->b.s;
 }

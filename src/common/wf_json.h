@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "wf_strbuf.h"
+
 typedef struct wf_json {
-  char *s;
-  size_t len, cap;
+  wf_strbuf b; /* out of memory: finish() returns an error summary */
   int depth;
   bool need_comma;
-  bool oom; /* ran out of memory: finish() returns an error summary */
 } wf_json;
 
 void wf_json_init(wf_json *j);  /* starts the top-level object */

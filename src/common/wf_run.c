@@ -1,7 +1,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
 #include "wf_h5.h"
+#include "wf_io.h"
 
 #include "wf_workload.h"
 
@@ -55,4 +58,29 @@ int wf_run_h5_create(const wf_run *run, const char *path, wf_h5file *f, wf_statu
   }
   free(ini);
   return rc;
+}
+
+int wf_run_plot(const wf_run *run, const char *script, const char *png, const char *title,
+                void (*write)(FILE *f, const void *data), const void *data, wf_status *st) {
+  wf_status_clear(st);
+  if (run->rank == 0) {
+    char tmp[] = "/tmp/wafer-plot-XXXXXX";
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      if (fd >= 0) close(fd), remove(tmp);
+      wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary file");
+    } else {
+      write(f, data);
+      if (fclose(f) != 0) {
+        wf_fail(st, WF_ERR_RUNTIME, "plot: cannot write the temporary file %s", tmp);
+      } else {
+        char *argv[] = {"/usr/bin/python3", (char *)script, tmp, (char *)png, (char *)title, NULL};
+        wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
+      }
+      remove(tmp);
+    }
+  }
+  wf_status_bcast(run->comm, st);
+  return st->code;
 }

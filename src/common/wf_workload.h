@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "wf_deck.h"
 #include "wf_error.h"
@@ -71,6 +72,11 @@ const char *wf_run_status(const wf_run *run, int code);
 /* Create a run's HDF5 output with the standard attributes: workload,
  * version, resolved deck, ranks, rank grid, PE grid, hardware. Collective. */
 int wf_run_h5_create(const wf_run *run, const char *path, struct wf_h5file *f, wf_status *st);
+/* A plot: rank 0 writes the data with `write` to a temporary file and runs
+ * `/usr/bin/python3 SCRIPT DATA PNG TITLE` (matplotlib). Collective: every
+ * rank gets rank 0's status. */
+int wf_run_plot(const wf_run *run, const char *script, const char *png, const char *title,
+                void (*write)(FILE *f, const void *data), const void *data, wf_status *st);
 /* The projection as a "model" object's common part: unit, seconds and
  * FLOP/s as [fast, slow] ranges, memory and PE budgets. */
 void wf_projection_json(const wf_projection *p, wf_json *j);

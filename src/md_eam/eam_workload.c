@@ -566,35 +566,34 @@ static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_a
 
 /* The thermo plot: rank 0 writes the rows (ours, then LAMMPS's) to a
  * temporary file and runs scripts/plot_thermo.py on it. */
+/* Thermo rows, wafer's (code 0) then LAMMPS's (code 1), for
+ * scripts/plot_thermo.py. */
+typedef struct thermo_plot {
+  const history *h;
+  const crosscheck *x;
+  long long natoms;
+  double dt;
+} thermo_plot;
+
+static void write_thermo(FILE *f, const void *data) {
+  const thermo_plot *p = data;
+  for (int code = 0; code < 2; code++) {
+    const md_thermo_row *rows = code ? p->x->lmp.rows : p->h->rows;
+    int n = code ? p->x->lmp.nrows : p->h->n;
+    for (int i = 0; i < n; i++)
+      fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g %.17g %lld\n", code, rows[i].step,
+              (double)rows[i].step * p->dt, rows[i].temp, rows[i].pe, rows[i].ke, rows[i].etotal,
+              rows[i].press, p->natoms);
+  }
+}
+
 static int plot_thermo(const wf_run *run, const char *png, const history *h, const crosscheck *x,
                        long long natoms, double dt, wf_status *st) {
-  wf_status_clear(st);
-  if (run->rank == 0) {
-    char tmp[] = "/tmp/wafer-thermo-XXXXXX";
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-      wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary file");
-    } else {
-      for (int code = 0; code < 2; code++) {
-        const md_thermo_row *rows = code ? x->lmp.rows : h->rows;
-        int n = code ? x->lmp.nrows : h->n;
-        for (int i = 0; i < n; i++)
-          fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g %.17g %lld\n", code, rows[i].step,
-                  (double)rows[i].step * dt, rows[i].temp, rows[i].pe, rows[i].ke, rows[i].etotal,
-                  rows[i].press, natoms);
-      }
-      fclose(f);
-      char title[160];
-      snprintf(title, sizeof title, "wafer eam: %lld atoms, %d ranks", natoms, run->nranks);
-      char *argv[] = {"/usr/bin/python3", WAFER_SOURCE_DIR "/scripts/plot_thermo.py", tmp,
-                      (char *)png, title, NULL};
-      wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
-      remove(tmp);
-    }
-  }
-  wf_status_bcast(run->comm, st);
-  return st->code;
+  char title[160];
+  snprintf(title, sizeof title, "wafer eam: %lld atoms, %d ranks", natoms, run->nranks);
+  thermo_plot p = {h, x, natoms, dt};
+  return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_thermo.py", png, title, write_thermo, &p,
+                     st);
 }
 
 static void report(wf_run *run, const setup *s, const md_sim *sim, const crosscheck *x,

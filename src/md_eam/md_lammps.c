@@ -1,16 +1,11 @@
 #include "md_lammps.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "wf_io.h"
-
-extern char **environ;
 
 static int write_input(const md_lammps_job *j, const char *path, wf_status *st) {
   char text[4096];
@@ -49,51 +44,20 @@ static int write_input(const md_lammps_job *j, const char *path, wf_status *st) 
   return wf_write_text_atomic(path, text, st);
 }
 
-/* The child's environment without the launcher's variables: lmp is itself an
- * MPI program, and with them it would try to join this job instead of
- * running as a singleton. Running as root stays allowed. */
-static char **clean_environment(void) {
-  int n = 0;
-  while (environ[n]) n++;
-  char **env = malloc(((size_t)n + 1) * sizeof *env);
-  if (!env) return NULL;
-  int k = 0;
-  for (int i = 0; i < n; i++) {
-    const char *e = environ[i];
-    bool launcher = strncmp(e, "OMPI_", 5) == 0 || strncmp(e, "PMIX_", 5) == 0 ||
-                    strncmp(e, "PMI_", 4) == 0 || strncmp(e, "SLURM_", 6) == 0;
-    if (!launcher || strncmp(e, "OMPI_ALLOW_RUN_AS_ROOT", 22) == 0) env[k++] = environ[i];
-  }
-  env[k] = NULL;
-  return env;
-}
-
+/* lmp is itself an MPI program: wf_spawn drops the launcher's variables so
+ * that it runs as a singleton instead of trying to join this job. */
 static int spawn_lmp(const md_lammps_job *j, wf_status *st) {
   char in[1024], log[1024], out[1024];
   snprintf(in, sizeof in, "%s/in.lmp", j->dir);
   snprintf(log, sizeof log, "%s/log.lammps", j->dir);
   snprintf(out, sizeof out, "%s/lmp.out", j->dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   char *argv[] = {(char *)j->lmp, "-in", in, "-log", log, "-screen", "none", NULL};
-  char **env = clean_environment();
-  pid_t pid;
-  int status = -1;
-  int err = env ? posix_spawnp(&pid, j->lmp, &fa, NULL, argv, env) : -1;
-  if (err == 0) waitpid(pid, &status, 0);
-  posix_spawn_file_actions_destroy(&fa);
-  free(env);
-  if (err != 0)
-    return wf_fail(st, WF_ERR_RUNTIME,
-                   "crosscheck: cannot run '%s' (Debian package lammps: run scripts/setup, or set "
-                   "eam.lmp)",
-                   j->lmp);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  int status;
+  if (wf_spawn(argv, out, &status, st) != WF_OK)
+    return wf_wrap(st, "crosscheck (Debian package lammps: run scripts/setup, or set eam.lmp)");
+  if (status != 0)
     return wf_fail(st, WF_ERR_RUNTIME, "crosscheck: %s failed (exit %d); see %s and %s", j->lmp,
-                   WIFEXITED(status) ? WEXITSTATUS(status) : -1, log, out);
+                   status, log, out);
   return WF_OK;
 }
 

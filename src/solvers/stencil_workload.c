@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "st_krylov.h"
 #include "st_petsc.h"
@@ -317,26 +316,10 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
 
 /* The convergence plot: rank 0 writes the history to a temporary file and
  * runs scripts/plot_history.py on it (matplotlib). */
-static int plot_history(const wf_run *run, const char *png, const st_result *res,
-                        const char *title, wf_status *st) {
-  wf_status_clear(st);
-  if (run->rank == 0) {
-    char tmp[] = "/tmp/wafer-history-XXXXXX";
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-      wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary file");
-    } else {
-      for (int i = 0; i <= res->its; i++) fprintf(f, "%.17g\n", res->history[i]);
-      fclose(f);
-      char *argv[] = {"/usr/bin/python3", WAFER_SOURCE_DIR "/scripts/plot_history.py", tmp,
-                      (char *)png, (char *)title, NULL};
-      wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
-      remove(tmp);
-    }
-  }
-  wf_status_bcast(run->comm, st);
-  return st->code;
+/* The residual history, one value a line (scripts/plot_history.py). */
+static void write_history(FILE *f, const void *data) {
+  const st_result *res = data;
+  for (int i = 0; i <= res->its; i++) fprintf(f, "%.17g\n", res->history[i]);
 }
 
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
@@ -585,7 +568,8 @@ static int stencil_run(wf_run *run, wf_status *st) {
     char title[200];
     snprintf(title, sizeof title, "wafer stencil: %s, %dx%dx%d, %d ranks", method_names[s.method],
              s.nx, s.ny, s.nz, run->nranks);
-    rc = plot_history(run, png, &rep.res, title, st);
+    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_history.py", png, title, write_history,
+                     &rep.res, st);
   }
   st_result_free(&rep.res);
   free(b), free(x), free(exact);
