@@ -143,6 +143,130 @@ static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_st
   return rc;
 }
 
+/* What the timed exchanges measured and verified, summed over ranks. */
+typedef struct halo_result {
+  long iters;
+  bool verify;
+  long bad, checked, failed; /* elements; exchanges checked / failed */
+  double seconds;            /* the slowest rank's time in exchanges */
+  unsigned long long checksum;
+  bool sum_ok;               /* the allreduce's check */
+  wf_fabric_counters totals; /* of the timed exchanges */
+} halo_result;
+
+/* The timed exchanges, each verified against the closed form when asked.
+ * Collective. */
+static void exchange_loop(const wf_run *run, const halo_case *c, wf_halo *h,
+                          unsigned char *field, halo_result *res) {
+  wf_wafer *wf = run->wafer;
+  /* One untimed exchange warms up the connections. */
+  fill(c, h, field, -1, false);
+  wf_halo_exchange(h, field);
+  wf->fab.c = (wf_fabric_counters){0};
+
+  wf_progress prog;
+  wf_progress_start(&prog, "halo", res->iters, run->verbose, stdout);
+  long bad = 0, checked = 0, failed = 0;
+  double t_exchange = 0;
+  for (long it = 0; it < res->iters; it++) {
+    if (res->verify || it == 0) fill(c, h, field, it, res->verify); /* new values only to check them */
+    MPI_Barrier(run->comm); /* time the exchange alone, not the skew of the fill */
+    double t0 = MPI_Wtime();
+    wf_halo_exchange(h, field);
+    t_exchange += MPI_Wtime() - t0;
+    if (res->verify) {
+      long nbad = check_halo(c, h, field, it);
+      bad += nbad;
+      failed += nbad > 0;
+      checked++;
+    }
+    wf_progress_tick(&prog, it + 1);
+  }
+  res->totals = wf_fabric_totals(&wf->fab);
+  unsigned long long sum = res->verify ? neighbourhood_checksum(c, h, field) : 0;
+  MPI_Allreduce(&sum, &res->checksum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->comm);
+  long counts[3] = {bad, checked, failed}, totals[3];
+  MPI_Allreduce(counts, totals, 3, MPI_LONG, MPI_SUM, run->comm);
+  res->bad = totals[0], res->checked = totals[1], res->failed = totals[2];
+  MPI_Allreduce(&t_exchange, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+}
+
+/* A grid-wide collective against its closed form: the sum of PE ids. */
+static bool allreduce_ok(wf_wafer *wf) {
+  double npe = (double)wf->dc.pe_nx * wf->dc.pe_ny;
+  double ids = 0;
+  for (int j = 0; j < wf->dc.ny; j++)
+    for (int i = 0; i < wf->dc.nx; i++)
+      ids += (double)(wf->dc.x0 + i) + (double)(wf->dc.y0 + j) * wf->dc.pe_nx;
+  wf_fabric_allreduce(&wf->fab, &ids, 1, WF_SUM);
+  return ids == npe * (npe - 1) / 2;
+}
+
+/* The exchange on the wafer: its cycles, and the PE's memory (its element
+ * and its neighbourhood's copies). */
+static void project(wf_run *run, const halo_case *c, const wf_halo *h) {
+  const wf_wafer *wf = run->wafer;
+  int neigh = c->corners ? (2 * c->w + 1) * (2 * c->w + 1) - 1 : 4 * c->w;
+  run->model = (wf_projection){.valid = true,
+                               .unit = "exchange",
+                               .seconds = wf_model_seconds(&wf->hw, wf_range_of(h->model_cycles)),
+                               .bytes_per_pe = (double)c->esz * (neigh + 1),
+                               .sram_for_data = wf_model_sram_for_data(&wf->hw),
+                               .pes_needed = (double)wf->dc.pe_nx * wf->dc.pe_ny,
+                               .pes_offered = (double)wf->hw.pe_nx * wf->hw.pe_ny};
+}
+
+static void report(wf_run *run, const halo_case *c, const wf_halo *h, const halo_result *res) {
+  const wf_wafer *wf = run->wafer;
+  const wf_projection *p = &run->model;
+  double per = res->seconds / (double)res->iters;
+  double inter_bytes = (double)res->totals.mpi_bytes / (double)res->iters; /* all ranks */
+  double gbs = per > 0 ? inter_bytes / per / 1e9 : 0.0;
+  double intra_words = (double)res->totals.words_intra / (double)res->iters;
+  if (run->verbose) {
+    printf("halo: %.2f us/exchange, %.3g MB/exchange between ranks (%.2f GB/s), "
+           "%.3g Mwords/exchange inside ranks (free)\n",
+           per * 1e6, inter_bytes / 1e6, gbs, intra_words / 1e6);
+    printf("halo: wafer model (%s): %.0f cycles = [%.3g, %.3g] us/exchange; %.0f B/PE of %.0f "
+           "(%s)\n",
+           wf->hw.name, h->model_cycles, p->seconds.lo * 1e6, p->seconds.hi * 1e6,
+           p->bytes_per_pe, p->sram_for_data,
+           p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+    if (res->verify)
+      printf("halo: %s: %ld exchanges verified on every rank, %ld bad elements; allreduce %s\n",
+             res->failed ? "FAILED" : "ok", res->checked / wf->dc.nranks, res->bad,
+             res->sum_ok ? "ok" : "WRONG");
+    else
+      printf("halo: exchanges not verified (halo.verify = false); allreduce %s\n",
+             res->sum_ok ? "ok" : "WRONG");
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "halo");
+  wf_json_int(j, "elem_bytes", (long long)c->esz);
+  wf_json_int(j, "width", c->w);
+  wf_json_bool(j, "corners", c->corners);
+  wf_json_bool(j, "periodic", c->periodic);
+  wf_json_int(j, "iterations", res->iters);
+  wf_json_num(j, "seconds_per_exchange", per);
+  wf_json_num(j, "inter_rank_bytes_per_exchange", inter_bytes);
+  wf_json_num(j, "inter_rank_GBps", gbs);
+  wf_json_num(j, "intra_rank_words_per_exchange", intra_words);
+  wf_json_int(j, "bad_elements", res->bad);
+  if (res->verify) wf_json_int(j, "checksum", (long long)res->checksum);
+  wf_json_bool(j, "allreduce_ok", res->sum_ok);
+  wf_json_end(j);
+  wf_json_begin(j, "model");
+  wf_json_num(j, "cycles_per_exchange", h->model_cycles);
+  wf_json_num(j, "busiest_link_words", wf_model_halo_link_words(&wf->hw, c->esz, c->w, c->corners));
+  wf_json_range(j, "wafer_seconds_per_exchange", p->seconds.lo, p->seconds.hi);
+  wf_projection_json(p, j);
+  wf_json_end(j);
+  run->seconds = res->seconds;
+  run->wafer_seconds = wf_range_scale(p->seconds, (double)res->iters);
+  snprintf(run->headline, sizeof run->headline, "%.2f us/exchange, %.2f GB/s between ranks",
+           per * 1e6, gbs);
+}
+
 static int halo_run(wf_run *run, wf_status *st) {
   wf_wafer *wf = run->wafer;
   const wf_deck *d = run->deck;
@@ -151,126 +275,33 @@ static int halo_run(wf_run *run, wf_status *st) {
                  .w = (int)wf_deck_int(d, "halo", "width"),
                  .corners = wf_deck_bool(d, "halo", "corners"),
                  .periodic = wf_deck_bool(d, "halo", "periodic")};
-  long iters = wf_deck_int(d, "halo", "iterations");
-  bool verify = wf_deck_bool(d, "halo", "verify");
-
+  halo_result res = {.iters = wf_deck_int(d, "halo", "iterations"),
+                     .verify = wf_deck_bool(d, "halo", "verify")};
   wf_halo h;
-  if (wf_halo_create(&h, &wf->fab, c.esz, c.w, c.corners, c.periodic, c.periodic, st) != WF_OK) {
+  if (wf_halo_create(&h, &wf->fab, c.esz, c.w, c.corners, c.periodic, c.periodic, st) != WF_OK)
     return wf_deck_blame(d, "halo", "width", st);
-  }
   unsigned char *field = malloc(wf_halo_field_elems(&h) * c.esz);
-  if (!field) {
+  wf_status_clear(st);
+  if (!field) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the halo field");
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) {
+    free(field);
     wf_halo_free(&h);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the halo field");
+    return st->code;
   }
   if (run->verbose)
-    printf("halo: %ld exchanges of %zu B/PE, width %d, %s, %s\n", iters, c.esz, c.w,
+    printf("halo: %ld exchanges of %zu B/PE, width %d, %s, %s\n", res.iters, c.esz, c.w,
            c.corners ? "faces+corners" : "faces only", c.periodic ? "periodic" : "open edges");
 
-  /* One untimed exchange warms up the connections. */
-  fill(&c, &h, field, -1, false);
-  wf_halo_exchange(&h, field);
-  wf->fab.c = (wf_fabric_counters){0};
-
-  wf_progress prog;
-  wf_progress_start(&prog, "halo", iters, run->verbose, stdout);
-  long bad = 0, checked = 0, failed = 0; /* elements; exchanges checked / failed */
-  double t_exchange = 0;
-  for (long it = 0; it < iters; it++) {
-    if (verify || it == 0) fill(&c, &h, field, it, verify); /* new values only to check them */
-    MPI_Barrier(run->comm); /* time the exchange alone, not the skew of the fill */
-    double t0 = MPI_Wtime();
-    wf_halo_exchange(&h, field);
-    t_exchange += MPI_Wtime() - t0;
-    if (verify) {
-      long nbad = check_halo(&c, &h, field, it);
-      bad += nbad;
-      failed += nbad > 0;
-      checked++;
-    }
-    wf_progress_tick(&prog, it + 1);
-  }
-  wf_fabric_counters per_exchange = wf_fabric_totals(&wf->fab);
-  unsigned long long sum = verify ? neighbourhood_checksum(&c, &h, field) : 0, checksum = 0;
-  MPI_Allreduce(&sum, &checksum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->comm);
-
-  /* A grid-wide collective, checked against its closed form. */
-  double npe = (double)wf->dc.pe_nx * wf->dc.pe_ny;
-  double ids = 0;
-  for (int j = 0; j < wf->dc.ny; j++)
-    for (int i = 0; i < wf->dc.nx; i++)
-      ids += (double)(wf->dc.x0 + i) + (double)(wf->dc.y0 + j) * wf->dc.pe_nx;
-  wf_fabric_allreduce(&wf->fab, &ids, 1, WF_SUM);
-  bool sum_ok = ids == npe * (npe - 1) / 2;
-
-  long counts[3] = {bad, checked, failed}, totals[3];
-  MPI_Allreduce(counts, totals, 3, MPI_LONG, MPI_SUM, run->comm);
-  double t_max;
-  MPI_Allreduce(&t_exchange, &t_max, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  exchange_loop(run, &c, &h, field, &res);
+  res.sum_ok = allreduce_ok(wf);
   /* Two independent checks: every verified exchange on every rank delivered
    * what the closed form says, and the allreduce equals its closed form. */
-  if (verify) wf_run_check(run, totals[2] == 0, "every received halo element as computed directly");
-  wf_run_check(run, sum_ok, "grid-wide allreduce of PE ids equals n(n-1)/2");
-
-  double per = t_max / (double)iters;
-  double inter_bytes = (double)per_exchange.mpi_bytes / (double)iters; /* all ranks */
-  double model_cycles = h.model_cycles;
-  wf_range model_s = wf_model_seconds(&wf->hw, wf_range_of(model_cycles));
-  int neigh = c.corners ? (2 * c.w + 1) * (2 * c.w + 1) - 1 : 4 * c.w;
-  double bytes_per_pe = (double)c.esz * (neigh + 1);
-  bool fits = wf_model_fits(&wf->hw, bytes_per_pe);
-  run->model = (wf_projection){.valid = true,
-                               .unit = "exchange",
-                               .seconds = model_s,
-                               .bytes_per_pe = bytes_per_pe,
-                               .sram_for_data = wf_model_sram_for_data(&wf->hw),
-                               .pes_needed = (double)wf->dc.pe_nx * wf->dc.pe_ny,
-                               .pes_offered = (double)wf->hw.pe_nx * wf->hw.pe_ny};
-
-  if (run->verbose) {
-    printf("halo: %.2f us/exchange, %.3g MB/exchange between ranks (%.2f GB/s), "
-           "%.3g Mwords/exchange inside ranks (free)\n",
-           per * 1e6, inter_bytes / 1e6, per > 0 ? inter_bytes / per / 1e9 : 0.0,
-           (double)per_exchange.words_intra / (double)iters / 1e6);
-    printf("halo: wafer model (%s): %.0f cycles = [%.3g, %.3g] us/exchange; %.0f B/PE of %.0f "
-           "(%s)\n",
-           wf->hw.name, model_cycles, model_s.lo * 1e6, model_s.hi * 1e6, bytes_per_pe,
-           wf_model_sram_for_data(&wf->hw), fits ? "fits" : "does NOT fit");
-    if (verify)
-      printf("halo: %s: %ld exchanges verified on every rank, %ld bad elements; allreduce %s\n",
-             totals[2] ? "FAILED" : "ok", totals[1] / wf->dc.nranks, totals[0],
-             sum_ok ? "ok" : "WRONG");
-    else
-      printf("halo: exchanges not verified (halo.verify = false); allreduce %s\n",
-             sum_ok ? "ok" : "WRONG");
-  }
-
-  wf_json *j = run->summary;
-  wf_json_begin(j, "halo");
-  wf_json_int(j, "elem_bytes", (long long)c.esz);
-  wf_json_int(j, "width", c.w);
-  wf_json_bool(j, "corners", c.corners);
-  wf_json_bool(j, "periodic", c.periodic);
-  wf_json_int(j, "iterations", iters);
-  wf_json_num(j, "seconds_per_exchange", per);
-  wf_json_num(j, "inter_rank_bytes_per_exchange", inter_bytes);
-  wf_json_num(j, "inter_rank_GBps", per > 0 ? inter_bytes / per / 1e9 : 0.0);
-  wf_json_num(j, "intra_rank_words_per_exchange", (double)per_exchange.words_intra / iters);
-  wf_json_int(j, "bad_elements", totals[0]);
-  if (verify) wf_json_int(j, "checksum", (long long)checksum);
-  wf_json_bool(j, "allreduce_ok", sum_ok);
-  wf_json_end(j);
-  wf_json_begin(j, "model");
-  wf_json_num(j, "cycles_per_exchange", model_cycles);
-  wf_json_num(j, "busiest_link_words", wf_model_halo_link_words(&wf->hw, c.esz, c.w, c.corners));
-  wf_json_range(j, "wafer_seconds_per_exchange", model_s.lo, model_s.hi);
-  wf_projection_json(&run->model, j);
-  wf_json_end(j);
-  run->seconds = t_max;
-  run->wafer_seconds = wf_range_scale(model_s, (double)iters);
-  snprintf(run->headline, sizeof run->headline, "%.2f us/exchange, %.2f GB/s between ranks",
-           per * 1e6, per > 0 ? inter_bytes / per / 1e9 : 0.0);
-
+  if (res.verify)
+    wf_run_check(run, res.failed == 0, "every received halo element as computed directly");
+  wf_run_check(run, res.sum_ok, "grid-wide allreduce of PE ids equals n(n-1)/2");
+  project(run, &c, &h);
+  report(run, &c, &h, &res);
   free(field);
   wf_halo_free(&h);
 

@@ -23,6 +23,34 @@ typedef struct cfg {
   bool corners, px, py;
 } cfg;
 
+/* Elements one exchange delivers to this rank's PEs, counted directly:
+ * from PEs of the same rank (pairs inside the block, and periodic wraps onto
+ * the rank itself) and from other ranks (each cell of the block's halo
+ * once: one MPI message carries it to the block). */
+static void count_elements(const cfg *c, const wf_decomp *dc, long long *intra, long long *inter) {
+  *intra = *inter = 0;
+  for (int j = -c->w; j < dc->ny + c->w; j++)
+    for (int i = -c->w; i < dc->nx + c->w; i++) {
+      bool in_x = i >= 0 && i < dc->nx, in_y = j >= 0 && j < dc->ny;
+      if (in_x && in_y) { /* a PE of the block: its neighbours inside the block */
+        for (int dy = -c->w; dy <= c->w; dy++)
+          for (int dx = -c->w; dx <= c->w; dx++) {
+            if ((dx == 0 && dy == 0) || (!c->corners && dx && dy)) continue;
+            int a = i + dx, b = j + dy;
+            *intra += a >= 0 && a < dc->nx && b >= 0 && b < dc->ny;
+          }
+        continue;
+      }
+      if (!c->corners && !in_x && !in_y) continue;
+      int gi = dc->x0 + i, gj = dc->y0 + j;
+      if ((gi < 0 || gi >= c->nx) && !c->px) continue;
+      if ((gj < 0 || gj >= c->ny) && !c->py) continue;
+      int owner = wf_decomp_owner(dc, (gi + c->nx) % c->nx, (gj + c->ny) % c->ny);
+      if (owner == dc->rank) ++*intra;
+      else ++*inter;
+    }
+}
+
 static void run_case(checks *ck, const cfg *c) {
   wf_status st;
   test_wafer t;
@@ -71,6 +99,14 @@ static void run_case(checks *ck, const cfg *c) {
             c->ny, c->w, c->k, c->corners, c->px, c->py, round, bad);
     }
     CHECK(ck, fab->c.ops == 2, "fabric counted %lld exchanges", fab->c.ops);
+    long long intra, inter, words = (long long)((esz + 3) / 4);
+    count_elements(c, &dc, &intra, &inter);
+    CHECK(ck, fab->c.words_intra == 2 * intra * words && fab->c.words_inter == 2 * inter * words &&
+                  fab->c.mpi_bytes == 2 * inter * (long long)esz,
+          "grid %dx%d w=%d corners=%d periodic=%d,%d: counted %lld/%lld words inside/between "
+          "ranks, direct count %lld/%lld",
+          c->nx, c->ny, c->w, c->corners, c->px, c->py, fab->c.words_intra, fab->c.words_inter,
+          2 * intra * words, 2 * inter * words);
     CHECK(ck, fabs(fab->c.model_cycles - 2 * h.model_cycles) < 1e-9, "model cycles counted");
     free(f);
     wf_halo_free(&h);
