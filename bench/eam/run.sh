@@ -69,8 +69,8 @@ IN
     mr=$(printf '%s\n' "${ratio[@]}" | median)
     mg=$(printf '%s\n' "${gf[@]}" | median)
     mf=$(printf '%s\n' "${frac[@]}" | median)
-    model=$(field "$out/w.json" "j['model']['timesteps_per_second']")
-    printf '| %s | %s | %s | %.3f | %.3f | %.2f | %.2f | %.1f%% | %.0f |\n' \
+    model=$(field "$out/w.json" "'%.0f-%.0f' % tuple(j['model']['timesteps_per_second'])")
+    printf '| %s | %s | %s | %.3f | %.3f | %.2f | %.2f | %.1f%% | %s |\n' \
         "$file" "$atoms" "$r" "$mo" "$mt" "$mr" "$mg" "$($py -c "print(100 * $mf)")" "$model" | tee -a "$out/rows.txt"
   done
 done

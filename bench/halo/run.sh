@@ -52,7 +52,7 @@ lines = [
   "reference is one `MPI_Sendrecv` of the same bytes between the two ranks (no packing,",
   "one message instead of six). Ratio = wafer / reference (lower is better; 1 = at the limit",
   "of the MPI library and the machine).", "",
-  "| element B | 1 rank us/exch | 2 ranks us/exch | bytes between ranks | sendrecv ref us | ratio | GB/s between ranks | wafer model us/exch |",
+  "| element B | 1 rank us/exch | 2 ranks us/exch | bytes between ranks | sendrecv ref us | ratio | GB/s between ranks | wafer model us/exch (fast end) |",
   "| --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 for b, t1, t2, tr, inter, model in rows:

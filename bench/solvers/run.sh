@@ -43,7 +43,7 @@ for n in $SIZES; do
     mratio=$(printf '%s\n' "${ratio[@]}" | median)
     mfrac=$(printf '%s\n' "${frac[@]}" | median)
     bytes=$(field "$out/s.json" "j['stencil']['bytes_per_cell_iteration']")
-    model=$(field "$out/s.json" "j['model']['wafer_seconds_per_iteration']")
+    model=$(field "$out/s.json" "j['model']['wafer_seconds_per_iteration'][0]")
     echo "$n $r $mo $mt $mtr $bytes $model $mratio $mfrac" >> "$out/rows.txt"
     echo "${n}^3 on $r rank(s): wafer $mo s/it, PETSc $mt s/it, triad $mtr GB/s"
   done
@@ -68,7 +68,7 @@ L = ["# Stencil solver benchmark: wafer CG vs PETSc", "",
      ">= 80% of triad at 256^3. The ratio and the fraction of triad are medians of per-run",
      "pairs (PETSc runs in the same process; the triad right after), since this shared",
      "machine's speed drifts by 20-30% between runs; the times are medians on their own.", "",
-     "| mesh | ranks | wafer ms/it | PETSc ms/it | ratio wafer/PETSc | wafer GB/s | triad GB/s | % of triad | wafer model us/it |",
+     "| mesh | ranks | wafer ms/it | PETSc ms/it | ratio wafer/PETSc | wafer GB/s | triad GB/s | % of triad | wafer model us/it (fast end) |",
      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 for n, r, mo, mt, tr, b, model, ratio, frac in rows:
     n, mo, mt, tr, b, model = int(n), float(mo), float(mt), float(tr), float(b), float(model)

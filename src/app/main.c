@@ -202,9 +202,10 @@ void app_emit_summary(int rank, const options *o, const char *json, wf_status *s
   fflush(stdout);
   if (o->json) {
     char *text = malloc(strlen(json) + 2);
-    sprintf(text, "%s\n", json);
     wf_status wst;
-    if (wf_write_text_atomic(o->json, text, &wst) != WF_OK) {
+    if (text) sprintf(text, "%s\n", json);
+    else wf_fail(&wst, WF_ERR_RUNTIME, "out of memory for the JSON summary");
+    if (!text || wf_write_text_atomic(o->json, text, &wst) != WF_OK) {
       fprintf(stderr, "wafer: error: %s\n", wst.msg);
       if (st->code == WF_OK) *st = wst;
     }

@@ -21,6 +21,22 @@ bool st_reason_converged(st_reason r) {
 void st_result_free(st_result *res) {
   free(res->history);
   res->history = NULL;
+  res->history_len = res->history_cap = 0;
+}
+
+/* Record entry `i` of the history, growing it as the iterations go (the
+ * iteration limit may be far larger than what a solve takes). Out of
+ * memory, the history stops growing; the solve does not. */
+static void history_set(st_result *res, int i, double v) {
+  if (i >= res->history_cap) {
+    int cap = res->history_cap ? 2 * res->history_cap : 1024;
+    double *h = realloc(res->history, (size_t)cap * sizeof *h);
+    if (!h) return;
+    res->history = h;
+    res->history_cap = cap;
+  }
+  if (i == res->history_len) res->history_len = i + 1;
+  res->history[i] = v;
 }
 
 /* ---- vector kernels over owned cells (rows are contiguous runs) ---------- */
@@ -63,8 +79,7 @@ static void monitor_start(monitor *mo, const st_opts *o, st_result *res, double 
   mo->ttol = fmax(o->rtol * rnorm0, o->atol);
   mo->divtol = o->dtol * rnorm0;
   res->rnorm0 = res->rnorm = rnorm0;
-  res->history = malloc(sizeof(double) * ((size_t)o->max_its + 1));
-  res->history[0] = rnorm0;
+  history_set(res, 0, rnorm0);
 }
 
 /* Record iteration `its` with residual norm `rnorm`; true when finished. */
@@ -72,7 +87,7 @@ static bool monitor_step(monitor *mo, int its, double rnorm) {
   st_result *res = mo->res;
   res->its = its;
   res->rnorm = rnorm;
-  res->history[its] = rnorm;
+  history_set(res, its, rnorm);
   if (!isfinite(rnorm)) {
     res->reason = ST_DIVERGED_NONFINITE;
     return true;
@@ -313,8 +328,7 @@ int st_power(st_op *op, double *v, const st_opts *o, st_result *res, wf_status *
     return wf_fail(st, WF_ERR_INPUT, "power method: the start vector is zero or not finite");
   }
   memset(res, 0, sizeof *res);
-  res->history = malloc(sizeof(double) * ((size_t)o->max_its + 1));
-  res->history[0] = 0;
+  history_set(res, 0, 0);
   res->bytes_per_cell_it = 5 * sizeof(double);
   for (int j = 0; j < m->lny; j++)
     for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++) v[k] /= nv;
@@ -327,7 +341,7 @@ int st_power(st_op *op, double *v, const st_opts *o, st_result *res, wf_status *
     double prev = lambda, nw = sqrt(ww);
     lambda = vw;
     res->its = its;
-    res->history[its] = lambda;
+    history_set(res, its, lambda);
     if (!isfinite(lambda) || !(nw > 0)) {
       res->reason = ST_DIVERGED_NONFINITE;
       break;

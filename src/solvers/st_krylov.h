@@ -42,7 +42,9 @@ typedef struct st_result {
   st_reason reason;
   double rnorm0, rnorm; /* residual norms (preconditioned for PCG) */
   double lambda;        /* power method: the largest eigenvalue */
-  double *history;      /* residual norm (or eigenvalue estimate) per iteration, its + 1 */
+  double *history;      /* residual norm (or eigenvalue estimate) per iteration */
+  int history_len;      /* its + 1, unless memory ran out for more */
+  int history_cap;
   double seconds;       /* the iterations alone */
   double bytes_per_cell_it; /* memory traffic the kernels need, per cell and iteration */
 } st_result;

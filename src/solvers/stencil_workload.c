@@ -295,7 +295,7 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
   wf_h5file f;
   int rc = wf_run_h5_create(run, path, &f, st);
   if (rc == WF_OK) {
-    unsigned long long n = (unsigned long long)res->its + 1, zero = 0;
+    unsigned long long n = (unsigned long long)res->history_len, zero = 0;
     unsigned long long cnt = run->rank == 0 ? n : 0;
     wf_h5_block h = {.ndim = 1, .global = &n, .offset = &zero, .count = &cnt};
     if (write_field(&f, m, "solution", x, st) != WF_OK ||
@@ -319,7 +319,7 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
 /* The residual history, one value a line (scripts/plot_history.py). */
 static void write_history(FILE *f, const void *data) {
   const st_result *res = data;
-  for (int i = 0; i <= res->its; i++) fprintf(f, "%.17g\n", res->history[i]);
+  for (int i = 0; i < res->history_len; i++) fprintf(f, "%.17g\n", res->history[i]);
 }
 
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
