@@ -22,6 +22,7 @@ int wf_buffer_reserve(wf_buffer *b, size_t bytes, wf_status *st) {
 }
 
 int wf_buffer_append(wf_buffer *b, const void *src, size_t bytes, wf_status *st) {
+  if (bytes == 0) return WF_OK; /* nothing to copy, and maybe no buffer yet */
   if (wf_buffer_reserve(b, b->len + bytes, st) != WF_OK) return st->code;
   memcpy(b->data + b->len, src, bytes);
   b->len += bytes;
