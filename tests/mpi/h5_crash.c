@@ -12,7 +12,7 @@ int main(int argc, char **argv) {
   if (argc < 2) return 2;
   wf_status st;
   wf_decomp dc;
-  wf_decomp_create(&dc, MPI_COMM_WORLD, 16, 16, 0, 0, &st);
+  if (wf_decomp_create(&dc, MPI_COMM_WORLD, 16, 16, 0, 0, &st) != WF_OK) return 2;
   double *v = calloc((size_t)dc.nx * dc.ny, sizeof *v);
   unsigned long long g[2] = {16, 16}, o[2] = {dc.y0, dc.x0}, c[2] = {dc.ny, dc.nx};
   wf_h5_block b = {.ndim = 2, .global = g, .offset = o, .count = c};

@@ -20,7 +20,9 @@ static double val3(int i, int j, int k) { return i + 100.0 * j + 1e4 * k + 0.125
 static void test_fields(checks *ck, const char *path) {
   wf_status st;
   wf_decomp dc;
-  wf_decomp_create(&dc, MPI_COMM_WORLD, NX, NY, 0, 0, &st);
+  int rc = wf_decomp_create(&dc, MPI_COMM_WORLD, NX, NY, 0, 0, &st);
+  CHECK(ck, rc == WF_OK, "decomposition: %s", st.msg);
+  if (rc != WF_OK) return;
   /* 3D: z in PE memory, x-y over the PE grid. */
   double *f3 = malloc(sizeof(double) * NZ * dc.ny * dc.nx);
   for (int k = 0; k < NZ; k++)

@@ -83,8 +83,14 @@ static void test_nan_rhs(checks *ck) {
   st_mesh m;
   st_op op;
   bool per[3] = {false, false, false};
-  st_mesh_create(&m, &w, 9, 8, 5, &st);
-  st_op_create(&op, &m, &w.fab, per, NULL, &st);
+  int rc = st_mesh_create(&m, &w, 9, 8, 5, &st);
+  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, NULL, &st);
+  CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
+  if (rc != WF_OK) {
+    wf_wafer_free(&w);
+    wf_deck_free(&deck);
+    return;
+  }
   double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
   for (int j = 0; j < m.lny; j++)
     for (int i = 0; i < m.lnx; i++)
@@ -114,16 +120,19 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
   if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
   wf_status st;
   st_mesh m;
-  st_mesh_create(&m, &w, nx, ny, nz, &st);
-  for (int bc = 0; bc < 8; bc++) {
+  int rc = st_mesh_create(&m, &w, nx, ny, nz, &st);
+  CHECK(ck, rc == WF_OK, "mesh %dx%dx%d: %s", nx, ny, nz, st.msg);
+  for (int bc = 0; rc == WF_OK && bc < 8; bc++) {
     bool per[3] = {bc & 1, bc & 2, bc & 4};
     st_op lap, flat, conv, rnd;
     st_coef_spec one = {"smooth", 1.0, 0.0, 1}, upwind = {"smooth", 1.0, 2.5, 1},
                  random = {"random", 50.0, 0.0, 7};
-    st_op_create(&lap, &m, &w.fab, per, NULL, &st);
-    st_op_create(&flat, &m, &w.fab, per, &one, &st);
-    st_op_create(&conv, &m, &w.fab, per, &upwind, &st);
-    st_op_create(&rnd, &m, &w.fab, per, &random, &st);
+    int made = st_op_create(&lap, &m, &w.fab, per, NULL, &st) == WF_OK;
+    made += st_op_create(&flat, &m, &w.fab, per, &one, &st) == WF_OK;
+    made += st_op_create(&conv, &m, &w.fab, per, &upwind, &st) == WF_OK;
+    made += st_op_create(&rnd, &m, &w.fab, per, &random, &st) == WF_OK;
+    CHECK(ck, made == 4, "operators (bc %d): %s", bc, st.msg);
+    if (made != 4) break; /* a test that cannot set up has failed: no more cases */
     double *x = st_field_alloc(&m), *y = st_field_alloc(&m), *a = st_field_alloc(&m),
            *b = st_field_alloc(&m);
     for (int j = 0; j < m.lny; j++)
