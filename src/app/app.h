@@ -11,19 +11,19 @@
 #include "wf_json.h"
 #include "wf_workload.h"
 
-#define MAX_SETS 256
 #define MAX_SECTIONS 64
 
 typedef struct options {
   const char *command; /* "halo", "demo", "info", ... */
   const char *deck;    /* deck file or NULL */
   const char *json;    /* --json FILE or NULL */
-  const char *sets[MAX_SETS];
+  const char **sets; /* the --set assignments, as many as given (malloc'ed) */
   int nsets;
   bool quiet, help, version, markdown;
 } options;
 
 int app_parse_args(int argc, char **argv, options *o, wf_status *st);
+void app_options_free(options *o);
 /* Defaults, then o->deck (read on rank 0, broadcast), then o's --set list. */
 int app_resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
                      wf_deck *deck, wf_status *st);

@@ -217,14 +217,17 @@ int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **s
     wf_json_init(&j);
     wf_json_str(&j, "workload", "fidelity");
     json_rows(rows, n, &j);
-    /* The published figures are the references: the count of cases whose
-     * figure lies inside the model's range is reported, not asserted (the
-     * misses are explained in docs/model.md; tests pin the figures). */
+    /* The published figures are the references. A case whose figure lies
+     * outside the model's range makes the status "outside"; the command
+     * still exits 0: it reports, and docs/model.md explains each miss (the
+     * tests pin the figures). */
     int inside = 0;
     for (int i = 0; i < n; i++) inside += rows[i].ratio.lo <= 1 && 1 <= rows[i].ratio.hi;
     wf_json_int(&j, "inside", inside);
     wf_json_int(&j, "count", n);
-    wf_json_str(&j, "status", "ok");
+    wf_json_str(&j, "status", inside == n ? "ok" : "outside");
+    if (rank == 0 && !o->quiet && !o->markdown)
+      printf("%d of %d published figures inside the model's range\n", inside, n);
     if (!o->markdown) app_emit_summary(rank, o, wf_json_finish(&j), &st);
     wf_json_free(&j);
   }

@@ -53,6 +53,8 @@ static void workload_help(const wf_workload *wl) {
 
 int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
   memset(o, 0, sizeof *o);
+  o->sets = calloc((size_t)argc + 1, sizeof *o->sets); /* never more than the arguments */
+  if (!o->sets) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the arguments");
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -66,9 +68,9 @@ int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
     } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
       if (i + 1 >= argc) return wf_fail(st, WF_ERR_INPUT, "%s needs a value", a);
       if (a[2] == 'j') o->json = argv[++i];
-      else if (o->nsets < MAX_SETS) o->sets[o->nsets++] = argv[++i];
+      else o->sets[o->nsets++] = argv[++i];
     } else if (strncmp(a, "--set=", 6) == 0) {
-      if (o->nsets < MAX_SETS) o->sets[o->nsets++] = a + 6;
+      o->sets[o->nsets++] = a + 6;
     } else if (strncmp(a, "--json=", 7) == 0) {
       o->json = a + 7;
     } else if (a[0] == '-') {
@@ -304,14 +306,29 @@ static int cmd_info(MPI_Comm comm, int rank, const options *o, const wf_section 
   return 0;
 }
 
+void app_options_free(options *o) {
+  free(o->sets);
+  o->sets = NULL;
+}
+
+static int run_command(MPI_Comm comm, int rank, options o);
+
 static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
   options o;
   wf_status st;
   wf_status_clear(&st);
-  if (app_parse_args(argc, argv, &o, &st) != WF_OK) {
+  int rc = app_parse_args(argc, argv, &o, &st);
+  if (rc != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
-    return st.code;
+  } else {
+    rc = run_command(comm, rank, o);
   }
+  app_options_free(&o);
+  return rc;
+}
+
+/* One command of the parsed command line. */
+static int run_command(MPI_Comm comm, int rank, options o) {
   if (o.version) {
     if (rank == 0) wf_print_versions(stdout);
     return 0;

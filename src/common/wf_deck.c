@@ -203,6 +203,8 @@ typedef struct line_reader {
   const char *p;
   int line;
   int section_line; /* line of the last [section] header */
+  int overlong;     /* the last line longer than inih's buffer, 0 if none */
+  int max_len;      /* that buffer's length, less the newline */
 } line_reader;
 
 static char *read_line(char *str, int num, void *stream) {
@@ -213,7 +215,11 @@ static char *read_line(char *str, int num, void *stream) {
   if (*r->p == '[') r->section_line = r->line;
   int n = 0;
   while (*r->p && *r->p != '\n' && n < num - 2) str[n++] = *r->p++;
-  while (*r->p && *r->p != '\n') r->p++; /* overlong line: rest is dropped, inih sees a prefix */
+  if (*r->p && *r->p != '\n') { /* overlong: inih would see a prefix; on_key refuses it */
+    r->overlong = r->line;
+    r->max_len = num - 2;
+  }
+  while (*r->p && *r->p != '\n') r->p++;
   if (*r->p == '\n') str[n++] = *r->p++;
   str[n] = '\0';
   return str;
@@ -235,6 +241,12 @@ static int on_key(void *user, const char *section, const char *key, const char *
   c->fail_line = c->reader.line;
   char where[WF_DECK_TEXT_MAX];
   snprintf(where, sizeof where, "%s:%d", c->name, c->reader.line);
+  if (c->reader.overlong == c->reader.line) {
+    wf_fail(c->st, WF_ERR_INPUT, "%s: [%s] %s: line longer than %d characters", where, section,
+            key, c->reader.max_len);
+    c->failed = true;
+    return 0;
+  }
   if (section[0] == '\0') {
     wf_fail(c->st, WF_ERR_INPUT, "%s: key '%s' outside any [section]", where, key);
     c->failed = true;
@@ -278,6 +290,9 @@ int wf_deck_parse_text(wf_deck *deck, const char *text, const char *name, wf_sta
 
 int wf_deck_set(wf_deck *deck, const char *assignment, wf_status *st) {
   char buf[2 * WF_DECK_TEXT_MAX];
+  if (strlen(assignment) >= sizeof buf)
+    return wf_fail(st, WF_ERR_INPUT, "--set %.40s...: longer than %zu characters", assignment,
+                   sizeof buf - 1);
   snprintf(buf, sizeof buf, "%s", assignment);
   char *eq = strchr(buf, '=');
   char *dot = strchr(buf, '.');

@@ -19,17 +19,26 @@
 #include "md_model.h"
 #include "md_sim.h"
 #include "wf_io.h"
+#include "wf_parse.h"
 #include "wf_progress.h"
 #include "wf_wafer.h"
 
 #define LAMMPS_POTENTIALS "/usr/share/lammps/potentials"
 
+/* Unit cells per axis: at most 10^5, and at most 2^31 / 4 atoms in all (atom
+ * ids and per-rank counts are ints). */
+#define MAX_CELLS_AXIS 100000
+#define MAX_ATOMS (1LL << 29)
+
 static int check_cells(const char *v, char *why, size_t len) {
-  int c[3];
-  char end;
-  if (sscanf(v, "%dx%dx%d%c", &c[0], &c[1], &c[2], &end) == 3 && c[0] > 0 && c[1] > 0 && c[2] > 0)
-    return 0;
-  snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
+  long long c[3];
+  int rc = wf_parse_dims(v, 3, 1, MAX_CELLS_AXIS, c);
+  if (rc == WF_PARSE_OK && c[0] * c[1] * c[2] * 4 <= MAX_ATOMS) return 0;
+  if (rc == WF_PARSE_SYNTAX)
+    snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
+  else
+    snprintf(why, len, "each axis 1 .. %d cells, and at most %lld atoms in all", MAX_CELLS_AXIS,
+             MAX_ATOMS);
   return -1;
 }
 
@@ -192,7 +201,9 @@ static int lattice_spec(const wf_deck *d, const eam_potential *pot, md_lattice *
   if (!(l->a > 0))
     return wf_deck_fail(d, "eam", "lattice_constant", st,
                         "%s gives no lattice constant: set eam.lattice_constant", pot->path);
-  sscanf(wf_deck_str(d, "eam", "cells"), "%dx%dx%d", &l->cells[0], &l->cells[1], &l->cells[2]);
+  long long c[3];
+  wf_parse_dims(wf_deck_str(d, "eam", "cells"), 3, 1, MAX_CELLS_AXIS, c); /* checked by its key */
+  for (int a = 0; a < 3; a++) l->cells[a] = (int)c[a];
   l->seed = (uint64_t)wf_deck_int(d, "eam", "seed");
   return WF_OK;
 }

@@ -1,16 +1,16 @@
 #include "wf_grid.h"
 
+#include "wf_parse.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int wf_grid_parse_size(const char *text, int *nx, int *ny) {
-  int a, b, used = 0;
-  char x;
-  if (sscanf(text, " %d %c %d %n", &a, &x, &b, &used) != 3 || text[used] != '\0') return -1;
-  if ((x != 'x' && x != 'X') || a < 1 || b < 1) return -1;
-  *nx = a;
-  *ny = b;
+  long long v[2];
+  if (wf_parse_dims(text, 2, 1, WF_GRID_MAX_SIDE, v) != WF_PARSE_OK) return -1;
+  *nx = (int)v[0];
+  *ny = (int)v[1];
   return 0;
 }
 
@@ -27,12 +27,21 @@ static int read_defects(const char *text, const char *name, int phys_nx, int ny,
     p += len + (eol ? 1 : 0);
     char *hash = strchr(buf, '#');
     if (hash) *hash = '\0';
-    int x, y, used = 0;
     char rest;
     if (sscanf(buf, " %c", &rest) != 1) continue; /* blank or comment */
-    if (sscanf(buf, " %d %d %n", &x, &y, &used) != 2 || buf[used] != '\0')
-      return wf_fail(st, WF_ERR_INPUT, "%s:%d: expected 'x y' (a dead PE's physical column and row)",
-                     name, line);
+    if (len >= sizeof buf)
+      return wf_fail(st, WF_ERR_INPUT, "%s:%d: line longer than %zu characters", name, line,
+                     sizeof buf - 1);
+    const char *q = buf;
+    long long v[2];
+    int rc = wf_parse_int(&q, 0, WF_GRID_MAX_SIDE, &v[0]);
+    if (rc == WF_PARSE_OK) rc = wf_parse_int(&q, 0, WF_GRID_MAX_SIDE, &v[1]);
+    while (rc == WF_PARSE_OK && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (rc != WF_PARSE_OK || *q)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "%s:%d: expected 'x y' (a dead PE's physical column and row, each 0 .. %d)",
+                     name, line, WF_GRID_MAX_SIDE);
+    int x = (int)v[0], y = (int)v[1];
     if (x < 0 || x >= phys_nx || y < 0 || y >= ny)
       return wf_fail(st, WF_ERR_INPUT,
                      "%s:%d: dead PE (%d, %d) is outside the physical grid %dx%d (pe_grid plus "

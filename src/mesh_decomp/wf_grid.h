@@ -19,7 +19,12 @@ typedef struct wf_grid {
   long long extra_hops;  /* sum over logical links of (physical hops - 1) */
 } wf_grid;
 
-/* Parse "NXxNY" (e.g. "750x994", blanks allowed around 'x'); 0 on success. */
+/* The largest side a grid (of PEs or ranks) may have: far beyond any wafer,
+ * small enough that PE counts and indices never overflow. */
+#define WF_GRID_MAX_SIDE 1048576
+
+/* Parse "NXxNY" (e.g. "750x994", blanks allowed around 'x'), each side in
+ * [1, WF_GRID_MAX_SIDE]; 0 on success. */
 int wf_grid_parse_size(const char *text, int *nx, int *ny);
 
 /* `defects`: text of a defect map ("x y" per line, '#' comments) or NULL;

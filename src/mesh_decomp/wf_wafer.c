@@ -8,14 +8,15 @@
 static int check_pe_grid(const char *v, char *why, size_t len) {
   int nx, ny;
   if (strcmp(v, "hardware") == 0 || wf_grid_parse_size(v, &nx, &ny) == 0) return 0;
-  snprintf(why, len, "expected 'hardware' or NXxNY, e.g. 750x994");
+  snprintf(why, len, "expected 'hardware' or NXxNY, e.g. 750x994, each side 1 .. %d",
+           WF_GRID_MAX_SIDE);
   return -1;
 }
 
 static int check_rank_grid(const char *v, char *why, size_t len) {
   int px, py;
   if (strcmp(v, "auto") == 0 || wf_grid_parse_size(v, &px, &py) == 0) return 0;
-  snprintf(why, len, "expected 'auto' or PXxPY, e.g. 4x2");
+  snprintf(why, len, "expected 'auto' or PXxPY, e.g. 4x2, each side 1 .. %d", WF_GRID_MAX_SIDE);
   return -1;
 }
 

@@ -100,6 +100,19 @@ bad_input)
   expect_input_error "cannot open defect map 'nope.txt'" halo --set wafer.defects=nope.txt
   expect_input_error "unknown workload or command 'hallo'" hallo
   expect_input_error "unknown option '--bogus'" halo --bogus
+  # Numbers never wrap: 4294967312 is not 16, 4294967299 not 3.
+  expect_input_error "[wafer] pe_grid = 4294967312x16: expected 'hardware' or NXxNY" halo --set wafer.pe_grid=4294967312x16
+  expect_input_error "[wafer] rank_grid = 1x4294967297: expected 'auto' or PXxPY" halo --set wafer.rank_grid=1x4294967297
+  printf '4294967299 0\n' > wrap.txt
+  expect_input_error "wrap.txt:1: expected 'x y'" halo --set wafer.defects=wrap.txt
+  expect_input_error "[halo] iterations = 99999999999999999999: not an integer" halo --set halo.iterations=99999999999999999999
+  # A line too long for the reader is an error, not a value cut short.
+  printf '[halo]\nwidth = 1%0300d\n' 0 | tr 0 ' ' > long.ini
+  expect_input_error "long.ini:2: [halo] width: line longer than" halo long.ini
+  # Any number of --set arguments, the last of each key winning.
+  sets=(); for i in $(seq 300); do sets+=(--set halo.iterations=$i); done
+  run halo "${sets[@]}" --set wafer.pe_grid=8x8 --json many.json > /dev/null
+  expect "json many.json \"j['halo']['iterations'] == 300\"" "300 --set arguments: the last one did not win"
   ;;
 info)
   printf '[halo]\nwidth = 2\n' > deck.ini
@@ -133,6 +146,7 @@ fidelity)
   root=$(cd "$here/../.." && pwd)
   run fidelity "$root/inputs/fidelity" --json f.json > f.txt
   expect "[ $? -eq 0 ]" "wafer fidelity failed"
+  expect "json f.json \"j['status'] == ('ok' if j['inside'] == j['count'] else 'outside')\"" "fidelity status"
   cat > pins.py <<'PY'
 import json, sys
 pins = {"SC20 BiCGStab": (1.1103, 1.2166), "GB24 EAM Cu": (1.5121, 1.9568),

@@ -206,6 +206,8 @@ bad_input)
   expect "grep -q 'last good checkpoint: ck.h5, step [1-9][0-9]*0)' out.txt" "no last good checkpoint named"
   eam --set eam.crosscheck=none --set eam.restart=ck.h5 --set eam.dt=0.001 --set eam.steps=300 > /dev/null 2>&1
   expect "[ $? -eq 0 ]" "restart from the last good checkpoint failed"
+  # Cell counts never wrap (2^32 + 4 is not 4).
+  msg 2 "cells = 4294967300x4x4: each axis 1 .. 100000 cells" --set eam.cells=4294967300x4x4
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

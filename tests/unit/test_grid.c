@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "wf_grid.h"
+#include "wf_parse.h"
 
 static void test_parse_size(void) {
   int nx, ny;
@@ -13,6 +14,29 @@ static void test_parse_size(void) {
   CU_ASSERT_EQUAL(wf_grid_parse_size("0x4", &nx, &ny), -1);
   CU_ASSERT_EQUAL(wf_grid_parse_size("3y4", &nx, &ny), -1);
   CU_ASSERT_EQUAL(wf_grid_parse_size("3x4x5", &nx, &ny), -1);
+  /* no wrapping: 2^32 + 16 is not 16; the largest side is accepted, one more not */
+  CU_ASSERT_EQUAL(wf_grid_parse_size("4294967312x16", &nx, &ny), -1);
+  CU_ASSERT_EQUAL(wf_grid_parse_size("1048576x1", &nx, &ny), 0);
+  CU_ASSERT_EQUAL(wf_grid_parse_size("1048577x1", &nx, &ny), -1);
+  CU_ASSERT_EQUAL(wf_grid_parse_size("-3x4", &nx, &ny), -1);
+}
+
+static void test_parse_numbers(void) {
+  long long v[3];
+  const char *p = " 42 rest";
+  CU_ASSERT_EQUAL(wf_parse_int(&p, 0, 100, &v[0]), WF_PARSE_OK);
+  CU_ASSERT_EQUAL(v[0], 42);
+  CU_ASSERT_STRING_EQUAL(p, " rest");
+  p = "99999999999999999999"; /* beyond long long: out of range, not wrapped */
+  CU_ASSERT_EQUAL(wf_parse_int(&p, 0, 100, &v[0]), WF_PARSE_RANGE);
+  p = "x1";
+  CU_ASSERT_EQUAL(wf_parse_int(&p, 0, 100, &v[0]), WF_PARSE_SYNTAX);
+  CU_ASSERT_EQUAL(wf_parse_dims("8x8x8", 3, 1, 10, v), WF_PARSE_OK);
+  CU_ASSERT(v[0] == 8 && v[1] == 8 && v[2] == 8);
+  CU_ASSERT_EQUAL(wf_parse_dims("4294967300x4x4", 3, 1, 100000, v), WF_PARSE_RANGE);
+  CU_ASSERT_EQUAL(wf_parse_dims("4294967300x4", 3, 1, 100000, v), WF_PARSE_SYNTAX);
+  CU_ASSERT_EQUAL(wf_parse_dims("8x8x8x", 3, 1, 10, v), WF_PARSE_SYNTAX);
+  CU_ASSERT_EQUAL(wf_parse_dims("8 x 8 x 8 ", 3, 1, 10, v), WF_PARSE_OK);
 }
 
 static void test_no_defects(void) {
@@ -71,6 +95,7 @@ static void test_bad_maps(void) {
 void add_grid_tests(void) {
   CU_pSuite s = CU_add_suite("grid and defect map", NULL, NULL);
   CU_add_test(s, "NXxNY parsing", test_parse_size);
+  CU_add_test(s, "strict numbers", test_parse_numbers);
   CU_add_test(s, "no defects", test_no_defects);
   CU_add_test(s, "logical rows skip dead PEs", test_mapping);
   CU_add_test(s, "bad defect maps", test_bad_maps);
