@@ -565,7 +565,7 @@ static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_a
   if (!path[0]) return WF_OK;
   long long n = atoms->nlocal, natoms;
   MPI_Allreduce(&n, &natoms, 1, MPI_LONG_LONG, MPI_SUM, run->comm);
-  if (md_checkpoint_read(path, dom, natoms, atoms, step, st) != WF_OK)
+  if (md_checkpoint_read(path, dom, natoms, s->pot.nelements, atoms, step, st) != WF_OK)
     return wf_deck_blame(run->deck, "eam", "restart", st);
   if (*step >= s->steps)
     return wf_deck_fail(run->deck, "eam", "steps", st,
@@ -575,8 +575,6 @@ static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_a
   return WF_OK;
 }
 
-/* The thermo plot: rank 0 writes the rows (ours, then LAMMPS's) to a
- * temporary file and runs scripts/plot_thermo.py on it. */
 /* Thermo rows, wafer's (code 0) then LAMMPS's (code 1), for
  * scripts/plot_thermo.py. */
 typedef struct thermo_plot {

@@ -1,5 +1,6 @@
 #include "md_checkpoint.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,45 @@ int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a,
   return rc;
 }
 
-int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, md_atoms *a,
-                       long long *step, wf_status *st) {
+static int by_id(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* What a checkpoint holds must be a state this code can run: a step >= 0,
+ * ids >= 1 and unique, species of the potential, finite numbers. The same
+ * test on every rank (each reads everything), so no agreement is needed. */
+static int validate(const char *path, long long step, const int64_t *id, const int64_t *type,
+                    const double *x, const double *vel, size_t n, int nspecies, wf_status *st) {
+  if (step < 0) return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': step %lld is negative", path, step);
+  for (size_t i = 0; i < n; i++) {
+    if (id[i] < 1)
+      return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom id %lld is not positive", path,
+                     (long long)id[i]);
+    if (type[i] < 0 || type[i] >= nspecies)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "checkpoint '%s': atom %lld has species %lld, the potential has %d element(s)",
+                     path, (long long)id[i], (long long)type[i], nspecies);
+    for (int c = 0; c < 3; c++)
+      if (!isfinite(x[3 * i + c]) || !isfinite(vel[3 * i + c]))
+        return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld has a non-finite position or velocity",
+                       path, (long long)id[i]);
+  }
+  int64_t *sorted = malloc((n + 1) * sizeof *sorted);
+  if (!sorted) return wf_fail(st, WF_ERR_RUNTIME, "out of memory checking '%s'", path);
+  memcpy(sorted, id, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, by_id);
+  int rc = WF_OK;
+  for (size_t i = 1; i < n && rc == WF_OK; i++)
+    if (sorted[i] == sorted[i - 1])
+      rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom id %lld appears twice", path,
+                   (long long)sorted[i]);
+  free(sorted);
+  return rc;
+}
+
+int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
+                       md_atoms *a, long long *step, wf_status *st) {
   /* every rank reads everything and keeps its own: restarts may use another
    * rank count */
   size_t n = (size_t)natoms;
@@ -52,6 +90,7 @@ int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, m
   wf_ckpt_var v[NVARS];
   describe(v, box, id, type, x, vel, n, 0, n, d->rank, true);
   int rc = wf_checkpoint_read(d->comm, path, step, v, NVARS, st);
+  if (rc == WF_OK) rc = validate(path, *step, id, type, x, vel, n, nspecies, st);
   for (int c = 0; rc == WF_OK && c < 3; c++)
     if (box[c] != d->box.lo[c] || box[3 + c] != d->box.len[c])
       rc = wf_fail(st, WF_ERR_INPUT,

@@ -16,8 +16,10 @@
 int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a, long long step,
                         wf_status *st);
 /* Replace `a`'s owned atoms by this rank's share of the checkpoint's, which
- * must hold `natoms` atoms in the same box. Collective. */
-int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, md_atoms *a,
-                       long long *step, wf_status *st);
+ * must hold `natoms` atoms in the same box, with a step >= 0, unique ids >= 1,
+ * species below `nspecies` and finite numbers (input errors otherwise).
+ * Collective. */
+int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
+                       md_atoms *a, long long *step, wf_status *st);
 
 #endif

@@ -314,8 +314,6 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
   return rc;
 }
 
-/* The convergence plot: rank 0 writes the history to a temporary file and
- * runs scripts/plot_history.py on it (matplotlib). */
 /* The residual history, one value a line (scripts/plot_history.py). */
 static void write_history(FILE *f, const void *data) {
   const st_result *res = data;

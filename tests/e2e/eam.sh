@@ -206,6 +206,22 @@ bad_input)
   expect "grep -q 'last good checkpoint: ck.h5, step [1-9][0-9]*0)' out.txt" "no last good checkpoint named"
   eam --set eam.crosscheck=none --set eam.restart=ck.h5 --set eam.dt=0.001 --set eam.steps=300 > /dev/null 2>&1
   expect "[ $? -eq 0 ]" "restart from the last good checkpoint failed"
+  # A checkpoint that does not describe a state this run can continue is an
+  # input error, not a crash: species out of range, a negative step, an id twice.
+  eam --set eam.crosscheck=none --set eam.steps=10 --set eam.checkpoint=good.h5 > /dev/null 2>&1
+  for what in species step id; do
+    cp good.h5 bad_$what.h5
+    /usr/bin/python3 - bad_$what.h5 $what <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    if sys.argv[2] == "species": f["species"][5] = 9
+    elif sys.argv[2] == "step": f.attrs["step"] = -3
+    else: f["id"][7] = f["id"][3]
+PY
+  done
+  msg 2 "has species 9, the potential has 1 element" --set eam.restart=bad_species.h5 --set eam.steps=20
+  msg 2 "step -3 is negative" --set eam.restart=bad_step.h5 --set eam.steps=20
+  msg 2 "appears twice" --set eam.restart=bad_id.h5 --set eam.steps=20
   # Cell counts never wrap (2^32 + 4 is not 4).
   msg 2 "cells = 4294967300x4x4: each axis 1 .. 100000 cells" --set eam.cells=4294967300x4x4
   ;;
