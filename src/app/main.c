@@ -135,6 +135,20 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_json_str(j, "workload", wl->name);
   wf_json_str(j, "version", wf_version());
   wf_status_clear(st);
+  /* Files first: an output that cannot be written, or that would overwrite
+   * an input or another output, is found before any work starts. */
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const char *names[MAX_SECTIONS] = {"wafer", "output"};
+  int nnames = 2;
+  for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
+  if (rank == 0) wf_deck_check_files(deck, names, nnames, st);
+  wf_status_bcast(comm, st);
+  if (st->code != WF_OK) {
+    wf_json_str(j, "status", "error");
+    wf_json_str(j, "error", st->msg);
+    return st->code;
+  }
   if (split_roles(comm, wl, deck, &roles, st) != WF_OK) {
     wf_json_str(j, "status", "error");
     wf_json_str(j, "error", st->msg);

@@ -1,14 +1,18 @@
 #include "wf_deck.h"
-#include "wf_strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wf_strbuf.h"
 
 static const char *type_name(wf_key_type t) {
   switch (t) {
@@ -17,6 +21,8 @@ static const char *type_name(wf_key_type t) {
   case WF_KEY_BOOL: return "bool";
   case WF_KEY_STRING: return "string";
   case WF_KEY_CHOICE: return "choice";
+  case WF_KEY_INPUT: return "input file";
+  case WF_KEY_OUTPUT: return "output file";
   }
   return "?";
 }
@@ -91,7 +97,9 @@ int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len)
     if (!choice_allowed(key->choices, value))
       return snprintf(why, len, "not one of %s", key->choices), -1;
     break;
-  case WF_KEY_STRING: break;
+  case WF_KEY_STRING:
+  case WF_KEY_INPUT:
+  case WF_KEY_OUTPUT: break;
   }
   if (key->check) return key->check(value, why, len) == 0 ? 0 : -1;
   return 0;
@@ -414,4 +422,94 @@ void wf_deck_print_reference(const wf_section *const *sections, int nsections, F
               key->def[0] ? key->def : "\"\"", allowed, key->help);
     }
   }
+}
+
+/* ---- files a run reads and writes ---- */
+
+/* A file's identity, whether it exists or not: its directory's device and
+ * inode, and its name in it ("out.h5", "./out.h5" and "/abs/out.h5" are the
+ * same file). Fails if the directory does not exist. */
+typedef struct file_id {
+  bool set;
+  dev_t dev;
+  ino_t ino;
+  char dir[PATH_MAX];
+  const char *name;
+} file_id;
+
+static int identify(const char *path, file_id *f) {
+  const char *slash = strrchr(path, '/');
+  f->name = slash ? slash + 1 : path;
+  if (!slash) snprintf(f->dir, sizeof f->dir, ".");
+  else if (slash == path) snprintf(f->dir, sizeof f->dir, "/");
+  else snprintf(f->dir, sizeof f->dir, "%.*s", (int)(slash - path), path);
+  struct stat sb;
+  if (stat(f->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return -1;
+  f->dev = sb.st_dev;
+  f->ino = sb.st_ino;
+  f->set = true;
+  return 0;
+}
+
+static bool same_file(const file_id *a, const file_id *b) {
+  return a->set && b->set && a->dev == b->dev && a->ino == b->ino && strcmp(a->name, b->name) == 0;
+}
+
+/* Can this process create a file in `dir`? (A probe file, created and
+ * removed: access() says yes to root on a read-only file system.) */
+static bool writable_dir(const char *dir) {
+  char probe[PATH_MAX];
+  snprintf(probe, sizeof probe, "%s/.wafer-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0) return false;
+  close(fd);
+  unlink(probe);
+  return true;
+}
+
+static bool in_sections(const char *name, const char *const *sections, int n) {
+  if (!sections) return true;
+  for (int i = 0; i < n; i++)
+    if (strcmp(sections[i], name) == 0) return true;
+  return false;
+}
+
+int wf_deck_check_files(const wf_deck *deck, const char *const *sections, int nsections,
+                        wf_status *st) {
+  int n = deck->nentries;
+  file_id *ids = calloc((size_t)n + 1, sizeof *ids);
+  if (!ids) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  int rc = WF_OK;
+  for (int e = 0; e < n && rc == WF_OK; e++) {
+    const wf_entry *en = &deck->entries[e];
+    wf_key_type t = en->key->type;
+    if ((t != WF_KEY_INPUT && t != WF_KEY_OUTPUT) || !en->value[0] ||
+        !in_sections(en->section->name, sections, nsections))
+      continue;
+    if (identify(en->value, &ids[e]) != 0) {
+      if (t == WF_KEY_OUTPUT)
+        rc = wf_deck_fail(deck, en->section->name, en->key->name, st,
+                          "its directory %s does not exist", ids[e].dir);
+      continue; /* a missing input is reported by whoever opens it */
+    }
+    if (t == WF_KEY_OUTPUT && !writable_dir(ids[e].dir))
+      rc = wf_deck_fail(deck, en->section->name, en->key->name, st, "cannot create files in %s",
+                        ids[e].dir);
+  }
+  /* Every output against every other file the run names. */
+  for (int a = 0; a < n && rc == WF_OK; a++) {
+    const wf_entry *ea = &deck->entries[a];
+    if (ea->key->type != WF_KEY_OUTPUT) continue;
+    for (int b = 0; b < n && rc == WF_OK; b++) {
+      const wf_entry *eb = &deck->entries[b];
+      if (b == a || !same_file(&ids[a], &ids[b])) continue;
+      if (eb->key->type == WF_KEY_OUTPUT && b < a) continue; /* reported once */
+      rc = wf_deck_fail(deck, ea->section->name, ea->key->name, st,
+                        "the same file as [%s] %s, which the run %s: it would be lost",
+                        eb->section->name, eb->key->name,
+                        eb->key->type == WF_KEY_INPUT ? "reads" : "writes too");
+    }
+  }
+  free(ids);
+  return rc;
 }

@@ -19,6 +19,9 @@ typedef enum {
   WF_KEY_BOOL,   /* true/false, yes/no, on/off, 1/0 */
   WF_KEY_STRING, /* free text, optionally checked by `check` */
   WF_KEY_CHOICE, /* one of `choices` ("a|b|c") */
+  WF_KEY_INPUT,  /* a file the run reads ('' = none) */
+  WF_KEY_OUTPUT, /* a file the run writes ('' = none): checked writable, and distinct from
+                    every input and every other output, before any work starts */
 } wf_key_type;
 
 typedef struct wf_key {
@@ -76,6 +79,13 @@ double wf_deck_real(const wf_deck *deck, const char *section, const char *key);
 bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key);
 const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key);
 const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key);
+
+/* Before a run: every output file's directory exists and is writable, and
+ * no output is an input or another output (compared as absolute paths, so
+ * "out.h5" and "./out.h5" collide). Only sections a run reads are given
+ * (`sections`, NULL = all). Input errors name both keys. */
+int wf_deck_check_files(const wf_deck *deck, const char *const *sections, int nsections,
+                        wf_status *st);
 
 /* "" or the message of the first getter call with an undeclared key. */
 const char *wf_deck_bug(const wf_deck *deck);

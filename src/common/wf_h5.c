@@ -209,7 +209,7 @@ void wf_h5_discard(wf_h5file *f) {
 }
 
 static const wf_key output_keys[] = {
-    {"file", WF_KEY_STRING, "", 0, 0, NULL,
+    {"file", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "HDF5 file for the run's fields and deck ('' = no file); an XDMF sidecar goes beside it",
      NULL},
 };

@@ -27,7 +27,7 @@ static const wf_key wafer_keys[] = {
      "logical PE grid NXxNY, or 'hardware' for the whole wafer (wse2: 750x994)", check_pe_grid},
     {"rank_grid", WF_KEY_STRING, "auto", 0, 0, NULL,
      "MPI rank grid PXxPY, or 'auto' (shortest block perimeter)", check_rank_grid},
-    {"defects", WF_KEY_STRING, "", 0, 0, NULL,
+    {"defects", WF_KEY_INPUT, "", 0, 0, NULL,
      "defect map: file of dead physical PEs, one 'x y' per line ('' = none)", NULL},
     {"spare_columns", WF_KEY_INT, "0", 0, 4096, NULL,
      "physical PE columns beyond pe_grid that dead PEs are skipped into", NULL},

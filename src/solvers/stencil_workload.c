@@ -67,7 +67,7 @@ static const wf_key stencil_keys[] = {
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project this mesh onto the wafer (no allocation, no solve): for meshes too big here",
      NULL},
-    {"plot", WF_KEY_STRING, "", 0, 0, NULL,
+    {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "PNG file for the convergence plot ('' = none; needs python3-matplotlib)", NULL},
     {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
      "measure STREAM triad on this machine to report the fraction of it reached", NULL},

@@ -105,6 +105,15 @@ bad_input)
   expect_input_error "cannot open defect map 'nope.txt'" halo --set wafer.defects=nope.txt
   expect_input_error "unknown workload or command 'hallo'" hallo
   expect_input_error "unknown option '--bogus'" halo --bogus
+  # Outputs are checked before any work starts: a directory that does not
+  # exist, or one this process cannot create files in.
+  for case in "nodir/x.h5|its directory nodir does not exist" "/proc/x.h5|cannot create files in /proc"; do
+    path=${case%%|*} want=${case#*|}
+    run halo --set output.file=$path --json o.json > /dev/null 2> stderr.txt
+    rc=$?
+    expect "[ $rc -eq 2 ] && grep -qF -- \"[output] file = $path: $want\" stderr.txt && [ ! -e o.json ]" \
+           "output $path: exit $rc, $(cat stderr.txt)"
+  done
   # Numbers never wrap: 4294967312 is not 16, 4294967299 not 3.
   expect_input_error "[wafer] pe_grid = 4294967312x16: expected 'hardware' or NXxNY" halo --set wafer.pe_grid=4294967312x16
   expect_input_error "[wafer] rank_grid = 1x4294967297: expected 'auto' or PXxPY" halo --set wafer.rank_grid=1x4294967297

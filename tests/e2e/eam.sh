@@ -222,6 +222,12 @@ PY
   msg 2 "has species 9, the potential has 1 element" --set eam.restart=bad_species.h5 --set eam.steps=20
   msg 2 "step -3 is negative" --set eam.restart=bad_step.h5 --set eam.steps=20
   msg 2 "appears twice" --set eam.restart=bad_id.h5 --set eam.steps=20
+  # No output may overwrite an input or another output ("./x" is "x").
+  msg 2 "file = good.h5: the same file as .eam. restart, which the run reads" --set eam.restart=good.h5 --set output.file=good.h5 --set eam.steps=20
+  msg 2 "file = run.h5: the same file as .eam. checkpoint, which the run writes too" --set eam.checkpoint=./run.h5 --set output.file=run.h5
+  msg 2 "checkpoint = good.h5: the same file as .eam. restart" --set eam.restart=good.h5 --set eam.checkpoint=good.h5 --set eam.steps=20
+  msg 2 "write_data = overlap.data: the same file as .eam. data" --set eam.data=overlap.data --set eam.write_data=overlap.data
+  expect "[ ! -e run.h5 ] && [ -s good.h5 ]" "a refused run wrote or touched a file"
   # Cell counts never wrap (2^32 + 4 is not 4).
   msg 2 "cells = 4294967300x4x4: each axis 1 .. 100000 cells" --set eam.cells=4294967300x4x4
   ;;
