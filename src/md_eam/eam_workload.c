@@ -474,6 +474,8 @@ static void compare(wf_run *run, const setup *s, const crosscheck *x, const hist
 typedef struct trajectory {
   md_h5md *h5; /* NULL: no output file */
   long long every, first, last;
+  bool failed;          /* writing it failed (as opposed to the run) */
+  long long last_frame; /* step of the last frame written */
 } trajectory;
 
 static bool frame_at(const trajectory *t, long long step) {
@@ -519,7 +521,7 @@ static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
  * so that a restart from it continues bit for bit), the cross-check's forces,
  * progress. *seconds: the loop's time, slowest rank. */
 static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck *x, history *h,
-                     checkpoints *ck, const trajectory *traj, double *seconds, wf_status *st) {
+                     checkpoints *ck, trajectory *traj, double *seconds, wf_status *st) {
   int rc = WF_OK;
   wf_progress prog;
   long long first = sim->step;
@@ -539,7 +541,11 @@ static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck 
     }
     if (rc == WF_OK && (at_checkpoint || (last && ck->path[0])) && ck->path[0])
       rc = write_checkpoint(sim, ck, st);
-    if (rc == WF_OK && traj->h5 && frame_at(traj, sim->step)) rc = md_h5md_frame(traj->h5, sim, st);
+    if (rc == WF_OK && traj->h5 && frame_at(traj, sim->step)) {
+      rc = md_h5md_frame(traj->h5, sim, st);
+      traj->failed = rc != WF_OK;
+      if (rc == WF_OK) traj->last_frame = sim->step;
+    }
     wf_progress_tick(&prog, (long)(sim->step - first));
   }
   double t = MPI_Wtime() - t0;
@@ -548,9 +554,13 @@ static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck 
     if (ck->last_step >= 0)
       wf_wrap(st, "at step %lld (last good checkpoint: %s, step %lld)", sim->step, ck->path,
               ck->last_step);
+    else if (ck->path[0])
+      wf_wrap(st, "at step %lld (no checkpoint written yet to %s: the first was due at step %lld)",
+              sim->step, ck->path,
+              ck->every > 0 ? (first / ck->every + 1) * ck->every : s->steps);
     else
-      wf_wrap(st, "at step %lld (no checkpoint written: set eam.checkpoint and "
-                  "eam.checkpoint_every to keep one)",
+      wf_wrap(st, "at step %lld (no checkpoint: set eam.checkpoint and eam.checkpoint_every to "
+                  "keep one)",
               sim->step);
   }
   return rc;
@@ -786,17 +796,27 @@ static int eam_run(wf_run *run, wf_status *st) {
   const char *h5path = wf_deck_str(run->deck, "output", "file");
   md_h5md h5;
   trajectory traj = {h5path[0] ? &h5 : NULL, wf_deck_int(run->deck, "eam", "dump_every"), step0,
-                     s.steps};
+                     s.steps, false, step0};
   if (rc == WF_OK && traj.h5) {
     rc = md_h5md_create(&h5, run, h5path, &sim, frame_count(&traj), st);
     if (rc == WF_OK) rc = md_h5md_frame(&h5, &sim, st);
     else traj.h5 = NULL;
+    traj.last_frame = sim.step;
   }
   double seconds = 0;
   if (rc == WF_OK) rc = integrate(run, &s, &sim, &x, &h, &ck, &traj, &seconds, st);
-  if (traj.h5) {
-    if (rc == WF_OK) rc = md_h5md_close(&h5, h.rows, h.n, s.par.dt, st);
-    else md_h5md_discard(&h5);
+  if (traj.h5 && rc == WF_OK) {
+    rc = md_h5md_close(&h5, h.rows, h.n, s.par.dt, st);
+  } else if (traj.h5 && rc == WF_ERR_RUNTIME && !traj.failed) {
+    /* The run failed, the file did not: keep every frame written so far. */
+    wf_status kept;
+    if (md_h5md_close(&h5, h.rows, h.n, s.par.dt, &kept) == WF_OK) {
+      size_t len = strlen(st->msg);
+      snprintf(st->msg + len, sizeof st->msg - len, "; the trajectory up to step %lld is kept in %s",
+               traj.last_frame, h5path);
+    }
+  } else if (traj.h5) {
+    md_h5md_discard(&h5);
   }
   if (rc == WF_OK && s.lammps) rc = run_lammps(run, &s, &x, sim.step - step0, st);
   const char *out_data = wf_deck_str(run->deck, "eam", "write_data");

@@ -55,6 +55,21 @@ static hid_t dataset(hid_t parent, const char *name, hid_t type, int ndim, const
 }
 
 /* Collective write of a block at `start` of size `count`; only rank 0 has data. */
+/* A time series: one chunk a frame, so that a run that ends early can cut it
+ * to the frames it wrote (H5Dset_extent) instead of leaving empty frames. */
+static hid_t series(hid_t parent, const char *name, hid_t type, int ndim, const hsize_t *dims) {
+  if (dims[0] == 0) return dataset(parent, name, type, ndim, dims);
+  hsize_t chunk[3] = {1, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
+  hid_t s = H5Screate_simple(ndim, dims, NULL);
+  hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = p < 0 || H5Pset_chunk(p, ndim, chunk) < 0
+                ? -1
+                : H5Dcreate2(parent, name, type, s, H5P_DEFAULT, p, H5P_DEFAULT);
+  if (p >= 0) H5Pclose(p);
+  H5Sclose(s);
+  return d;
+}
+
 static herr_t write_block(hid_t dset, hid_t type, hid_t dxpl, bool mine, int ndim,
                           const hsize_t *start, const hsize_t *count, const void *data) {
   hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(ndim, count, NULL);
@@ -77,9 +92,9 @@ static herr_t element(hid_t parent, const char *name, long long n, int inner_ndi
   hid_t g = group(parent, name);
   if (g < 0) return -1;
   hsize_t dims[3] = {(hsize_t)n, inner_ndim > 0 ? inner[0] : 0, inner_ndim > 1 ? inner[1] : 0};
-  out[0] = dataset(g, "step", H5T_NATIVE_INT64, 1, dims);
-  out[1] = dataset(g, "time", H5T_NATIVE_DOUBLE, 1, dims);
-  out[2] = dataset(g, "value", H5T_NATIVE_DOUBLE, 1 + inner_ndim, dims);
+  out[0] = series(g, "step", H5T_NATIVE_INT64, 1, dims);
+  out[1] = series(g, "time", H5T_NATIVE_DOUBLE, 1, dims);
+  out[2] = series(g, "value", H5T_NATIVE_DOUBLE, 1 + inner_ndim, dims);
   herr_t rc = out[0] < 0 || out[1] < 0 || out[2] < 0 ? -1 : 0;
   if (rc == 0) rc = attr_str(out[1], "unit", "ps");
   if (rc == 0 && unit[0]) rc = attr_str(out[2], "unit", unit);
@@ -208,6 +223,19 @@ int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
 int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st) {
   int rank;
   MPI_Comm_rank(h->f.comm, &rank);
+  herr_t cut = 0;
+  if (h->frame < h->nframes) /* a run that ended early keeps the frames it wrote */
+    for (int k = 0; k < 3 && cut == 0; k++) {
+      hsize_t dims[3];
+      for (int v = 0; v < 2 && cut == 0; v++) {
+        hid_t d = v ? h->vel[k] : h->pos[k];
+        hid_t space = H5Dget_space(d);
+        int nd = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+        if (space >= 0) H5Sclose(space);
+        dims[0] = (hsize_t)h->frame;
+        cut = nd < 0 ? -1 : H5Dset_extent(d, dims);
+      }
+    }
   close_all(h->pos, 3);
   close_all(h->vel, 3);
   static const char *names[5] = {"temperature", "potential_energy", "kinetic_energy",
@@ -217,7 +245,7 @@ int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, w
   double *time = malloc(((size_t)nrows + 1) * sizeof *time);
   double *value = malloc(((size_t)nrows + 1) * sizeof *value);
   hid_t obs = group(h->f.file, "observables");
-  herr_t err = !step || !time || !value || obs < 0 ? -1 : 0;
+  herr_t err = cut < 0 || !step || !time || !value || obs < 0 ? -1 : 0;
   for (int i = 0; err == 0 && i < nrows; i++) step[i] = rows[i].step, time[i] = rows[i].step * dt;
   hsize_t zero = 0, n = (hsize_t)nrows;
   for (int k = 0; k < 5 && err == 0; k++) {

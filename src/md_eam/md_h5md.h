@@ -30,7 +30,9 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
                    long long nframes, wf_status *st);
 /* Append the current positions and velocities. Collective. */
 int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st);
-/* Write the thermo rows as observables, close and rename. Collective. */
+/* Write the thermo rows as observables, close and rename. A run that ended
+ * early (a blow-up) keeps the frames written so far: the time series are cut
+ * to them. Collective. */
 int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st);
 /* Drop the file (error path). Collective. */
 void md_h5md_discard(md_h5md *h);

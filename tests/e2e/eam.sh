@@ -202,8 +202,15 @@ bad_input)
   # A timestep far too large: the run blows up, stops with a message, and
   # its last checkpoint is good (a restart from it with a sane timestep runs).
   msg 1 "blown up" --set eam.dt=0.025 --set eam.steps=2000 --set eam.checkpoint=ck.h5 \
-      --set eam.checkpoint_every=10
+      --set eam.checkpoint_every=10 --set output.file=blow.h5 --set eam.dump_every=10
   expect "grep -q 'last good checkpoint: ck.h5, step [1-9][0-9]*0)' out.txt" "no last good checkpoint named"
+  # The trajectory written before the blow-up is kept, cut to its frames, and named.
+  expect "grep -q 'trajectory up to step [1-9][0-9]*0 is kept in blow.h5' out.txt" "blow-up: trajectory not named"
+  expect "/usr/bin/python3 -c \"import h5py,sys; p=h5py.File('blow.h5')['particles/all/position']; s=p['step'][:]; sys.exit(0 if len(s) > 2 and s[0] == 0 and all(s[1:] > 0) and len(p['value']) == len(s) else 1)\"" \
+         "blow-up: the frames written before it are lost or padded"
+  # A checkpoint was asked for but not due yet: the message says so, not 'set one'.
+  msg 1 "no checkpoint written yet to ck2.h5: the first was due at step 1000" --set eam.dt=0.025 \
+      --set eam.steps=2000 --set eam.checkpoint=ck2.h5 --set eam.checkpoint_every=1000
   eam --set eam.crosscheck=none --set eam.restart=ck.h5 --set eam.dt=0.001 --set eam.steps=300 > /dev/null 2>&1
   expect "[ $? -eq 0 ]" "restart from the last good checkpoint failed"
   # A checkpoint that does not describe a state this run can continue is an
