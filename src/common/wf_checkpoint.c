@@ -9,7 +9,10 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const w
   wf_h5file f;
   wf_status_clear(st);
   if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
-  int rc = wf_h5_attr_int(&f, "step", step, st);
+  double bytes = 0;
+  for (int i = 0; i < nvars; i++) bytes += 8.0 * (double)vars[i].global_n;
+  int rc = wf_h5_reserve(&f, bytes, st);
+  if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
   for (int i = 0; i < nvars && rc == WF_OK; i++) {
     wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
                      .count = &vars[i].count};

@@ -1,6 +1,10 @@
+#define _GNU_SOURCE /* fallocate(2) with FALLOC_FL_KEEP_SIZE: Linux */
 #include "wf_h5.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,34 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   f->dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
   return WF_OK;
+}
+
+/* HDF5's own structures (superblock, groups, attributes, chunk indexes) on
+ * top of the data: a generous margin. */
+#define METADATA_MARGIN (1.0 * 1024 * 1024)
+
+int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(f->comm, &rank);
+  wf_status_clear(st);
+  double want = bytes * 1.02 + METADATA_MARGIN;
+  if (rank == 0) {
+    int fd = open(f->tmp, O_WRONLY);
+    int err = fd < 0 ? errno : 0;
+    if (!err && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)want) != 0) err = errno;
+    if (fd >= 0) close(fd);
+    if (err == EOPNOTSUPP || err == ENOSYS) { /* no allocation here: check the free space */
+      struct statvfs vfs;
+      err = statvfs(f->tmp, &vfs) != 0 ? errno
+            : (double)vfs.f_bavail * (double)vfs.f_frsize < want ? ENOSPC
+                                                                : 0;
+    }
+    if (err)
+      wf_fail(st, WF_ERR_RUNTIME, "'%s' needs about %.3g MB of disk: %s", f->path, want / 1e6,
+              strerror(err));
+  }
+  wf_status_bcast(f->comm, st);
+  return st->code;
 }
 
 int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,

@@ -54,6 +54,13 @@ int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st);
 int wf_h5_attr_int(wf_h5file *f, const char *name, long long value, wf_status *st);
 /* Close, rename to the final name, write the XDMF sidecar. Collective. */
 int wf_h5_close(wf_h5file *f, wf_status *st);
+/* Reserve `bytes` of disk for the file before writing its data (the data's
+ * size plus a margin for HDF5's metadata). A full disk is then found here,
+ * as a clean error on every rank, instead of inside HDF5's collective writes,
+ * where ranks that see the error and ranks that do not wait for each other
+ * forever. The space is allocated (fallocate, keeping the file's size) where
+ * the file system can; elsewhere its free space is checked. Collective. */
+int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st);
 /* Close and delete the temporary file (error path). Collective. */
 void wf_h5_discard(wf_h5file *f);
 

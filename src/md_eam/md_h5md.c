@@ -168,6 +168,12 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   h->natoms = sim->natoms;
   h->nframes = nframes;
   if (wf_run_h5_create(run, path, &h->f, st) != WF_OK) return st->code;
+  /* positions and velocities of every frame, ids and species, observables */
+  double bytes = (double)nframes * (double)h->natoms * 48 + (double)h->natoms * 16 + nframes * 32.0;
+  if (wf_h5_reserve(&h->f, bytes, st) != WF_OK) {
+    md_h5md_discard(h);
+    return st->code;
+  }
   /* species as a vector so that the id-sorted gather carries it */
   const md_atoms *a = &sim->atoms;
   md_vec *t = malloc(((size_t)a->nlocal + 1) * sizeof *t);
@@ -207,10 +213,15 @@ int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
     int64_t step = sim->step;
     double time = (double)sim->step * sim->par.dt;
     wf_status_clear(st);
-    if (write_block(ids[k][0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, count, &step) < 0 ||
-        write_block(ids[k][1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, count, &time) < 0 ||
-        write_block(ids[k][2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 3, start, count, rows) < 0)
-      wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed", h->frame,
+    /* Collective writes: every rank makes every call, whatever failed
+     * before on it (a rank that skipped one would leave the others waiting
+     * in it); the errors are combined afterwards. */
+    herr_t e[3];
+    e[0] = write_block(ids[k][0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, count, &step);
+    e[1] = write_block(ids[k][1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, count, &time);
+    e[2] = write_block(ids[k][2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 3, start, count, rows);
+    if (e[0] < 0 || e[1] < 0 || e[2] < 0)
+      wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed (disk full?)", h->frame,
               h->f.path);
     free(rows);
     wf_status_agree(comm, st);

@@ -294,6 +294,12 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
   }
   wf_h5file f;
   int rc = wf_run_h5_create(run, path, &f, st);
+  /* solution, residual, error (manufactured), the history */
+  double bytes = 8.0 * (double)m->n_global * (manufactured ? 3 : 2) + 8.0 * res->history_len;
+  if (rc == WF_OK && wf_h5_reserve(&f, bytes, st) != WF_OK) {
+    wf_h5_discard(&f);
+    rc = st->code;
+  }
   if (rc == WF_OK) {
     unsigned long long n = (unsigned long long)res->history_len, zero = 0;
     unsigned long long cnt = run->rank == 0 ? n : 0;
