@@ -10,7 +10,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # oversubscription. Set for the commands below only, never in your shell.
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build run test test-asan clean
+.PHONY: all setup build run test test-asan test-valgrind clean
 
 all: build
 
@@ -36,5 +36,12 @@ test-asan: setup
 	cd build-asan && ctest --output-on-failure -L unit
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L "mpi|e2e"
 
+# The unit tests under valgrind's memcheck (errors and leaks are failures).
+# A build of its own without -march=native: valgrind does not know AVX-512.
+test-valgrind: setup
+	@$(MAKE) --no-print-directory build BUILD=build-valgrind CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_NATIVE=OFF -DCMAKE_BUILD_TYPE=Debug"
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  build-valgrind/tests/unit_tests
+
 clean:
-	rm -rf build build-asan build.cmake.log build-asan.cmake.log
+	rm -rf build build-asan build-valgrind build.cmake.log build-asan.cmake.log build-valgrind.cmake.log

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,20 +49,25 @@ static int number(reader *r, double *v, const char *what, bool same_line) {
                    same_line ? "line too short" : "file ends early", what);
   char buf[64], *end;
   snprintf(buf, sizeof buf, "%.*s", len < 63 ? len : 63, t);
+  if (len > 63)
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: '%s...' is too long for a number (%s)", r->name,
+                   r->line, buf, what);
   errno = 0;
   *v = strtod(buf, &end);
-  if (end == buf || *end || errno == ERANGE)
-    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: '%s' is not a number (%s)", r->name, r->line, buf,
-                   what);
+  if (end == buf || *end || errno == ERANGE || !isfinite(*v))
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: '%s' is not a finite number (%s)", r->name,
+                   r->line, buf, what);
   return WF_OK;
 }
 
-static int integer(reader *r, int *v, const char *what, int min) {
+/* An integer in [min, max] (table sizes are bounded: a file cannot ask for
+ * more memory than any real potential needs). */
+static int integer(reader *r, int *v, const char *what, int min, int max) {
   double d;
   if (number(r, &d, what, true) != WF_OK) return r->st->code;
-  if (d != (int)d || d < min)
-    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %s = %g: expected an integer >= %d", r->name,
-                   r->line, what, d, min);
+  if (!(d >= min && d <= max) || d != floor(d))
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %s = %g: expected an integer in [%d, %d]",
+                   r->name, r->line, what, d, min, max);
   *v = (int)d;
   return WF_OK;
 }
@@ -126,8 +132,8 @@ static double lagrange4(const double *t, int nt, double dt, double x) {
 }
 
 static int header_grid(reader *r, eam_potential *p) {
-  if (integer(r, &p->nrho, "Nrho", 5) || number(r, &p->drho, "drho", true) ||
-      integer(r, &p->nr, "Nr", 5) || number(r, &p->dr, "dr", true) ||
+  if (integer(r, &p->nrho, "Nrho", 5, EAM_MAX_POINTS) || number(r, &p->drho, "drho", true) ||
+      integer(r, &p->nr, "Nr", 5, EAM_MAX_POINTS) || number(r, &p->dr, "dr", true) ||
       number(r, &p->cut, "cutoff", true))
     return r->st->code;
   if (!(p->drho > 0) || !(p->dr > 0) || !(p->cut > 0))
@@ -222,7 +228,7 @@ static int table(reader *r, double *buf, int n, double delta, eam_spline *s, con
 static int parse_setfl(reader *r, eam_potential *p) {
   for (int i = 0; i < 3; i++) skip_line(r); /* comments */
   int n = 0, len = 0;
-  if (integer(r, &n, "number of elements", 1) != WF_OK) return r->st->code;
+  if (integer(r, &n, "number of elements", 1, EAM_MAX_ELEMENTS) != WF_OK) return r->st->code;
   if (n > EAM_MAX_ELEMENTS)
     return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %d elements; wafer reads at most %d", r->name,
                    r->line, n, EAM_MAX_ELEMENTS);

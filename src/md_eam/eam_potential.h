@@ -16,6 +16,8 @@
 #include "wf_error.h"
 
 #define EAM_MAX_ELEMENTS 8
+/* Points of a table: real files have up to about 10^4; more is refused. */
+#define EAM_MAX_POINTS 1000000
 
 /* A table on a uniform grid, as a spline. Nodes are 1-based like LAMMPS's:
  * node m (1 <= m <= n) sits at x = (m - 1) * delta; c[m][0..6] are the

@@ -84,11 +84,22 @@ static void test_malformed(void) {
   expect_error(t, EAM_FUNCFL, "file ends after 27 of the 30 values of Z(r)");
   free(t);
   t = funcfl(23, "1.0.0", 1 << 30); /* the 24th value, on line 8 */
-  expect_error(t, EAM_FUNCFL, "pot.eam:8: '1.0.0' is not a number (Z(r))");
+  expect_error(t, EAM_FUNCFL, "pot.eam:8: '1.0.0' is not a finite number (Z(r))");
   free(t);
   expect_error("c\n29 63.5\n500 0.001 500\n", EAM_FUNCFL, "pot.eam:3: line too short: expected dr");
-  expect_error("c\n29 63.5\n500 0.001 x 0.01 5\n", EAM_FUNCFL, "pot.eam:3: 'x' is not a number (Nr)");
+  expect_error("c\n29 63.5\n500 0.001 x 0.01 5\n", EAM_FUNCFL, "pot.eam:3: 'x' is not a finite number (Nr)");
   expect_error("c\n29 63.5\n500 0.001 500 -0.01 5\n", EAM_FUNCFL, "dr and the cutoff must be positive");
+  /* non-finite values and sizes no real potential has are refused, not read */
+  t = funcfl(23, "nan", 1 << 30);
+  expect_error(t, EAM_FUNCFL, "pot.eam:8: 'nan' is not a finite number (Z(r))");
+  free(t);
+  t = funcfl(5, "inf", 1 << 30);
+  expect_error(t, EAM_FUNCFL, "'inf' is not a finite number");
+  free(t);
+  expect_error("c\n29 63.5\n2000000000 0.001 500 0.01 5\n", EAM_FUNCFL,
+               "pot.eam:3: Nrho = 2e+09: expected an integer in [5, 1000000]");
+  expect_error("a\nb\nc\n9 A B C D E F G H I\n", EAM_SETFL,
+               "pot.eam:4: number of elements = 9: expected an integer in [1, 8]");
   expect_error("a\nb\nc\n2 Cu\n", EAM_SETFL, "pot.eam:4: the line announces 2 elements but names 1");
   expect_error("a\nb\nc\n1 W Ta\n", EAM_SETFL, "pot.eam:4: the line announces 1 elements but names more");
   expect_error("a\nb\nc\n1.5 W\n", EAM_SETFL, "pot.eam:4: number of elements = 1.5: expected an integer");
