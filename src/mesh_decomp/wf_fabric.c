@@ -221,7 +221,6 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   char *recv = recvv;
   int L = along_x ? dc->pe_nx : dc->pe_ny, parts = along_x ? dc->px : dc->py;
   int lines = along_x ? dc->ny : dc->nx, here = along_x ? dc->nx : dc->ny;
-  int mylo = along_x ? dc->x0 : dc->y0;
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
   size_t total = (size_t)lines * here * (size_t)L * chunk;
 
@@ -269,7 +268,6 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   int me = along_x ? dc->cx : dc->cy;
   long long inter = (long long)(total - (size_t)rcount[me]);
   long long intra_words = (long long)(((size_t)rcount[me] - (size_t)lines * here * chunk) / 4);
-  (void)mylo;
   free(counts);
   count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)),
         intra_words, inter);
@@ -305,12 +303,17 @@ int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unp
       ns = ns > INT_MAX ? -1 : ns, nr = nr > INT_MAX ? -1 : nr;
     }
     if (nr > 0 && wf_buffer_reserve(&f->recv, (size_t)nr, st) != WF_OK) rc = st->code, nr = -1;
-    MPI_Sendrecv(f->send.data, ns > 0 ? (int)ns : 0, MPI_BYTE, to, TAG_DATA, f->recv.data,
-                 nr > 0 ? (int)nr : 0, MPI_BYTE, from, TAG_DATA, dc->comm, MPI_STATUS_IGNORE);
+    /* The receiver says whether it has room: a sender never sends what
+     * cannot be received (MPI would abort on the truncation). */
+    int room = nr >= 0, send_ok = 0;
+    MPI_Sendrecv(&room, 1, MPI_INT, from, TAG_COUNT, &send_ok, 1, MPI_INT, to, TAG_COUNT, dc->comm,
+                 MPI_STATUS_IGNORE);
+    int out = send_ok && ns > 0 ? (int)ns : 0, in = nr > 0 ? (int)nr : 0;
+    MPI_Sendrecv(f->send.data, out, MPI_BYTE, to, TAG_DATA, f->recv.data, in, MPI_BYTE, from,
+                 TAG_DATA, dc->comm, MPI_STATUS_IGNORE);
     if (rc == WF_OK && nr >= 0) rc = unpack(ctx, f->recv.data, (size_t)nr, st);
-    received = nr > 0 ? nr : 0;
+    received = in;
   }
-  (void)rc;
   wf_status_agree(dc->comm, st);
   bool self = to == dc->rank;
   int face = axis == 0 ? dc->ny : dc->nx;
