@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "wf_strbuf.h"
 #include "wf_wafer.h"
 
 static const wf_key fidelity_keys[] = {
@@ -33,6 +34,7 @@ typedef struct fidelity_row {
   char deck[256], name[128], hardware[16], unit[32], source[256];
   double published, scale;
   wf_range model, ratio; /* model / published */
+  bool inside;           /* the published figure lies in the model's range */
   bool fits_pes, fits_sram;
 } fidelity_row;
 
@@ -75,6 +77,7 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
     row->scale = wf_deck_real(&deck, "fidelity", "display_scale");
     row->model = model_quantity(&run.model, wf_deck_str(&deck, "fidelity", "quantity"));
     row->ratio = wf_range_scale(row->model, 1.0 / row->published);
+    row->inside = row->ratio.lo <= 1 && 1 <= row->ratio.hi;
     row->fits_pes = run.model.pes_needed <= run.model.pes_offered;
     row->fits_sram = run.model.bytes_per_pe <= run.model.sram_for_data;
   }
@@ -102,22 +105,26 @@ static int list_decks(const char *where, char ***paths, int *n, wf_status *st) {
   }
   struct dirent *e;
   int cap = 0;
-  while ((e = readdir(dir))) {
+  bool oom = false;
+  while (!oom && (e = readdir(dir))) {
     size_t len = strlen(e->d_name);
     if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0) continue;
     if (*n == cap) {
       cap = cap ? 2 * cap : 8;
       char **grown = realloc(*paths, (size_t)cap * sizeof *grown);
-      if (!grown) break;
+      if (!grown) {
+        oom = true;
+        break;
+      }
       *paths = grown;
     }
     size_t sz = strlen(where) + len + 2;
     char *p = malloc(sz);
-    if (!p) break;
-    snprintf(p, sz, "%s/%s", where, e->d_name);
-    (*paths)[(*n)++] = p;
+    if (!p) oom = true;
+    else snprintf(p, sz, "%s/%s", where, e->d_name), (*paths)[(*n)++] = p;
   }
   closedir(dir);
+  if (oom) return wf_fail(st, WF_ERR_RUNTIME, "out of memory listing %s", where);
   if (*n == 0) return wf_fail(st, WF_ERR_INPUT, "%s: no *.ini decks", where);
   qsort(*paths, (size_t)*n, sizeof **paths, by_name);
   return WF_OK;
@@ -154,7 +161,7 @@ static void print_table(const fidelity_row *rows, int n, bool markdown) {
              r->hardware, sig3(r->published * r->scale, a, sizeof a), r->unit,
              sig3(r->model.lo * r->scale, b, sizeof b), sig3(r->model.hi * r->scale, c, sizeof c),
              r->unit, r->ratio.lo, r->ratio.hi,
-             r->ratio.lo <= 1 && 1 <= r->ratio.hi ? " (inside)" : "",
+             r->inside ? " (inside)" : "",
              r->fits_pes && r->fits_sram ? "yes"
              : !r->fits_pes && !r->fits_sram ? "no (PEs, SRAM)"
              : !r->fits_pes                  ? "no (PEs)"
@@ -174,28 +181,33 @@ static void print_table(const fidelity_row *rows, int n, bool markdown) {
     snprintf(rat, sizeof rat, "%.2f - %.2f", r->ratio.lo, r->ratio.hi);
     const char *base = strrchr(r->deck, '/');
     printf("%-18s %-5s %14s %25s %15s %7s  %s%s%s\n", r->name, r->hardware, pub, mod, rat,
-           r->ratio.lo <= 1 && 1 <= r->ratio.hi ? "yes" : "no", base ? base + 1 : r->deck,
+           r->inside ? "yes" : "no", base ? base + 1 : r->deck,
            r->fits_pes ? "" : " (needs more PEs than the wafer offers)",
            r->fits_sram ? "" : " (data exceed a PE's SRAM)");
   }
 }
 
+/* The cases as a JSON array, each an object built (and escaped) by wf_json. */
 static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
-  char buf[1 << 14];
-  size_t used = (size_t)snprintf(buf, sizeof buf, "[");
-  for (int i = 0; i < n && used < sizeof buf; i++) {
+  wf_strbuf b = {0};
+  wf_strbuf_printf(&b, "[");
+  for (int i = 0; i < n; i++) {
     const fidelity_row *r = &rows[i];
-    used += (size_t)snprintf(buf + used, sizeof buf - used,
-                             "%s{\"case\":\"%s\",\"hardware\":\"%s\",\"published\":%.9g,"
-                             "\"model\":[%.9g,%.9g],\"ratio\":[%.9g,%.9g],\"inside\":%s,"
-                             "\"fits\":%s}",
-                             i ? "," : "", r->name, r->hardware, r->published, r->model.lo,
-                             r->model.hi, r->ratio.lo, r->ratio.hi,
-                             r->ratio.lo <= 1 && 1 <= r->ratio.hi ? "true" : "false",
-                             r->fits_pes && r->fits_sram ? "true" : "false");
+    wf_json c;
+    wf_json_init(&c);
+    wf_json_str(&c, "case", r->name);
+    wf_json_str(&c, "hardware", r->hardware);
+    wf_json_num(&c, "published", r->published);
+    wf_json_range(&c, "model", r->model.lo, r->model.hi);
+    wf_json_range(&c, "ratio", r->ratio.lo, r->ratio.hi);
+    wf_json_bool(&c, "inside", r->inside);
+    wf_json_bool(&c, "fits", r->fits_pes && r->fits_sram);
+    wf_strbuf_printf(&b, "%s%s", i ? "," : "", wf_json_finish(&c));
+    wf_json_free(&c);
   }
-  if (used < sizeof buf) snprintf(buf + used, sizeof buf - used, "]");
-  wf_json_raw(j, "cases", buf);
+  wf_strbuf_printf(&b, "]");
+  wf_json_raw(j, "cases", b.oom ? "null" : b.s);
+  wf_strbuf_free(&b);
 }
 
 int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **secs, int nsecs) {
@@ -222,7 +234,7 @@ int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **s
      * still exits 0: it reports, and docs/model.md explains each miss (the
      * tests pin the figures). */
     int inside = 0;
-    for (int i = 0; i < n; i++) inside += rows[i].ratio.lo <= 1 && 1 <= rows[i].ratio.hi;
+    for (int i = 0; i < n; i++) inside += rows[i].inside;
     wf_json_int(&j, "inside", inside);
     wf_json_int(&j, "count", n);
     wf_json_str(&j, "status", inside == n ? "ok" : "outside");

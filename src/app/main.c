@@ -125,6 +125,13 @@ static int split_roles(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck
   return WF_OK;
 }
 
+/* A run that could not start: its summary says why. */
+static int refused(wf_json *j, const wf_status *st) {
+  wf_json_str(j, "status", "error");
+  wf_json_str(j, "error", st->msg);
+  return st->code;
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
 int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
                      wf_run *run, wf_json *j, wf_status *st) {
@@ -144,16 +151,8 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
   if (rank == 0) wf_deck_check_files(deck, names, nnames, st);
   wf_status_bcast(comm, st);
-  if (st->code != WF_OK) {
-    wf_json_str(j, "status", "error");
-    wf_json_str(j, "error", st->msg);
-    return st->code;
-  }
-  if (split_roles(comm, wl, deck, &roles, st) != WF_OK) {
-    wf_json_str(j, "status", "error");
-    wf_json_str(j, "error", st->msg);
-    return st->code;
-  }
+  if (st->code != WF_OK) return refused(j, st);
+  if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);
   /* The PE grid lives on the wafer ranks' communicator. */
   bool on_wafer = roles.role == WF_ROLE_WAFER;
   int made = on_wafer ? wf_wafer_create(&wafer, roles.role_comm, deck, st) : WF_ERR_INPUT;
@@ -161,9 +160,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   if (st->code != WF_OK) {
     if (made == WF_OK) wf_wafer_free(&wafer); /* it failed elsewhere */
     wf_roles_free(&roles);
-    wf_json_str(j, "status", "error");
-    wf_json_str(j, "error", st->msg);
-    return st->code;
+    return refused(j, st);
   }
   if (verbose) {
     printf("== wafer %s: %s\n", wf_version(), wl->name);
@@ -325,22 +322,6 @@ void app_options_free(options *o) {
   o->sets = NULL;
 }
 
-static int run_command(MPI_Comm comm, int rank, options o);
-
-static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
-  options o;
-  wf_status st;
-  wf_status_clear(&st);
-  int rc = app_parse_args(argc, argv, &o, &st);
-  if (rc != WF_OK) {
-    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
-  } else {
-    rc = run_command(comm, rank, o);
-  }
-  app_options_free(&o);
-  return rc;
-}
-
 /* One command of the parsed command line. */
 static int run_command(MPI_Comm comm, int rank, options o) {
   if (o.version) {
@@ -376,6 +357,20 @@ static int run_command(MPI_Comm comm, int rank, options o) {
     return WF_ERR_INPUT;
   }
   return cmd_workload(comm, rank, &o, wl, secs, nsecs);
+}
+
+static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
+  options o;
+  wf_status st;
+  wf_status_clear(&st);
+  int rc = app_parse_args(argc, argv, &o, &st);
+  if (rc != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+  } else {
+    rc = run_command(comm, rank, o);
+  }
+  app_options_free(&o);
+  return rc;
 }
 
 int main(int argc, char **argv) {

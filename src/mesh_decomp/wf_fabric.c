@@ -107,6 +107,26 @@ void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
   reduce_common(f, vals, n, op, 0);
 }
 
+/* Along rows, the lines are this block's rows and a line's PEs its columns;
+ * along columns the other way round. pe(line, p) is the PE's index in the
+ * block (x fastest). */
+static size_t block_pe(const wf_decomp *dc, int along_x, int line, int p) {
+  return along_x ? (size_t)line * dc->nx + (size_t)p : (size_t)p * dc->nx + (size_t)line;
+}
+
+/* The scratch a row/column collective needs (the receive buffer too when
+ * `both`), within MPI's int counts; every rank gets the first failure, the
+ * caller's own ones in `st` (cleared by the caller) included. Collective. */
+static int reserve_scratch(wf_fabric *f, size_t bytes, bool both, const char *what,
+                           wf_status *st) {
+  if (st->code == WF_OK && bytes > INT_MAX)
+    wf_fail(st, WF_ERR_RUNTIME, "%s of %zu bytes: over MPI's int count", what, bytes);
+  if (st->code == WF_OK && wf_buffer_reserve(&f->send, bytes, st) == WF_OK && both)
+    wf_buffer_reserve(&f->recv, bytes, st);
+  wf_status_agree(f->dc->comm, st);
+  return st->code;
+}
+
 /* ---- multicast along rows or columns ---- */
 
 /* Along rows (root column root_pos) or along columns (root row root_pos). */
@@ -125,24 +145,15 @@ static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_ax
   size_t bytes = (size_t)lines * esz;
 
   wf_status_clear(st);
-  if (bytes > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "multicast of %zu bytes: over MPI's int count", bytes);
-  else wf_buffer_reserve(&f->send, bytes, st);
-  wf_status_agree(dc->comm, st);
-  if (st->code != WF_OK) return st->code;
+  if (reserve_scratch(f, bytes, false, "a multicast", st) != WF_OK) return st->code;
   char *line = f->send.data;
-  size_t ld = (size_t)dc->nx;
-  if (me == root) {
-    int k = root_pos - lo;
-    for (int l = 0; l < lines; l++) {
-      size_t idx = along_x ? (size_t)l * ld + (size_t)k : (size_t)k * ld + (size_t)l;
-      memcpy(line + (size_t)l * esz, block + idx * esz, esz);
-    }
-  }
+  if (me == root)
+    for (int l = 0; l < lines; l++)
+      memcpy(line + (size_t)l * esz, block + block_pe(dc, along_x, l, root_pos - lo) * esz, esz);
   MPI_Bcast(line, (int)bytes, MPI_BYTE, root, comm);
-  for (int j = 0; j < dc->ny; j++)
-    for (int i = 0; i < dc->nx; i++)
-      memcpy(block + ((size_t)j * ld + (size_t)i) * esz, line + (size_t)(along_x ? j : i) * esz,
-             esz);
+  for (int l = 0; l < lines; l++)
+    for (int p = 0; p < (along_x ? dc->nx : dc->ny); p++)
+      memcpy(block + block_pe(dc, along_x, l, p) * esz, line + (size_t)l * esz, esz);
 
   double words = wf_model_words(f->hw, esz);
   long long pes = (long long)dc->nx * dc->ny;
@@ -173,29 +184,24 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   size_t vals = (size_t)lines * (size_t)n;
 
   wf_status_clear(st);
-  if (vals > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "segment reduction of %zu values: over MPI's int count", vals);
-  else wf_buffer_reserve(&f->send, vals * sizeof(double), st);
-  wf_status_agree(dc->comm, st);
-  if (st->code != WF_OK) return st->code;
+  if (reserve_scratch(f, vals * sizeof(double), false, "a segment reduction", st) != WF_OK)
+    return st->code;
 
   double *part = (double *)(void *)f->send.data;
   memset(part, 0, vals * sizeof *part);
-  for (int j = 0; j < dc->ny; j++)
-    for (int i = 0; i < dc->nx; i++) {
-      const double *seg = block + ((size_t)j * dc->nx + i) * (size_t)n;
-      double *sum = part + (size_t)(along_x ? j : i) * (size_t)n;
+  for (int l = 0; l < lines; l++)
+    for (int p = 0; p < here; p++) {
+      const double *seg = block + block_pe(dc, along_x, l, p) * (size_t)n;
+      double *sum = part + (size_t)l * (size_t)n;
       for (int e = 0; e < n; e++) sum[e] += seg[e];
     }
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
   MPI_Reduce(me == root_rank ? MPI_IN_PLACE : part, part, (int)vals, MPI_DOUBLE, MPI_SUM,
              root_rank, comm);
-  if (me == root_rank) {
-    int k = root - (along_x ? dc->x0 : dc->y0);
-    for (int l = 0; l < lines; l++) {
-      size_t pe = along_x ? (size_t)l * dc->nx + (size_t)k : (size_t)k * dc->nx + (size_t)l;
-      memcpy(block + pe * (size_t)n, part + (size_t)l * n, (size_t)n * sizeof *block);
-    }
-  }
+  if (me == root_rank)
+    for (int l = 0; l < lines; l++)
+      memcpy(block + block_pe(dc, along_x, l, root - (along_x ? dc->x0 : dc->y0)) * (size_t)n,
+             part + (size_t)l * n, (size_t)n * sizeof *block);
   long long seg_words = 2LL * n; /* doubles */
   count(f, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
         seg_words * lines * (here - 1),
@@ -204,13 +210,6 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
 }
 
 /* ---- all-to-all within rows or columns ---- */
-
-/* Along rows, the lines are this block's rows and a line's PEs its columns;
- * along columns the other way round. pe(line, p) is the PE's index in the
- * block (x fastest). */
-static size_t block_pe(const wf_decomp *dc, int along_x, int line, int p) {
-  return along_x ? (size_t)line * dc->nx + (size_t)p : (size_t)p * dc->nx + (size_t)line;
-}
 
 int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recvv,
                        size_t chunk, wf_status *st) {
@@ -227,10 +226,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   int *counts = calloc(4 * (size_t)parts, sizeof *counts);
   wf_status_clear(st);
   if (!counts) wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
-  else if (total > INT_MAX) wf_fail(st, WF_ERR_RUNTIME, "all-to-all of %zu bytes: over MPI's int count", total);
-  else if (wf_buffer_reserve(&f->send, total, st) == WF_OK) wf_buffer_reserve(&f->recv, total, st);
-  wf_status_agree(dc->comm, st);
-  if (st->code != WF_OK) {
+  if (reserve_scratch(f, total, true, "an all-to-all", st) != WF_OK) {
     free(counts);
     return st->code;
   }
