@@ -16,6 +16,7 @@
 #include "wf_io.h"
 #include "wf_json.h"
 #include "wf_roles.h"
+#include "wf_signal.h"
 #include "wf_wafer.h"
 
 static void usage(FILE *out) {
@@ -132,6 +133,17 @@ static int refused(wf_json *j, const wf_status *st) {
   return st->code;
 }
 
+/* A run that failed after a rank caught SIGINT or SIGTERM failed because of
+ * it (a helper such as LAMMPS got the signal too): say so. Collective. */
+static void blame_signal(MPI_Comm comm, wf_status *st) {
+  int sig = wf_signal_caught();
+  MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, comm);
+  if (!sig || st->code == WF_OK || wf_interrupted(st->code)) return;
+  char was[sizeof st->msg];
+  snprintf(was, sizeof was, "(%s)", st->msg);
+  wf_signal_fail(st, sig, was);
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
 int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
                      wf_run *run, wf_json *j, wf_status *st) {
@@ -190,6 +202,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   if (st->code == WF_OK && wf_deck_bug(deck)[0]) wf_fail(st, WF_ERR_RUNTIME, "%s", wf_deck_bug(deck));
   double wall = MPI_Wtime() - t0;
   wf_status_agree(comm, st);
+  blame_signal(comm, st);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
   if (on_wafer) app_json_fabric(&wafer, j);
@@ -257,7 +270,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   char runs[1 << 16] = "[";
   wf_run rows[64];
   int codes[64];
-  int worst = 0, passed = 0, failed = 0;
+  int worst = 0, passed = 0, failed = 0, nrun = wf_nworkloads;
   for (int w = 0; w < wf_nworkloads; w++) {
     wf_deck deck;
     wf_json j;
@@ -274,13 +287,17 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
     wf_json_free(&j);
     wf_deck_free(&deck);
     if (verbose) printf("\n");
+    if (wf_interrupted(codes[w])) {
+      nrun = w + 1;
+      break;
+    }
   }
   strncat(runs, "]", sizeof runs - strlen(runs) - 1);
   if (verbose) {
-    printf("== demo summary (%d workloads)\n", wf_nworkloads);
+    printf("== demo summary (%d of %d workloads)\n", nrun, wf_nworkloads);
     printf("%-10s %-9s %12s %21s %8s  %s\n", "workload", "status", "measured s",
            "wafer model s", "checks", "headline");
-    for (int w = 0; w < wf_nworkloads; w++)
+    for (int w = 0; w < nrun; w++)
       printf("%-10s %-9s %12.4g %10.3g-%-10.3g %4d/%-3d  %s\n", wf_workloads[w]->name,
              wf_run_status(&rows[w], codes[w]), rows[w].seconds, rows[w].wafer_seconds.lo,
              rows[w].wafer_seconds.hi, rows[w].checks_passed,
@@ -295,8 +312,10 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   wf_json_int(&all, "failed", failed);
   wf_json_end(&all);
   bool any_error = false;
-  for (int w = 0; w < wf_nworkloads; w++) any_error |= codes[w] != WF_OK;
-  wf_json_str(&all, "status", any_error ? "error" : failed ? "failed" : passed ? "ok" : "unchecked");
+  for (int w = 0; w < nrun; w++) any_error |= codes[w] != WF_OK;
+  const char *status = any_error ? "error" : failed ? "failed" : passed ? "ok" : "unchecked";
+  if (wf_interrupted(codes[nrun - 1])) status = "interrupted";
+  wf_json_str(&all, "status", status);
   wf_status_clear(&st);
   app_emit_summary(rank, o, wf_json_finish(&all), &st);
   wf_json_free(&all);
@@ -376,11 +395,13 @@ static int dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
 int main(int argc, char **argv) {
   wf_mpi_io_prefer_romio();
   MPI_Init(&argc, &argv);
+  wf_signal_install();
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = dispatch(MPI_COMM_WORLD, rank, argc, argv);
   fflush(stdout);
   wf_finalize_workloads();
+  wf_signal_restore();
   MPI_Finalize();
   return rc;
 }

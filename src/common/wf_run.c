@@ -5,6 +5,7 @@
 
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_signal.h"
 
 #include "wf_workload.h"
 
@@ -18,6 +19,7 @@ void wf_run_check(wf_run *run, bool ok, const char *what) {
 }
 
 const char *wf_run_status(const wf_run *run, int code) {
+  if (wf_interrupted(code)) return "interrupted";
   if (code) return "error";
   if (run->checks_failed) return "failed";
   return run->checks_passed ? "ok" : "unchecked";

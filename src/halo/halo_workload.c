@@ -20,6 +20,7 @@
 #include "wf_model.h"
 #include "wf_random.h"
 #include "wf_progress.h"
+#include "wf_signal.h"
 #include "wf_wafer.h"
 
 static const wf_key halo_keys[] = {
@@ -151,6 +152,8 @@ typedef struct halo_result {
   double seconds;            /* the slowest rank's time in exchanges */
   unsigned long long checksum;
   bool sum_ok;               /* the allreduce's check */
+  int signal;                /* SIGINT or SIGTERM stopped the loop after `done` exchanges */
+  long done;
   wf_fabric_counters totals; /* of the timed exchanges */
 } halo_result;
 
@@ -168,9 +171,14 @@ static void exchange_loop(const wf_run *run, const halo_case *c, wf_halo *h,
   wf_progress_start(&prog, "halo", res->iters, run->verbose, stdout);
   long bad = 0, checked = 0, failed = 0;
   double t_exchange = 0;
+  wf_signal_poll sig;
+  wf_signal_poll_start(&sig, run->comm);
   for (long it = 0; it < res->iters; it++) {
     if (res->verify || it == 0) fill(c, h, field, it, res->verify); /* new values only to check them */
     MPI_Barrier(run->comm); /* time the exchange alone, not the skew of the fill */
+    res->signal = wf_signal_poll_next(&sig);
+    if (res->signal) break;
+    res->done = it + 1;
     double t0 = MPI_Wtime();
     wf_halo_exchange(h, field);
     t_exchange += MPI_Wtime() - t0;
@@ -182,6 +190,7 @@ static void exchange_loop(const wf_run *run, const halo_case *c, wf_halo *h,
     }
     wf_progress_tick(&prog, it + 1);
   }
+  wf_signal_poll_end(&sig);
   res->totals = wf_fabric_totals(&wf->fab);
   unsigned long long sum = res->verify ? neighbourhood_checksum(c, h, field) : 0;
   MPI_Allreduce(&sum, &res->checksum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->comm);
@@ -294,6 +303,14 @@ static int halo_run(wf_run *run, wf_status *st) {
            c.corners ? "faces+corners" : "faces only", c.periodic ? "periodic" : "open edges");
 
   exchange_loop(run, &c, &h, field, &res);
+  if (res.signal) {
+    char where[96];
+    snprintf(where, sizeof where, "after %ld of %ld exchanges (nothing written)", res.done,
+             res.iters);
+    free(field);
+    wf_halo_free(&h);
+    return wf_signal_fail(st, res.signal, where);
+  }
   res.sum_ok = allreduce_ok(wf);
   /* Two independent checks: every verified exchange on every rank delivered
    * what the closed form says, and the allreduce equals its closed form. */

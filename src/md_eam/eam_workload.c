@@ -21,6 +21,7 @@
 #include "wf_io.h"
 #include "wf_parse.h"
 #include "wf_progress.h"
+#include "wf_signal.h"
 #include "wf_wafer.h"
 
 #define LAMMPS_POTENTIALS "/usr/share/lammps/potentials"
@@ -517,6 +518,24 @@ static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
   return WF_OK;
 }
 
+/* A signal stopped the run after step sim->step: keep that state as a
+ * checkpoint when there is one to keep (it continues the run to round-off;
+ * the periodic checkpoints, taken after a list rebuild, bit for bit). */
+static int interrupted(const md_sim *sim, checkpoints *ck, int sig, wf_status *st) {
+  char where[1200];
+  if (!ck->path[0]) {
+    snprintf(where, sizeof where, "at step %lld (no checkpoint: set eam.checkpoint to keep one)",
+             sim->step);
+  } else if (write_checkpoint(sim, ck, st) == WF_OK) {
+    snprintf(where, sizeof where, "at step %lld; checkpoint written to %s (continue with "
+             "--set eam.restart=%s and another eam.checkpoint)", sim->step, ck->path, ck->path);
+  } else {
+    snprintf(where, sizeof where, "at step %lld; writing its checkpoint failed: %s", sim->step,
+             st->msg);
+  }
+  return wf_signal_fail(st, sig, where);
+}
+
 /* Steps to s->steps: thermo rows, checkpoints (with a list rebuild at each,
  * so that a restart from it continues bit for bit), the cross-check's forces,
  * progress. *seconds: the loop's time, slowest rank. */
@@ -526,9 +545,16 @@ static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck 
   wf_progress prog;
   long long first = sim->step;
   wf_progress_start(&prog, "eam", (long)(s->steps - first), run->verbose, stdout);
+  wf_signal_poll sig;
   MPI_Barrier(run->comm);
+  wf_signal_poll_start(&sig, run->comm);
   double t0 = MPI_Wtime();
   while (rc == WF_OK && sim->step < s->steps) {
+    int caught = wf_signal_poll_next(&sig);
+    if (caught) {
+      rc = interrupted(sim, ck, caught, st);
+      break;
+    }
     bool at_checkpoint = ck->every > 0 && (sim->step + 1) % ck->every == 0;
     rc = md_sim_step(sim, at_checkpoint, st);
     if (rc == WF_OK && s->lammps && sim->step == x->force_step) rc = gather_forces(run, sim, x, st);
@@ -549,6 +575,7 @@ static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck 
     wf_progress_tick(&prog, (long)(sim->step - first));
   }
   double t = MPI_Wtime() - t0;
+  wf_signal_poll_end(&sig);
   MPI_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm);
   if (rc == WF_ERR_RUNTIME) {
     if (ck->last_step >= 0)
@@ -807,8 +834,9 @@ static int eam_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK) rc = integrate(run, &s, &sim, &x, &h, &ck, &traj, &seconds, st);
   if (traj.h5 && rc == WF_OK) {
     rc = md_h5md_close(&h5, h.rows, h.n, s.par.dt, st);
-  } else if (traj.h5 && rc == WF_ERR_RUNTIME && !traj.failed) {
-    /* The run failed, the file did not: keep every frame written so far. */
+  } else if (traj.h5 && (rc == WF_ERR_RUNTIME || wf_interrupted(rc)) && !traj.failed) {
+    /* The run failed or was stopped, the file did not: keep every frame
+     * written so far. */
     wf_status kept;
     if (md_h5md_close(&h5, h.rows, h.n, s.par.dt, &kept) == WF_OK) {
       size_t len = strlen(st->msg);

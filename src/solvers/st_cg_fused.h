@@ -129,7 +129,7 @@ static int CG_NAME(cg)(st_op *op, bool jacobi, const double *b, double *x, const
   wf_halo_exchange(&halo, r);
   double rr = allreduce1(fab, (double)CG_NAME(dot)(m, r, r));
   monitor mo;
-  monitor_start(&mo, o, res, s * sqrt(rr));
+  monitor_start(&mo, fab, o, res, s * sqrt(rr));
   res->bytes_per_cell_it = 8 * sizeof(CG_REAL);
   double t0 = MPI_Wtime();
   bool done = monitor_step(&mo, 0, s * sqrt(rr));
@@ -150,6 +150,7 @@ static int CG_NAME(cg)(st_op *op, bool jacobi, const double *b, double *x, const
     rz = s * rr;
   }
   res->seconds = MPI_Wtime() - t0;
+  monitor_end(&mo);
   memset(x, 0, m->n_stored * sizeof(double));
   for (int j = 0; j < m->lny; j++)
     for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++) x[k] = (double)xr[k];

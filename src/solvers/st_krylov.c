@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "wf_fabric.h"
+#include "wf_signal.h"
 
 const char *st_reason_name(st_reason r) {
   static const char *names[] = {"converged_rtol",     "converged_atol",      "diverged_max_its",
                                 "diverged_dtol",      "diverged_breakdown",  "diverged_indefinite",
-                                "diverged_nonfinite"};
+                                "diverged_nonfinite", "interrupted"};
   return names[r];
 }
 
@@ -70,10 +71,15 @@ typedef struct monitor {
   const st_opts *o;
   st_result *res;
   double ttol, divtol;
+  wf_signal_poll sig;
 } monitor;
 
-static void monitor_start(monitor *mo, const st_opts *o, st_result *res, double rnorm0) {
+/* Collective (it starts the signal poll on the fabric's communicator):
+ * every monitor_start has its monitor_end. */
+static void monitor_start(monitor *mo, wf_fabric *fab, const st_opts *o, st_result *res,
+                          double rnorm0) {
   memset(res, 0, sizeof *res);
+  wf_signal_poll_start(&mo->sig, fab->dc->comm);
   mo->o = o;
   mo->res = res;
   mo->ttol = fmax(o->rtol * rnorm0, o->atol);
@@ -104,8 +110,15 @@ static bool monitor_step(monitor *mo, int its, double rnorm) {
     res->reason = ST_DIVERGED_MAX_ITS;
     return true;
   }
+  res->signal = wf_signal_poll_next(&mo->sig);
+  if (res->signal) {
+    res->reason = ST_INTERRUPTED;
+    return true;
+  }
   return false;
 }
+
+static void monitor_end(monitor *mo) { wf_signal_poll_end(&mo->sig); }
 
 /* ---- CG and Jacobi-PCG, fused --------------------------------------------
  *
@@ -182,7 +195,7 @@ static int cg_general(st_op *op, bool pcg, const double *b, double *x, const st_
   double zz = st_dot_local(m, z, z), beta = st_dot_local(m, z, r);
   allreduce2(fab, &zz, &beta);
   monitor mo;
-  monitor_start(&mo, o, res, sqrt(zz));
+  monitor_start(&mo, fab, o, res, sqrt(zz));
   /* A p (coefficients 7, p, q), p'q (2), x and r updates (6), z (3), norms (2),
    * p update (3). */
   res->bytes_per_cell_it = (pcg ? 23 : 20) * sizeof(double);
@@ -208,6 +221,7 @@ static int cg_general(st_op *op, bool pcg, const double *b, double *x, const st_
     beta = zr;
   }
   res->seconds = MPI_Wtime() - t0;
+  monitor_end(&mo);
   free(r), free(p), free(q);
   if (pcg) free(z);
   return WF_OK;
@@ -252,7 +266,7 @@ static int bicgstab(st_op *op, const double *b, double *x, const st_opts *o, st_
   memcpy(v[RP], b, m->n_stored * sizeof(double));
   double dp = sqrt(allreduce1(fab, st_dot_local(m, v[R], v[R])));
   monitor mo;
-  monitor_start(&mo, o, res, dp);
+  monitor_start(&mo, fab, o, res, dp);
   /* Per iteration: 2 operator applications (2 values each), 5 dots-and-norms
    * (6 values), 3 three-term updates (about 11 values). */
   res->bytes_per_cell_it = 21 * sizeof(double);
@@ -294,6 +308,7 @@ static int bicgstab(st_op *op, const double *b, double *x, const st_opts *o, st_
     }
   }
   res->seconds = MPI_Wtime() - t0;
+  monitor_end(&mo);
   for (int i = 0; i < NV; i++) free(v[i]);
   return WF_OK;
 }
@@ -334,6 +349,8 @@ int st_power(st_op *op, double *v, const st_opts *o, st_result *res, wf_status *
     for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++) v[k] /= nv;
   double t0 = MPI_Wtime(), lambda = 0;
   res->reason = ST_DIVERGED_MAX_ITS;
+  wf_signal_poll sig;
+  wf_signal_poll_start(&sig, fab->dc->comm);
   for (int its = 1; its <= o->max_its; its++) {
     st_op_apply(op, v, w);
     double vw = st_dot_local(m, v, w), ww = st_dot_local(m, w, w);
@@ -353,7 +370,13 @@ int st_power(st_op *op, double *v, const st_opts *o, st_result *res, wf_status *
       res->reason = ST_CONVERGED_RTOL;
       break;
     }
+    res->signal = wf_signal_poll_next(&sig);
+    if (res->signal) {
+      res->reason = ST_INTERRUPTED;
+      break;
+    }
   }
+  wf_signal_poll_end(&sig);
   res->lambda = lambda;
   res->seconds = MPI_Wtime() - t0;
   free(w);

@@ -22,6 +22,7 @@ typedef enum {
   ST_DIVERGED_BREAKDOWN,  /* BiCGStab: rho or (v, r0) vanished */
   ST_DIVERGED_INDEFINITE, /* CG: p'Ap <= 0, the operator is not SPD */
   ST_DIVERGED_NONFINITE,  /* a NaN or Inf appeared */
+  ST_INTERRUPTED,         /* a rank caught SIGINT or SIGTERM (st_result.signal) */
 } st_reason;
 
 const char *st_reason_name(st_reason r);
@@ -42,6 +43,7 @@ typedef struct st_result {
   st_reason reason;
   double rnorm0, rnorm; /* residual norms (preconditioned for PCG) */
   double lambda;        /* power method: the largest eigenvalue */
+  int signal;           /* ST_INTERRUPTED: the signal */
   double *history;      /* residual norm (or eigenvalue estimate) per iteration */
   int history_len;      /* its + 1, unless memory ran out for more */
   int history_cap;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_signal.h"
+
 #ifndef PETSC_SUCCESS /* PETSc before 3.19 */
 #define PETSC_SUCCESS 0
 #endif
@@ -102,6 +104,26 @@ static void copy_owned(const st_mesh *m, const double *field, PetscScalar *v, bo
   }
 }
 
+/* PETSc's default convergence test, then wafer's signal poll: SIGINT and
+ * SIGTERM stop PETSc's solve as they stop ours. */
+typedef struct convergence {
+  void *dflt;
+  wf_signal_poll sig;
+  int signal;
+} convergence;
+
+static PetscErrorCode converged(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason,
+                                void *ctx) {
+  convergence *c = ctx;
+  PetscFunctionBeginUser;
+  PetscCall(KSPConvergedDefault(ksp, it, rnorm, reason, c->dflt));
+  if (*reason == KSP_CONVERGED_ITERATING) {
+    c->signal = wf_signal_poll_next(&c->sig);
+    if (c->signal) *reason = KSP_DIVERGED_ITS; /* pr->signal says why */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode run_check(const st_op *op, st_method method, const double *b,
                                 const double *x_ours, const st_opts *o, st_petsc_result *pr) {
   const st_mesh *m = op->m;
@@ -131,10 +153,18 @@ static PetscErrorCode run_check(const st_op *op, st_method method, const double 
   PetscCall(PCSetType(pc, method == ST_PCG ? PCJACOBI : PCNONE));
   PetscCall(KSPSetTolerances(ksp, o->rtol, o->atol, o->dtol, o->max_its));
   PetscCall(KSPSetFromOptions(ksp));
+  convergence conv = {0};
+  PetscCall(KSPConvergedDefaultCreate(&conv.dflt));
+  PetscCall(KSPSetConvergenceTest(ksp, converged, &conv, NULL));
   PetscCall(KSPSetUp(ksp));
+  wf_signal_poll_start(&conv.sig, comm);
   double t0 = MPI_Wtime();
-  PetscCall(KSPSolve(ksp, vb, vx));
+  PetscErrorCode solved = KSPSolve(ksp, vb, vx);
   pr->seconds = MPI_Wtime() - t0;
+  wf_signal_poll_end(&conv.sig);
+  PetscCall(KSPConvergedDefaultDestroy(conv.dflt));
+  PetscCall(solved);
+  pr->signal = conv.signal;
   PetscInt its;
   KSPConvergedReason reason;
   PetscReal rnorm, nx, nd;
@@ -166,6 +196,8 @@ int st_petsc_check(const st_op *op, st_method method, const double *b, const dou
                    "method (checked against the analytic eigenvalue instead)");
   PetscBool started;
   PetscInitialized(&started);
+  /* wafer's handler keeps SIGINT and SIGTERM (PETSc's would abort) */
+  if (!started) (void)PetscOptionsSetValue(NULL, "-no_signal_handler", NULL);
   if (!started && PetscInitializeNoArguments() != PETSC_SUCCESS)
     return wf_fail(st, WF_ERR_RUNTIME, "PETSc failed to initialise");
   if (options && options[0] && PetscOptionsInsertString(NULL, options) != PETSC_SUCCESS)

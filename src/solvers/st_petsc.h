@@ -15,6 +15,7 @@ typedef struct st_petsc_result {
   double seconds; /* KSPSolve alone */
   double rnorm;
   double rel_diff; /* ||x_wafer - x_petsc|| / ||x_petsc|| */
+  int signal;      /* SIGINT or SIGTERM stopped PETSc's solve (0: it ran to its end) */
 } st_petsc_result;
 
 /* `options`: extra PETSc options ("-ksp_monitor -log_view"), or NULL.

@@ -18,6 +18,7 @@
 #include "st_petsc.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_signal.h"
 #include "st_model.h"
 #include "wf_model.h"
 #include "wf_random.h"
@@ -401,9 +402,17 @@ static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, doubl
     fill_rhs(m, s, wf_deck_int(d, "stencil", "seed"), b, exact);
     rc = st_solve(op, s->method, b, x, &s->opts, &rep->res, st);
   }
+  if (rc == WF_OK && rep->res.reason == ST_INTERRUPTED) {
+    char where[128];
+    snprintf(where, sizeof where, "at iteration %d (a solve keeps no checkpoint: nothing written)",
+             rep->res.its);
+    return wf_signal_fail(st, rep->res.signal, where);
+  }
   if (rc == WF_OK && s->petsc)
     rc = st_petsc_check(op, s->method, b, x, &s->opts, wf_deck_str(d, "stencil", "petsc_options"),
                         &rep->pr, st);
+  if (rc == WF_OK && rep->pr.signal)
+    return wf_signal_fail(st, rep->pr.signal, "in PETSc's cross-check solve (nothing written)");
   if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
     rep->triad = stream_triad(run->comm, m->n_owned);
   return rc;

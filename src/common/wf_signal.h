@@ -1,0 +1,57 @@
+/* SIGINT and SIGTERM end a run cleanly instead of killing it mid-write.
+ *
+ * The handler only records the signal. Long loops poll at a safe point of
+ * every step or iteration; the poll is collective, so every rank learns of a
+ * signal that reached any of them at the same step, writes what it must (a
+ * checkpoint) and returns wf_signal_fail's status. The exit status is then
+ * 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell
+ * reports a process the signal ended.
+ *
+ * mpiexec turns Ctrl-C into SIGTERM for every rank and sends SIGKILL one
+ * second later (Open MPI's odls_base_sigkill_timeout); Slurm's scancel waits
+ * KillWait (30 s by default). */
+#ifndef WF_SIGNAL_H
+#define WF_SIGNAL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "wf_error.h"
+
+/* Exit statuses above this are "ended by signal (status - WF_ERR_SIGNAL)". */
+enum { WF_ERR_SIGNAL = 128 };
+
+/* Catch SIGINT and SIGTERM from now on (main, once). */
+void wf_signal_install(void);
+
+/* Back to the default (the signal ends the process): once everything is
+ * written, before MPI_Finalize, which can wait for ranks mpiexec is already
+ * tearing down. */
+void wf_signal_restore(void);
+
+/* The signal this process caught, 0 if none. */
+int wf_signal_caught(void);
+
+/* A non-blocking poll: each call completes the previous call's reduction
+ * and starts the next, so the check costs no wait inside a loop that
+ * communicates anyway. A signal caught by any rank before call k is
+ * returned by call k + 1 on every rank. */
+typedef struct wf_signal_poll {
+  MPI_Comm comm;
+  MPI_Request req;
+  int mine, any;
+} wf_signal_poll;
+
+void wf_signal_poll_start(wf_signal_poll *p, MPI_Comm comm);
+/* Collective: the signal some rank caught (0: none). */
+int wf_signal_poll_next(wf_signal_poll *p);
+/* Completes the outstanding reduction. Collective. */
+void wf_signal_poll_end(wf_signal_poll *p);
+
+/* Set `st` to "interrupted by SIG... <where>" with code WF_ERR_SIGNAL + sig. */
+int wf_signal_fail(wf_status *st, int sig, const char *where);
+
+/* True for a status code set by wf_signal_fail. */
+static inline bool wf_interrupted(int code) { return code > WF_ERR_SIGNAL; }
+
+#endif

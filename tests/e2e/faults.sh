@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Faults: faults.sh CASE RANKS WAFER_BINARY [TRIALS]
+#   signals  SIGTERM to one rank, SIGINT to mpiexec: every rank ends within
+#            2 s with the message, the exit status a shell expects and (EAM)
+#            a checkpoint that a restart continues from.
+#   kill9    kill -9 of one rank, or of all, at random moments, then restart
+#            from the last checkpoint, until the run completes: the final
+#            state equals the uninterrupted run's bit for bit, and every file
+#            under a final name opens. TRIALS kills (default 4; the README's
+#            figures come from TRIALS=20).
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$(realpath "$3") trials=${4:-4}
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# launch ARGS...: start wafer on $ranks ranks in the background ($job: the
+# mpiexec pid).
+launch() {
+  mpiexec -n "$ranks" "$wafer" "$@" > run.out 2> run.err &
+  job=$!
+}
+
+# The job's ranks (mpiexec's children), one pid per line.
+rank_pids() { pgrep -P "$job" -x "$(basename "$wafer")"; }
+
+# A process that exists and has not exited (an exited rank stays a zombie
+# until mpiexec collects it, which may take seconds).
+running() { [ -r /proc/$1/stat ] && [ "$(awk '{print $3}' /proc/$1/stat 2> /dev/null)" != Z ]; }
+
+# signal_ms SIGNAL WHO: send SIGNAL to one rank (WHO = rank), to every rank
+# (all) or to mpiexec (mpiexec); print how many ms later the last rank had
+# ended (10000: still running then).
+signal_ms() {
+  local pids t0 i p alive
+  pids=$(rank_pids)
+  t0=$(now_ms)
+  case $2 in
+    rank) kill -"$1" "$(echo "$pids" | tail -1)" ;;
+    all) kill -"$1" $pids ;;
+    mpiexec) kill -"$1" "$job" ;;
+  esac
+  for ((i = 0; i < 1000; i++)); do
+    alive=0
+    for p in $pids; do running "$p" && alive=1; done
+    ((alive)) || break
+    sleep 0.01
+  done
+  echo $(($(now_ms) - t0))
+}
+
+# wait_for FILE SECONDS: until FILE exists (false after SECONDS, or when
+# the job has ended).
+wait_for() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ -e "$1" ] && return 0
+    kill -0 $job 2> /dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+ck_step() { h5dump -a step "$1" 2> /dev/null | awk '/\(0\)/ {print $2}'; }
+
+eam_args=(eam --quiet --set eam.cells=10x10x10 --set eam.crosscheck=none --set eam.thermo=0)
+
+case $case_name in
+signals)
+  # EAM, SIGTERM to one rank once the first checkpoint is there.
+  launch "${eam_args[@]}" --set eam.steps=1000000 --set eam.checkpoint=ck.h5 \
+         --set eam.checkpoint_every=50 --set output.file=traj.h5 --set eam.dump_every=100 --json s.json
+  wait_for ck.h5 60
+  sleep 0.5
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "SIGTERM to one rank: the ranks ended after $ms ms, exit status $rc (want <= 2000 ms, 143)"
+  step=$(sed -n 's/.*interrupted by SIGTERM at step \([0-9]*\); checkpoint written to ck.h5.*/\1/p' run.err)
+  expect "[ -n \"$step\" ]" "no 'interrupted by SIGTERM at step N; checkpoint written' message: $(cat run.err)"
+  expect "[ \"$(ck_step ck.h5)\" = \"$step\" ]" "the checkpoint is at step $(ck_step ck.h5), the message says $step"
+  expect "json s.json \"j['status'] == 'interrupted'\"" "JSON status is not 'interrupted'"
+  expect "grep -q 'trajectory up to step .* is kept in traj.h5' run.err && h5ls traj.h5/particles/all/position > /dev/null" \
+         "the trajectory was not kept"
+  # The checkpoint continues: 20 more steps, a clean finish.
+  mpiexec -n "$ranks" "$wafer" "${eam_args[@]}" --set eam.restart=ck.h5 --set eam.steps=$((step + 20)) \
+    --json r.json > /dev/null 2> r.err
+  expect "[ $? -eq 0 ] && json r.json \"j['eam']['first_step'] == $step and j['status'] == 'unchecked'\"" \
+         "restart from the signal's checkpoint failed: $(cat r.err)"
+
+  # EAM, SIGINT to every rank at once (a terminal's Ctrl-C reaches the whole
+  # process group), then SIGINT to mpiexec alone: Open MPI's mpiexec passes
+  # it on as SIGTERM a second later (and sends SIGKILL a second after that):
+  # 2 s from the ranks' signal.
+  for who in all mpiexec; do
+    limit=2000
+    [ $who = mpiexec ] && limit=3000
+    rm -f ck.h5 s.json
+    launch "${eam_args[@]}" --set eam.steps=1000000 --set eam.checkpoint=ck.h5 \
+           --set eam.checkpoint_every=50 --json s.json
+    wait_for ck.h5 60
+    sleep 0.5
+    ms=$(signal_ms INT $who)
+    wait $job
+    expect "[ $ms -le $limit ]" "SIGINT to $who: the ranks ended after $ms ms"
+    expect "grep -q 'interrupted by SIG[A-Z]* at step' run.err && [ -n \"$(ck_step ck.h5)\" ] && json s.json \"j['status'] == 'interrupted'\"" \
+           "SIGINT to $who: no message, checkpoint or summary: $(cat run.err)"
+  done
+
+  # Stencil, SIGTERM to one rank during a long solve: ends, writes nothing.
+  launch stencil --quiet --set stencil.nx=128 --set stencil.ny=128 --set stencil.nz=128 \
+         --set stencil.crosscheck=none --set stencil.rtol=0 --set stencil.atol=0 \
+         --set stencil.max_iterations=1000000000 --set output.file=field.h5
+  sleep 3
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "stencil: the ranks ended after $ms ms, exit status $rc"
+  expect "grep -q 'interrupted by SIGTERM at iteration' run.err" "stencil: no message: $(cat run.err)"
+  expect "[ ! -e field.h5 ]" "stencil: an interrupted solve left its output"
+  ;;
+kill9)
+  steps=400
+  common=("${eam_args[@]}" --set eam.steps=$steps --set eam.checkpoint_every=25)
+  mpiexec -n "$ranks" "$wafer" "${common[@]}" --set eam.checkpoint=ref.h5 > /dev/null
+  expect "[ $? -eq 0 ]" "the uninterrupted run failed"
+  t0=$(now_ms)
+  mpiexec -n "$ranks" "$wafer" "${common[@]}" --set eam.checkpoint=tmp.h5 > /dev/null
+  run_ms=$(($(now_ms) - t0))
+  kills=0 restarts=0 bad_files=0
+  # A restart may not overwrite the checkpoint it reads: the segments
+  # alternate between two names, each continuing from the newer one.
+  for ((trial = 0; trial < trials; trial++)); do
+    rm -f a.h5 b.h5 a.h5.part b.h5.part
+    # one kill per trial, at a random moment of the run, alternately of one
+    # rank and of all of them; then restarts until the run is complete
+    killed=0 from="" to=a.h5
+    while :; do
+      restart=()
+      [ -n "$from" ] && restart=(--set eam.restart=$from)
+      launch "${common[@]}" --set eam.checkpoint=$to "${restart[@]}"
+      if ((killed == 0)); then
+        sleep "$(awk -v s=$RANDOM -v ms=$run_ms 'BEGIN {printf "%.3f", (0.1 + 0.8 * s / 32768) * ms / 1000}')"
+        if ((trial % 2 == 0)); then signal_ms KILL rank > /dev/null; else signal_ms KILL all > /dev/null; fi
+        killed=1 kills=$((kills + 1))
+      fi
+      wait $job
+      rc=$?
+      # a file under its final name is whole: it opens, it has a step
+      for f in a.h5 b.h5; do
+        [ -e $f ] && [ -z "$(ck_step $f)" ] && bad_files=$((bad_files + 1))
+      done
+      [ "$rc" -eq 0 ] && break
+      sa=$(ck_step a.h5) sb=$(ck_step b.h5)
+      if [ "${sa:--1}" -ge "${sb:--1}" ]; then from=a.h5 to=b.h5 newest=${sa:--1}; else from=b.h5 to=a.h5 newest=$sb; fi
+      [ "$newest" -lt 0 ] && from="" to=a.h5
+      [ "$newest" = "$steps" ] && { to=$from; break; } # killed after the last checkpoint
+      restarts=$((restarts + 1))
+      ((restarts > 10 * trials)) && break
+    done
+    expect "h5diff -q ref.h5 $to" "trial $trial: the final state differs from the uninterrupted run's"
+  done
+  expect "[ $bad_files -eq 0 ]" "$bad_files checkpoint(s) under the final name did not open"
+  echo "kill9: $kills kills ($((trials / 2 + trials % 2)) of one rank), $restarts restarts, $bad_files broken files, run ${run_ms} ms"
+  ;;
+*)
+  echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+
+finish "$case_name"
