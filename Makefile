@@ -10,7 +10,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # oversubscription. Set for the commands below only, never in your shell.
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build run test test-asan test-valgrind clean
+.PHONY: all setup build run test test-asan test-valgrind fuzz clean
 
 all: build
 
@@ -43,5 +43,11 @@ test-valgrind: setup
 	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	  build-valgrind/tests/unit_tests
 
+# libFuzzer on the deck, potential, data file and checkpoint readers: 15 s
+# each (FUZZ_SECONDS); the README gives the long runs' figures.
+FUZZ_SECONDS ?= 15
+fuzz: setup
+	tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
 clean:
-	rm -rf build build-asan build-valgrind build.cmake.log build-asan.cmake.log build-valgrind.cmake.log
+	rm -rf build build-asan build-valgrind build-fuzz build*.cmake.log build-fuzz.build.log

@@ -1,7 +1,8 @@
 /* The `wafer` command: parses the command line, resolves the deck, builds
- * the wafer and runs a workload (or all of them: `wafer demo`). The only
- * place that turns errors into exit statuses: 0 ok, 1 run failed (a check or
- * a library call), 2 bad input. */
+ * the wafer and runs a workload (or all of them: `wafer demo`; the parts
+ * shared with `wafer fidelity` are in app.c). The only place that turns
+ * errors into exit statuses: 0 ok, 1 run failed (a check or a library
+ * call), 2 bad input, 128 + N ended by signal N. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,193 +51,6 @@ static void workload_help(const wf_workload *wl) {
   const wf_section *common[2];
   wf_all_sections(common, 2); /* [wafer], [output] */
   wf_deck_print_reference(common, 2, stdout);
-}
-
-int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
-  memset(o, 0, sizeof *o);
-  o->sets = calloc((size_t)argc + 1, sizeof *o->sets); /* never more than the arguments */
-  if (!o->sets) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the arguments");
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      o->help = true;
-    } else if (strcmp(a, "--version") == 0) {
-      o->version = true;
-    } else if (strcmp(a, "--markdown") == 0) {
-      o->markdown = true;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-      o->quiet = true;
-    } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
-      if (i + 1 >= argc) return wf_fail(st, WF_ERR_INPUT, "%s needs a value", a);
-      if (a[2] == 'j') o->json = argv[++i];
-      else o->sets[o->nsets++] = argv[++i];
-    } else if (strncmp(a, "--set=", 6) == 0) {
-      o->sets[o->nsets++] = a + 6;
-    } else if (strncmp(a, "--json=", 7) == 0) {
-      o->json = a + 7;
-    } else if (a[0] == '-') {
-      return wf_fail(st, WF_ERR_INPUT, "unknown option '%s' (see wafer --help)", a);
-    } else if (!o->command) {
-      o->command = a;
-    } else if (!o->deck) {
-      o->deck = a;
-    } else {
-      return wf_fail(st, WF_ERR_INPUT, "unexpected argument '%s' (one deck per run)", a);
-    }
-  }
-  return WF_OK;
-}
-
-/* Defaults, then the deck file (read on rank 0, broadcast), then --set. */
-int app_resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
-                        wf_deck *deck, wf_status *st) {
-  if (wf_deck_create(deck, secs, nsecs, st) != WF_OK) return st->code;
-  if (o->deck) {
-    char *text = NULL;
-    if (wf_read_text_bcast(comm, o->deck, "deck", &text, st) != WF_OK ||
-        wf_deck_parse_text(deck, text, o->deck, st) != WF_OK) {
-      free(text);
-      return st->code;
-    }
-    free(text);
-  }
-  for (int i = 0; i < o->nsets; i++)
-    if (wf_deck_set(deck, o->sets[i], st) != WF_OK) return st->code;
-  return WF_OK;
-}
-
-static int exit_code(const wf_status *st, const wf_run *run) {
-  if (st->code != WF_OK) return st->code;
-  return run->checks_failed ? WF_ERR_RUNTIME : 0;
-}
-
-/* The ranks' roles: all play the wafer unless the deck gives MemoryX or
- * SwarmX ranks, which only a workload that uses them accepts. */
-static int split_roles(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, wf_roles *roles,
-                       wf_status *st) {
-  int mx = (int)wf_deck_int(deck, "wafer", "memoryx_ranks");
-  int sx = (int)wf_deck_int(deck, "wafer", "swarmx_ranks");
-  const char *key = mx ? "memoryx_ranks" : "swarmx_ranks";
-  if ((mx || sx) && !wl->rank_roles)
-    return wf_deck_fail(deck, "wafer", key, st,
-                        "the %s workload gives every rank a block of the PE grid: MemoryX and "
-                        "SwarmX ranks are for weight streaming",
-                        wl->name);
-  if (wf_roles_split(roles, comm, mx, sx, st) != WF_OK) return wf_deck_blame(deck, "wafer", key, st);
-  return WF_OK;
-}
-
-/* A run that could not start: its summary says why. */
-static int refused(wf_json *j, const wf_status *st) {
-  wf_json_str(j, "status", "error");
-  wf_json_str(j, "error", st->msg);
-  return st->code;
-}
-
-/* A run that failed after a rank caught SIGINT or SIGTERM failed because of
- * it (a helper such as LAMMPS got the signal too): say so. Collective. */
-static void blame_signal(MPI_Comm comm, wf_status *st) {
-  int sig = wf_signal_caught();
-  MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, comm);
-  if (!sig || st->code == WF_OK || wf_interrupted(st->code)) return;
-  char was[sizeof st->msg];
-  snprintf(was, sizeof was, "(%s)", st->msg);
-  wf_signal_fail(st, sig, was);
-}
-
-/* Run one workload; its JSON summary is returned in `j` (on every rank). */
-int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
-                     wf_run *run, wf_json *j, wf_status *st) {
-  wf_wafer wafer;
-  wf_roles roles;
-  memset(run, 0, sizeof *run);
-  wf_json_init(j);
-  wf_json_str(j, "workload", wl->name);
-  wf_json_str(j, "version", wf_version());
-  wf_status_clear(st);
-  /* Files first: an output that cannot be written, or that would overwrite
-   * an input or another output, is found before any work starts. */
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  const char *names[MAX_SECTIONS] = {"wafer", "output"};
-  int nnames = 2;
-  for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
-  if (rank == 0) wf_deck_check_files(deck, names, nnames, st);
-  wf_status_bcast(comm, st);
-  if (st->code != WF_OK) return refused(j, st);
-  if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);
-  /* The PE grid lives on the wafer ranks' communicator. */
-  bool on_wafer = roles.role == WF_ROLE_WAFER;
-  int made = on_wafer ? wf_wafer_create(&wafer, roles.role_comm, deck, st) : WF_ERR_INPUT;
-  wf_status_agree(comm, st);
-  if (st->code != WF_OK) {
-    if (made == WF_OK) wf_wafer_free(&wafer); /* it failed elsewhere */
-    wf_roles_free(&roles);
-    return refused(j, st);
-  }
-  if (verbose) {
-    printf("== wafer %s: %s\n", wf_version(), wl->name);
-    app_describe_wafer(&wafer, stdout);
-    fflush(stdout);
-  }
-  run->workload = wl->name;
-  run->version = wf_version();
-  run->world = comm;
-  run->roles = &roles;
-  run->comm = on_wafer ? wafer.dc.comm : roles.role_comm;
-  MPI_Comm_rank(run->comm, &run->rank);
-  MPI_Comm_size(run->comm, &run->nranks);
-  run->deck = deck;
-  run->wafer = on_wafer ? &wafer : NULL;
-  if (on_wafer) {
-    snprintf(run->hardware, sizeof run->hardware, "%s", wafer.hw.name);
-    run->pe_grid[0] = wafer.dc.pe_nx, run->pe_grid[1] = wafer.dc.pe_ny;
-    run->rank_grid[0] = wafer.dc.px, run->rank_grid[1] = wafer.dc.py;
-  }
-  run->verbose = verbose;
-  run->summary = j;
-  if (on_wafer) app_json_wafer(&wafer, j);
-
-  double t0 = MPI_Wtime();
-  wl->run(run, st);
-  if (st->code == WF_OK && wf_deck_bug(deck)[0]) wf_fail(st, WF_ERR_RUNTIME, "%s", wf_deck_bug(deck));
-  double wall = MPI_Wtime() - t0;
-  wf_status_agree(comm, st);
-  blame_signal(comm, st);
-  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
-
-  if (on_wafer) app_json_fabric(&wafer, j);
-  wf_json_num(j, "seconds", run->seconds);
-  wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
-  wf_json_num(j, "wall_seconds", wall);
-  wf_json_begin(j, "checks");
-  wf_json_int(j, "passed", run->checks_passed);
-  wf_json_int(j, "failed", run->checks_failed);
-  wf_json_end(j);
-  wf_json_str(j, "status", wf_run_status(run, st->code));
-  if (st->code) wf_json_str(j, "error", st->msg);
-  if (on_wafer) wf_wafer_free(&wafer);
-  wf_roles_free(&roles);
-  run->roles = NULL;
-  return exit_code(st, run);
-}
-
-/* The summary is stdout's last line, and --json FILE on request. */
-void app_emit_summary(int rank, const options *o, const char *json, wf_status *st) {
-  if (rank != 0) return;
-  printf("%s\n", json);
-  fflush(stdout);
-  if (o->json) {
-    char *text = malloc(strlen(json) + 2);
-    wf_status wst;
-    if (text) sprintf(text, "%s\n", json);
-    else wf_fail(&wst, WF_ERR_RUNTIME, "out of memory for the JSON summary");
-    if (!text || wf_write_text_atomic(o->json, text, &wst) != WF_OK) {
-      fprintf(stderr, "wafer: error: %s\n", wst.msg);
-      if (st->code == WF_OK) *st = wst;
-    }
-    free(text);
-  }
 }
 
 static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_workload *wl,
@@ -336,10 +150,6 @@ static int cmd_info(MPI_Comm comm, int rank, const options *o, const wf_section 
   return 0;
 }
 
-void app_options_free(options *o) {
-  free(o->sets);
-  o->sets = NULL;
-}
 
 /* One command of the parsed command line. */
 static int run_command(MPI_Comm comm, int rank, options o) {

@@ -72,6 +72,19 @@ static int integer(reader *r, int *v, const char *what, int min, int max) {
   return WF_OK;
 }
 
+/* A mass in amu: positive (the integrator divides by it). */
+static int mass_of(reader *r, double *m) {
+  if (number(r, m, "mass", true) != WF_OK) return r->st->code;
+  if (!(*m > 0 && *m <= 1e6))
+    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: mass %g: expected a positive mass in amu", r->name,
+                   r->line, *m);
+  return WF_OK;
+}
+
+/* Table values are bounded so that the splines' differences and products
+ * stay finite: no potential's energies or densities come near 1e100. */
+#define EAM_MAX_VALUE 1e100
+
 /* n values, several to a line, into v[1..n] (1-based like the tables). */
 static int values(reader *r, double *v, int n, const char *what) {
   for (int i = 1; i <= n; i++) {
@@ -82,6 +95,9 @@ static int values(reader *r, double *v, int n, const char *what) {
                        r->name, line, i - 1, n, what);
       return r->st->code;
     }
+    if (fabs(v[i]) > EAM_MAX_VALUE)
+      return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: %s value %g is beyond +-%g", r->name, r->line,
+                     what, v[i], EAM_MAX_VALUE);
   }
   return WF_OK;
 }
@@ -136,9 +152,12 @@ static int header_grid(reader *r, eam_potential *p) {
       integer(r, &p->nr, "Nr", 5, EAM_MAX_POINTS) || number(r, &p->dr, "dr", true) ||
       number(r, &p->cut, "cutoff", true))
     return r->st->code;
-  if (!(p->drho > 0) || !(p->dr > 0) || !(p->cut > 0))
-    return wf_fail(r->st, WF_ERR_INPUT, "%s:%d: drho, dr and the cutoff must be positive", r->name,
-                   r->line);
+  /* bounded so that the grids' inverses and extents stay finite */
+  if (!(p->drho >= 1e-30 && p->drho <= 1e30) || !(p->dr >= 1e-30 && p->dr <= 1e30) ||
+      !(p->cut > 0 && p->cut <= 1e30))
+    return wf_fail(r->st, WF_ERR_INPUT,
+                   "%s:%d: drho, dr and the cutoff must be positive (between 1e-30 and 1e30)",
+                   r->name, r->line);
   skip_line(r);
   return WF_OK;
 }
@@ -177,10 +196,9 @@ static int lattice_of(reader *r, eam_potential *p, int i, bool required) {
 
 static int parse_funcfl(reader *r, eam_potential *p) {
   skip_line(r); /* comment */
-  double z;
-  if (number(r, &z, "atomic number", true) || number(r, &p->mass[0], "mass", true))
-    return r->st->code;
-  element_symbol((int)z, p->element[0], sizeof p->element[0]);
+  int z = 0;
+  if (integer(r, &z, "atomic number", 0, 999) || mass_of(r, &p->mass[0])) return r->st->code;
+  element_symbol(z, p->element[0], sizeof p->element[0]);
   if (lattice_of(r, p, 0, false) != WF_OK) return r->st->code;
   skip_line(r);
   if (header_grid(r, p) != WF_OK) return r->st->code;
@@ -252,7 +270,7 @@ static int parse_setfl(reader *r, eam_potential *p) {
   char what[64];
   for (int i = 0; i < n && rc == WF_OK; i++) {
     double z;
-    if (number(r, &z, "atomic number", false) || number(r, &p->mass[i], "mass", true) ||
+    if (number(r, &z, "atomic number", false) || mass_of(r, &p->mass[i]) ||
         lattice_of(r, p, i, true) != WF_OK) {
       rc = r->st->code;
       break;

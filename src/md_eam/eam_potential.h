@@ -63,8 +63,7 @@ static inline int eam_pair(int i, int j) { return i >= j ? i * (i + 1) / 2 + j :
  * last interval is extrapolated no further (as LAMMPS clamps p to 1). */
 static inline double eam_eval(const eam_spline *s, double x, double *d) {
   double p = x * s->inv_delta + 1.0;
-  int m = (int)p;
-  m = m < s->n - 1 ? m : s->n - 1;
+  int m = p < s->n - 1 ? (int)p : s->n - 1; /* compared before the cast: any x is safe */
   m = m > 1 ? m : 1;
   p -= m;
   p = p < 1.0 ? p : 1.0;

@@ -76,34 +76,51 @@ static int validate(const char *path, long long step, const int64_t *id, const i
   return rc;
 }
 
+int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_domain *d,
+                        int nspecies, md_atoms *a, wf_status *st) {
+  int rc = validate(path, c->step, c->id, c->species, c->x, c->v, c->natoms, nspecies, st);
+  for (int k = 0; rc == WF_OK && k < 3; k++)
+    if (c->box[k] != d->box.lo[k] || c->box[3 + k] != d->box.len[k])
+      rc = wf_fail(st, WF_ERR_INPUT,
+                   "checkpoint '%s' is of another box (%.6g A in %c, the deck gives %.6g A)", path,
+                   c->box[3 + k], "xyz"[k], d->box.len[k]);
+  /* Atoms leave the box between list builds, never by a box length. */
+  for (size_t i = 0; rc == WF_OK && i < c->natoms; i++)
+    for (int k = 0; k < 3; k++)
+      if (fabs(c->x[3 * i + k] - (d->box.lo[k] + 0.5 * d->box.len[k])) > 1.5 * d->box.len[k]) {
+        rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld is at %c = %g, a box length "
+                     "outside the box", path, (long long)c->id[i], "xyz"[k], c->x[3 * i + k]);
+        break;
+      }
+  if (rc != WF_OK) return rc;
+  a->nlocal = a->nghost = 0;
+  for (size_t i = 0; i < c->natoms && rc == WF_OK; i++)
+    if (md_domain_owns_atom(d, c->id[i], c->x + 3 * i))
+      rc = md_atoms_add(a, c->id[i], (int)c->species[i], c->x + 3 * i, c->v + 3 * i, st);
+  return rc;
+}
+
 int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
                        md_atoms *a, long long *step, wf_status *st) {
   /* every rank reads everything and keeps its own: restarts may use another
    * rank count */
   size_t n = (size_t)natoms;
-  double box[6], *x = malloc(3 * n * sizeof *x), *vel = malloc(3 * n * sizeof *vel);
+  double *x = malloc(3 * n * sizeof *x), *vel = malloc(3 * n * sizeof *vel);
   int64_t *id = malloc(n * sizeof *id), *type = malloc(n * sizeof *type);
   if (!x || !vel || !id || !type) {
     free(x), free(vel), free(id), free(type);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading %lld atoms", natoms);
   }
+  md_checkpoint_data c = {.natoms = n, .id = id, .species = type, .x = x, .v = vel};
   wf_ckpt_var v[NVARS];
-  describe(v, box, id, type, x, vel, n, 0, n, d->rank, true);
-  int rc = wf_checkpoint_read(d->comm, path, step, v, NVARS, st);
-  if (rc == WF_OK) rc = validate(path, *step, id, type, x, vel, n, nspecies, st);
-  for (int c = 0; rc == WF_OK && c < 3; c++)
-    if (box[c] != d->box.lo[c] || box[3 + c] != d->box.len[c])
-      rc = wf_fail(st, WF_ERR_INPUT,
-                   "checkpoint '%s' is of another box (%.6g A in %c, the deck gives %.6g A)", path,
-                   box[3 + c], "xyz"[c], d->box.len[c]);
+  describe(v, c.box, id, type, x, vel, n, 0, n, d->rank, true);
+  int rc = wf_checkpoint_read(d->comm, path, &c.step, v, NVARS, st);
   if (rc == WF_OK) {
-    a->nlocal = a->nghost = 0;
-    for (size_t i = 0; i < n && rc == WF_OK; i++)
-      if (md_domain_owns_atom(d, id[i], x + 3 * i))
-        rc = md_atoms_add(a, id[i], (int)type[i], x + 3 * i, vel + 3 * i, st);
+    md_checkpoint_adopt(path, &c, d, nspecies, a, st);
     wf_status_agree(d->comm, st);
     rc = st->code;
   }
+  if (rc == WF_OK) *step = c.step;
   free(x), free(vel), free(id), free(type);
   return rc;
 }

@@ -10,8 +10,8 @@ static const char axis_name[3] = {'x', 'y', 'z'};
 
 int md_domain_pe_of(const md_domain *d, int axis, double x) {
   int n = d->pe_n[axis];
-  int p = (int)floor((x - d->box.lo[axis]) / d->box.len[axis] * n);
-  return p < 0 ? 0 : p >= n ? n - 1 : p;
+  double p = floor((x - d->box.lo[axis]) / d->box.len[axis] * n);
+  return !(p >= 0) ? 0 : p >= n ? n - 1 : (int)p; /* clamped before the cast: any x is safe */
 }
 
 bool md_domain_owns(const md_domain *d, const double x[3]) {

@@ -65,6 +65,7 @@ typedef struct lines {
   char *next;
   const char *name;
   int line;
+  long long total; /* lines in the text: a bound on what it can hold */
 } lines;
 
 /* The next line with its comment removed and trailing blanks cut; NULL at
@@ -114,9 +115,9 @@ static int header(md_data *D, lines *L, const char *s, wf_status *st) {
   static const char *bounds[3] = {"xlo xhi", "ylo yhi", "zlo zhi"};
   for (int a = 0; a < 3; a++)
     if (strstr(s, bounds[a])) {
-      if (sscanf(s, "%lf %lf", &v[0], &v[1]) != 2 || !(v[1] > v[0]))
-        return wf_fail(st, WF_ERR_INPUT, "%s:%d: expected 'lo hi %s' with lo < hi", L->name,
-                       L->line, bounds[a]);
+      if (sscanf(s, "%lf %lf", &v[0], &v[1]) != 2 || !(v[1] > v[0]) || !isfinite(v[1] - v[0]))
+        return wf_fail(st, WF_ERR_INPUT, "%s:%d: expected 'lo hi %s' with finite lo < hi",
+                       L->name, L->line, bounds[a]);
       D->box.lo[a] = v[0];
       D->box.len[a] = v[1] - v[0];
       return WF_OK;
@@ -127,6 +128,9 @@ static int header(md_data *D, lines *L, const char *s, wf_status *st) {
   char word[32], word2[32];
   int k = sscanf(s, "%lld %31s %31s", &n, word, word2);
   if (k >= 2 && strcmp(word, "atoms") == 0 && n >= 1) {
+    if (n > L->total - L->line) /* one line per atom at least */
+      return wf_fail(st, WF_ERR_INPUT, "%s:%d: %lld atoms, but the file has only %lld more lines",
+                     L->name, L->line, n, L->total - L->line);
     D->natoms = n;
     return WF_OK;
   }
@@ -180,6 +184,9 @@ static int index_ids(const md_data *D, const char *name, id_slot **index, wf_sta
   return WF_OK;
 }
 
+/* Ids are integers read as doubles: exact up to 2^53. */
+static bool valid_id(double id) { return id == floor(id) && id >= 1 && id <= 9007199254740992.0; }
+
 static int section_atoms(md_data *D, lines *L, wf_status *st) {
   if (alloc_data(D, st) != WF_OK) return st->code;
   for (long long i = 0; i < D->natoms; i++) {
@@ -189,10 +196,10 @@ static int section_atoms(md_data *D, lines *L, wf_status *st) {
                      L->name, L->line, i, D->natoms);
     double v[5];
     if (numbers(L, s, v, 5, true, "id type x y z", st) != WF_OK) return st->code;
-    if (v[0] != floor(v[0]) || v[0] < 1 || v[1] != floor(v[1]) || v[1] < 1 || v[1] > D->ntypes)
+    if (!valid_id(v[0]) || v[1] != floor(v[1]) || v[1] < 1 || v[1] > D->ntypes)
       return wf_fail(st, WF_ERR_INPUT,
-                     "%s:%d: atom id must be a positive integer and type one of 1..%d", L->name,
-                     L->line, D->ntypes);
+                     "%s:%d: atom id must be an integer in 1..2^53 and type one of 1..%d",
+                     L->name, L->line, D->ntypes);
     D->id[i] = (int64_t)v[0];
     D->type[i] = (int)v[1] - 1;
     memcpy(D->x[i], v + 2, sizeof(md_vec));
@@ -210,6 +217,9 @@ static int section_velocities(md_data *D, const id_slot *index, lines *L, wf_sta
                      L->name, L->line, i, D->natoms);
     double v[4];
     if (numbers(L, s, v, 4, false, "id vx vy vz", st) != WF_OK) return st->code;
+    if (!valid_id(v[0]))
+      return wf_fail(st, WF_ERR_INPUT, "%s:%d: atom id must be an integer in 1..2^53", L->name,
+                     L->line);
     const id_slot key = {(int64_t)v[0], 0};
     const id_slot *slot = bsearch(&key, index, (size_t)D->natoms, sizeof *index, cmp_slot);
     if (!slot)
@@ -223,15 +233,18 @@ static int section_velocities(md_data *D, const id_slot *index, lines *L, wf_sta
 
 int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st) {
   memset(D, 0, sizeof *D);
-  lines L = {strdup(text), NULL, name, 0};
+  lines L = {strdup(text), NULL, name, 0, 0};
   if (!L.buf) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  for (const char *c = text; *c; c++) L.total += *c == '\n' || !c[1];
   L.next = L.buf;
   next_line(&L); /* the title */
   int rc = WF_OK;
   bool box[3] = {false, false, false};
   id_slot *index = NULL;
   char *s;
+  bool body = false; /* past the header: a section has begun */
   while (rc == WF_OK && (s = next_nonblank(&L))) {
+    if (s[0] >= 'A' && s[0] <= 'Z') body = true;
     if (strcmp(s, "Masses") == 0) { /* masses come from the potential */
       for (int t = 0; t < D->ntypes && (s = next_nonblank(&L)); t++) {}
     } else if (strncmp(s, "Atoms", 5) == 0) {
@@ -249,6 +262,9 @@ int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st)
                    "%s:%d: section '%s' is not supported (atom_style atomic: Masses, Atoms, "
                    "Velocities)",
                    name, L.line, s);
+    } else if (body) {
+      rc = wf_fail(st, WF_ERR_INPUT, "%s:%d: '%s': the header ends at the first section", name,
+                   L.line, s);
     } else {
       rc = header(D, &L, s, st);
       for (int a = 0; a < 3; a++) box[a] = box[a] || D->box.len[a] > 0;

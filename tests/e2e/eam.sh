@@ -229,6 +229,28 @@ PY
   msg 2 "has species 9, the potential has 1 element" --set eam.restart=bad_species.h5 --set eam.steps=20
   msg 2 "step -3 is negative" --set eam.restart=bad_step.h5 --set eam.steps=20
   msg 2 "appears twice" --set eam.restart=bad_id.h5 --set eam.steps=20
+  cp good.h5 bad_x.h5
+  /usr/bin/python3 -c "import h5py; f = h5py.File('bad_x.h5', 'r+'); f['position'][4] = 1e300"  # an atom's y
+  msg 2 "is at y = 1e+300, a box length outside the box" --set eam.restart=bad_x.h5 --set eam.steps=20
+  # What fuzzing found (tests/fuzz): each an input error, none a crash.
+  head='h\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n'
+  printf "${head}1e70 1 5 5 5\n" > bigid.data
+  msg 2 "bigid.data:12: atom id must be an integer in 1..2^53" --set eam.data=bigid.data
+  printf "${head}1 1 5 5 5\n\n2 atom types\n" > late.data
+  msg 2 "late.data:14: '2 atom types': the header ends at the first section" --set eam.data=late.data
+  printf 'h\n\n1000000000000000000 atoms\n1 atom types\n' > many.data
+  msg 2 "many.data:3: 1000000000000000000 atoms, but the file has only 1 more lines" --set eam.data=many.data
+  printf 'h\n\n1 atoms\n1 atom types\n-inf inf xlo xhi\n' > inf.data
+  msg 2 "inf.data:5: expected 'lo hi xlo xhi' with finite lo < hi" --set eam.data=inf.data
+  pot() { printf 'fuzz\n%s\n%s\n0 1 2 3 4\n5 4 3 2 1\n1 1 1 1 1\n' "$1" "$2" > p.eam; }
+  pot "1e24 63.55" "5 0.1 5 1.0 4.0"
+  msg 2 "p.eam:2: atomic number = 1e+24: expected an integer in \[0, 999\]" --set eam.potential=./p.eam
+  pot "29 0" "5 0.1 5 1.0 4.0"
+  msg 2 "p.eam:2: mass 0: expected a positive mass" --set eam.potential=./p.eam
+  pot "29 63.55" "5 1e-300 5 1.0 4.0"
+  msg 2 "p.eam:3: drho, dr and the cutoff must be positive (between 1e-30 and 1e30)" --set eam.potential=./p.eam
+  printf 'fuzz\n29 63.55\n5 0.1 5 1.0 4.0\n0 1 2 3 1e200\n5 4 3 2 1\n1 1 1 1 1\n' > p.eam
+  msg 2 "p.eam:4: F(rho) value 1e+200 is beyond" --set eam.potential=./p.eam
   # No output may overwrite an input or another output ("./x" is "x").
   msg 2 "file = good.h5: the same file as .eam. restart, which the run reads" --set eam.restart=good.h5 --set output.file=good.h5 --set eam.steps=20
   msg 2 "file = run.h5: the same file as .eam. checkpoint, which the run writes too" --set eam.checkpoint=./run.h5 --set output.file=run.h5

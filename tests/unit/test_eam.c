@@ -130,6 +130,10 @@ static void test_setfl(void) {
   CU_ASSERT_DOUBLE_EQUAL(eam_eval(&p.z2r[eam_pair(0, 1)], 1.7, &d), 2.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(eam_eval(&p.z2r[eam_pair(1, 0)], 1.7, &d), 2.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(eam_eval(&p.z2r[eam_pair(1, 1)], 3.2, &d), 3.0, 1e-12);
+  /* Far beyond the table (a density from a pile of atoms): the last
+   * interval's end, no integer overflow on the way (found by fuzzing; the
+   * sanitizer build would stop here). */
+  CU_ASSERT_DOUBLE_EQUAL(eam_eval(&p.rhor[1], 1e300, &d), 10.0, 1e-12);
   eam_free(&p);
 }
 
