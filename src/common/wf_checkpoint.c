@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 
+#include "wf_fault.h"
 #include "wf_io.h"
 
 int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const wf_ckpt_var *vars,
@@ -78,7 +79,9 @@ int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const w
   for (int i = 0; i < nvars; i++) {
     wf_status mine;
     wf_status_clear(&mine);
-    if (read_var(file, dxpl, &vars[i], path, &mine) != WF_OK && st->code == WF_OK) *st = mine;
+    if (read_var(file, dxpl, &vars[i], path, &mine) == WF_OK && wf_fault("ckpt_read", comm))
+      wf_fail(&mine, WF_ERR_RUNTIME, "checkpoint '%s': reading '%s' failed", path, vars[i].name);
+    if (mine.code != WF_OK && st->code == WF_OK) *st = mine;
   }
   H5Pclose(dxpl);
   H5Fclose(file);

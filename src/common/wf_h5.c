@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_fault.h"
 #include "wf_io.h"
 
 hid_t wf_h5_type(wf_dtype t) {
@@ -41,12 +42,15 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   H5Pset_coll_metadata_write(fapl, 1);
   f->file = H5Fcreate(f->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
-  if (f->file < 0)
-    return wf_fail(st, WF_ERR_INPUT, "cannot create HDF5 file '%s' (check the directory exists "
-                   "and is writable)", f->tmp);
   f->dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
-  return WF_OK;
+  wf_status_clear(st);
+  if (f->file < 0 || wf_fault("h5_create", comm))
+    wf_fail(st, WF_ERR_INPUT, "cannot create HDF5 file '%s' (check the directory exists and is "
+            "writable)", f->tmp);
+  wf_status_agree(comm, st);
+  if (st->code != WF_OK) wf_h5_discard(f);
+  return st->code;
 }
 
 /* HDF5's own structures (superblock, groups, attributes, chunk indexes) on
@@ -93,9 +97,13 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
   hid_t fspace = H5Screate_simple(b->ndim, g, NULL);
   hid_t dset = H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT,
                           H5P_DEFAULT);
-  if (dset < 0) {
+  wf_status_clear(st);
+  if (dset < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  wf_status_agree(f->comm, st); /* before the collective write */
+  if (st->code != WF_OK) {
+    if (dset >= 0) H5Dclose(dset);
     H5Sclose(fspace);
-    return wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+    return st->code;
   }
   hid_t mspace = H5Screate_simple(b->ndim, empty ? cnt : md, NULL);
   if (empty) {
@@ -109,7 +117,11 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
   H5Sclose(mspace);
   H5Sclose(fspace);
   H5Dclose(dset);
-  if (h5_check(rc, st, "collective write", f) != WF_OK) return wf_wrap(st, "dataset '%s'", name);
+  if (wf_fault("h5_write", f->comm)) rc = -1;
+  wf_status_clear(st);
+  if (h5_check(rc, st, "collective write", f) != WF_OK) wf_wrap(st, "dataset '%s'", name);
+  wf_status_agree(f->comm, st);
+  if (st->code != WF_OK) return st->code;
 
   if (xdmf && b->ndim >= 2 && f->nxdmf < WF_H5_MAX_XDMF) {
     wf_h5_xdmf_field *x = &f->xdmf[f->nxdmf++];
@@ -126,9 +138,11 @@ static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, c
   hid_t a = H5Acreate2(f->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
   if (a >= 0) H5Aclose(a);
-  if (rc < 0) return wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot write attribute '%s' in '%s'", name,
-                             f->path);
-  return WF_OK;
+  if (wf_fault("h5_attr", f->comm)) rc = -1;
+  wf_status_clear(st);
+  if (rc < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot write attribute '%s' in '%s'", name, f->path);
+  wf_status_agree(f->comm, st);
+  return st->code;
 }
 
 int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st) {
@@ -215,10 +229,14 @@ int wf_h5_close(wf_h5file *f, wf_status *st) {
   H5Pclose(f->dxpl);
   herr_t rc = H5Fclose(f->file);
   f->file = f->dxpl = H5I_INVALID_HID;
+  if (wf_fault("h5_close", f->comm)) rc = -1;
   wf_status_clear(st);
   if (rc < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: closing '%s' failed", f->tmp);
   wf_status_agree(f->comm, st);
-  if (st->code != WF_OK) return st->code;
+  if (st->code != WF_OK) {
+    if (rank == 0) remove(f->tmp); /* unfinished: nothing under any name */
+    return st->code;
+  }
   if (rank == 0) {
     if (rename(f->tmp, f->path) != 0)
       wf_fail(st, WF_ERR_RUNTIME, "cannot rename '%s' to '%s': %s", f->tmp, f->path,

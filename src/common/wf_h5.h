@@ -44,6 +44,9 @@ typedef struct wf_h5_block {
   const unsigned long long *mem_dims, *mem_start;
 } wf_h5_block;
 
+/* Every function here is collective and returns the same status on every
+ * rank: a failure on one rank ends the file's writing on all of them
+ * together (nothing is left under any name after wf_h5_discard). */
 int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st);
 /* Collective write of one dataset. `xdmf` lists it (2D/3D only) in the sidecar. */
 int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,

@@ -46,8 +46,10 @@ int wf_run_h5_create(const wf_run *run, const char *path, wf_h5file *f, wf_statu
   char grid[64], ranks[64];
   snprintf(grid, sizeof grid, "%dx%d", run->pe_grid[0], run->pe_grid[1]);
   snprintf(ranks, sizeof ranks, "%dx%d", run->rank_grid[0], run->rank_grid[1]);
-  int rc = WF_OK;
-  if (!ini) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the deck attribute");
+  wf_status_clear(st);
+  if (!ini) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the deck attribute");
+  wf_status_agree(run->comm, st);
+  int rc = st->code;
   if (rc != WF_OK || wf_h5_attr_str(f, "workload", run->workload, st) != WF_OK ||
       wf_h5_attr_str(f, "version", run->version, st) != WF_OK ||
       wf_h5_attr_str(f, "deck", ini, st) != WF_OK ||

@@ -828,6 +828,7 @@ static int eam_run(wf_run *run, wf_status *st) {
     rc = md_h5md_create(&h5, run, h5path, &sim, frame_count(&traj), st);
     if (rc == WF_OK) rc = md_h5md_frame(&h5, &sim, st);
     else traj.h5 = NULL;
+    traj.failed = rc != WF_OK; /* its first frame: nothing worth keeping */
     traj.last_frame = sim.step;
   }
   double seconds = 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_fault.h"
 #include "wf_io.h"
 #include "wf_wafer.h"
 
@@ -220,6 +221,7 @@ int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
     e[0] = write_block(ids[k][0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, count, &step);
     e[1] = write_block(ids[k][1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, count, &time);
     e[2] = write_block(ids[k][2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 3, start, count, rows);
+    if (wf_fault("h5md_frame", comm)) e[2] = -1;
     if (e[0] < 0 || e[1] < 0 || e[2] < 0)
       wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed (disk full?)", h->frame,
               h->f.path);
@@ -259,21 +261,27 @@ int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, w
   herr_t err = cut < 0 || !step || !time || !value || obs < 0 ? -1 : 0;
   for (int i = 0; err == 0 && i < nrows; i++) step[i] = rows[i].step, time[i] = rows[i].step * dt;
   hsize_t zero = 0, n = (hsize_t)nrows;
-  for (int k = 0; k < 5 && err == 0; k++) {
-    for (int i = 0; i < nrows; i++) {
+  /* Collective calls: every rank makes all of them whatever failed on it
+   * (one that stopped early would leave the others waiting); errors are
+   * combined at the end. */
+  bool root = rank == 0;
+  for (int k = 0; k < 5; k++) {
+    for (int i = 0; value && i < nrows; i++) {
       const md_thermo_row *r = &rows[i];
       const double v[5] = {r->temp, r->pe, r->ke, r->etotal, r->press};
       value[i] = v[k];
     }
     hid_t d[3] = {0, 0, 0};
-    err = element(obs, names[k], nrows, 0, NULL, units[k], d);
-    bool root = rank == 0;
-    if (err == 0) err = write_block(d[0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, &zero, &n, step);
-    if (err == 0) err = write_block(d[1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, &zero, &n, time);
-    if (err == 0) err = write_block(d[2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, &zero, &n, value);
+    herr_t e[4];
+    e[0] = element(obs, names[k], nrows, 0, NULL, units[k], d);
+    e[1] = write_block(d[0], H5T_NATIVE_INT64, h->f.dxpl, root && step, 1, &zero, &n, step);
+    e[2] = write_block(d[1], H5T_NATIVE_DOUBLE, h->f.dxpl, root && time, 1, &zero, &n, time);
+    e[3] = write_block(d[2], H5T_NATIVE_DOUBLE, h->f.dxpl, root && value, 1, &zero, &n, value);
+    for (int i = 0; i < 4; i++) err = e[i] < 0 ? -1 : err;
     close_all(d, 3);
   }
   if (obs >= 0) H5Gclose(obs);
+  if (wf_fault("h5md_close", h->f.comm)) err = -1;
   free(step), free(time), free(value);
   wf_status_clear(st);
   if (err < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing the observables of '%s' failed", h->f.path);

@@ -3,6 +3,9 @@
 #   signals  SIGTERM to one rank, SIGINT to mpiexec: every rank ends within
 #            2 s with the message, the exit status a shell expects and (EAM)
 #            a checkpoint that a restart continues from.
+#   inject   an I/O failure on one rank only (WAFER_FAULT=SITE@RANK, see
+#            src/common/wf_fault.h) on every collective I/O path: every rank
+#            exits with the same status, one message, no hang, no file left.
 #   kill9    kill -9 of one rank, or of all, at random moments, then restart
 #            from the last checkpoint, until the run completes: the final
 #            state equals the uninterrupted run's bit for bit, and every file
@@ -119,6 +122,46 @@ signals)
   expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "stencil: the ranks ended after $ms ms, exit status $rc"
   expect "grep -q 'interrupted by SIGTERM at iteration' run.err" "stencil: no message: $(cat run.err)"
   expect "[ ! -e field.h5 ]" "stencil: an interrupted solve left its output"
+  ;;
+inject)
+  # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in
+  # turn, every rank exits with STATUS within 60 s, the error says TEXT, and
+  # no output is left under its name or as a temporary file.
+  inject() {
+    local site=$1 status=$2 text=$3 r k
+    shift 3
+    for ((r = 0; r < ranks; r++)); do
+      rm -f status.* ./*.h5 ./*.part
+      cp keep/* . 2> /dev/null
+      # shellcheck disable=SC2016
+      WAFER_FAULT=$site@$r timeout 60 mpiexec -n "$ranks" \
+        sh -c '"$0" "$@"; echo $? > status.$OMPI_COMM_WORLD_RANK' "$wafer" "$@" --quiet > out.txt 2> err.txt
+      local rc=$?
+      local statuses
+      statuses=$(cat status.* 2> /dev/null | sort -u | tr '\n' ' ')
+      expect "[ $rc -ne 124 ] && [ \"$statuses\" = \"$status \" ] && [ \$(ls status.* | wc -l) -eq $ranks ]" \
+             "$site@$r: mpiexec $rc (124: hung), rank statuses '$statuses', wanted $status on all"
+      expect "[ \$(grep -c 'wafer: error:' err.txt) -eq 1 ] && grep -q -- \"$text\" err.txt" \
+             "$site@$r: wanted one error saying '$text': $(grep -v WAFER_FAULT err.txt | head -3)"
+      local left
+      left=$(ls ./*.h5 ./*.part 2> /dev/null | grep -v -x -F -f <(ls keep 2> /dev/null | sed 's|^|./|'))
+      expect "[ -z \"$left\" ]" "$site@$r: left $left"
+    done
+  }
+  st=(stencil --set wafer.pe_grid=8x8 --set stencil.nx=16 --set stencil.ny=16 --set stencil.nz=8
+      --set stencil.crosscheck=none)
+  inject h5_create 2 "cannot create HDF5 file 's.h5.part'" "${st[@]}" --set output.file=s.h5
+  inject h5_write 1 "collective write failed for 's.h5'" "${st[@]}" --set output.file=s.h5
+  inject h5_attr 1 "cannot write attribute 'workload' in 'h.h5'" halo --set wafer.pe_grid=8x8 \
+         --set halo.iterations=2 --set output.file=h.h5
+  inject h5_close 1 "closing 's.h5.part' failed" "${st[@]}" --set output.file=s.h5
+  md=("${eam_args[@]}" --set eam.steps=20)
+  inject h5_write 1 "checkpoint 'ck.h5'" "${md[@]}" --set eam.checkpoint=ck.h5
+  inject h5md_frame 1 "writing frame 0 of 't.h5' failed" "${md[@]}" --set output.file=t.h5 --set eam.dump_every=5
+  inject h5md_close 1 "writing the observables of 't.h5' failed" "${md[@]}" --set output.file=t.h5
+  mkdir -p keep
+  mpiexec -n "$ranks" "$wafer" "${md[@]}" --set eam.checkpoint=keep/good.h5 > /dev/null 2>&1
+  inject ckpt_read 1 "checkpoint 'keep/good.h5': reading 'box' failed" "${md[@]}" --set eam.restart=keep/good.h5 --set eam.steps=30
   ;;
 kill9)
   steps=400
