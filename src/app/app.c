@@ -56,7 +56,7 @@ int app_resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, i
   if (wf_deck_create(deck, secs, nsecs, st) != WF_OK) return st->code;
   if (o->deck) {
     char *text = NULL;
-    if (wf_read_text_bcast(comm, o->deck, "deck", &text, st) != WF_OK ||
+    if (wf_read_text_bcast(comm, o->deck, "deck", WF_MAX_DECK_BYTES, &text, st) != WF_OK ||
         wf_deck_parse_text(deck, text, o->deck, st) != WF_OK) {
       free(text);
       return st->code;

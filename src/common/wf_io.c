@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *slurp(const char *path, const char *what, wf_status *st) {
+static char *slurp(const char *path, const char *what, size_t max_bytes, wf_status *st) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     wf_fail(st, WF_ERR_INPUT, "cannot open %s '%s': %s", what, path, strerror(errno));
@@ -22,6 +22,13 @@ static char *slurp(const char *path, const char *what, wf_status *st) {
     size_t n = fread(buf + len, 1, cap - len - 1, f);
     len += n;
     if (n == 0) break;
+    if (len > max_bytes) { /* counted as read: pipes and special files too */
+      free(buf);
+      fclose(f);
+      wf_fail(st, WF_ERR_INPUT, "%s '%s' is larger than the %.3g MB this reader accepts", what,
+              path, (double)max_bytes / 1e6);
+      return NULL;
+    }
     if (len + 1 == cap) {
       char *bigger = realloc(buf, cap * 2);
       if (!bigger) {
@@ -53,9 +60,10 @@ static char *slurp(const char *path, const char *what, wf_status *st) {
   return buf;
 }
 
-int wf_read_text(const char *path, const char *what, char **text, wf_status *st) {
+int wf_read_text(const char *path, const char *what, size_t max_bytes, char **text,
+                 wf_status *st) {
   wf_status_clear(st);
-  *text = slurp(path, what, st);
+  *text = slurp(path, what, max_bytes, st);
   return st->code;
 }
 
@@ -72,15 +80,15 @@ void wf_status_agree(MPI_Comm comm, wf_status *st) {
   if (first < size) MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, first, comm);
 }
 
-int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char **text,
-                       wf_status *st) {
+int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t max_bytes,
+                       char **text, wf_status *st) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   char *buf = NULL;
   long long len = 0;
   wf_status_clear(st);
   if (rank == 0) {
-    buf = slurp(path, what, st);
+    buf = slurp(path, what, max_bytes < WF_MAX_BCAST_BYTES ? max_bytes : WF_MAX_BCAST_BYTES, st);
     if (buf) len = (long long)strlen(buf);
   }
   wf_status_bcast(comm, st);

@@ -6,13 +6,25 @@
 
 #include "wf_error.h"
 
-/* Read a whole text file (this process alone): malloc'ed, NUL-terminated. */
-int wf_read_text(const char *path, const char *what, char **text, wf_status *st);
+#include <stddef.h>
 
-/* Read a whole text file on rank 0 and broadcast it: every rank gets the same
- * malloc'ed, NUL-terminated text (or the same error). Collective. */
-int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, char **text,
-                       wf_status *st);
+/* Every input file is read with a bound on its size (an input error beyond
+ * it), so that no file can make a reader ask for unbounded memory. These
+ * are the bounds of the text inputs; each is far above any real file. */
+#define WF_MAX_DECK_BYTES (1u << 20)          /* decks and defect maps: 1 MiB */
+#define WF_MAX_TABLE_BYTES (512u << 20)      /* EAM potentials: 512 MiB */
+#define WF_MAX_BCAST_BYTES ((size_t)2147483646) /* one MPI_Bcast: INT_MAX - 1 */
+
+/* Read a whole text file of at most max_bytes (this process alone):
+ * malloc'ed, NUL-terminated. */
+int wf_read_text(const char *path, const char *what, size_t max_bytes, char **text,
+                 wf_status *st);
+
+/* Read a whole text file of at most max_bytes (and WF_MAX_BCAST_BYTES) on
+ * rank 0 and broadcast it: every rank gets the same malloc'ed,
+ * NUL-terminated text (or the same error). Collective. */
+int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t max_bytes,
+                       char **text, wf_status *st);
 
 /* Write `text` to `path` atomically: to a temporary name, then rename. */
 int wf_write_text_atomic(const char *path, const char *text, wf_status *st);

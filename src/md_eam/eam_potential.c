@@ -315,13 +315,13 @@ static int parse_named(eam_potential *p, char *text, const char *path, wf_status
 
 int eam_read(eam_potential *p, const char *path, wf_status *st) {
   char *text;
-  if (wf_read_text(path, "EAM potential", &text, st) != WF_OK) return st->code;
+  if (wf_read_text(path, "EAM potential", WF_MAX_TABLE_BYTES, &text, st) != WF_OK) return st->code;
   return parse_named(p, text, path, st);
 }
 
 int eam_read_bcast(eam_potential *p, const char *path, MPI_Comm comm, wf_status *st) {
   char *text;
-  if (wf_read_text_bcast(comm, path, "EAM potential", &text, st) != WF_OK) return st->code;
+  if (wf_read_text_bcast(comm, path, "EAM potential", WF_MAX_TABLE_BYTES, &text, st) != WF_OK) return st->code;
   return parse_named(p, text, path, st);
 }
 

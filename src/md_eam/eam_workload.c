@@ -252,7 +252,7 @@ static int read_setup(const wf_run *run, setup *s, wf_status *st) {
     return lattice_spec(d, &s->pot, &s->lattice, st);
   }
   char *text;
-  if (wf_read_text_bcast(run->comm, data, "LAMMPS data file", &text, st) != WF_OK)
+  if (wf_read_text_bcast(run->comm, data, "LAMMPS data file", WF_MAX_BCAST_BYTES, &text, st) != WF_OK)
     return wf_deck_blame(d, "eam", "data", st);
   int rc = md_data_parse(&s->data, text, data, st);
   free(text);

@@ -55,15 +55,19 @@ static hid_t dataset(hid_t parent, const char *name, hid_t type, int ndim, const
   return d;
 }
 
-/* Collective write of a block at `start` of size `count`; only rank 0 has data. */
-/* A time series: one chunk a frame, so that a run that ends early can cut it
- * to the frames it wrote (H5Dset_extent) instead of leaving empty frames. */
-static hid_t series(hid_t parent, const char *name, hid_t type, int ndim, const hsize_t *dims) {
-  if (dims[0] == 0) return dataset(parent, name, type, ndim, dims);
+/* A time series of up to `max_frames` frames, one chunk a frame, holding
+ * dims[0] frames now: a trajectory grows by one frame at a time
+ * (H5Dset_extent), so that the file, flushed after every frame, holds
+ * exactly the frames written whenever the run stops. */
+static hid_t series(hid_t parent, const char *name, hid_t type, int ndim, const hsize_t *dims,
+                    hsize_t max_frames) {
+  if (max_frames == 0) return dataset(parent, name, type, ndim, dims);
   hsize_t chunk[3] = {1, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
-  hid_t s = H5Screate_simple(ndim, dims, NULL);
+  hsize_t maxdims[3] = {max_frames, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
+  hid_t s = H5Screate_simple(ndim, dims, maxdims);
   hid_t p = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t d = p < 0 || H5Pset_chunk(p, ndim, chunk) < 0
+  /* every frame is written whole: no fill values for the new chunks */
+  hid_t d = p < 0 || H5Pset_chunk(p, ndim, chunk) < 0 || H5Pset_fill_time(p, H5D_FILL_TIME_NEVER) < 0
                 ? -1
                 : H5Dcreate2(parent, name, type, s, H5P_DEFAULT, p, H5P_DEFAULT);
   if (p >= 0) H5Pclose(p);
@@ -71,6 +75,7 @@ static hid_t series(hid_t parent, const char *name, hid_t type, int ndim, const 
   return d;
 }
 
+/* Collective write of a block at `start` of size `count`; only rank 0 has data. */
 static herr_t write_block(hid_t dset, hid_t type, hid_t dxpl, bool mine, int ndim,
                           const hsize_t *start, const hsize_t *count, const void *data) {
   hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(ndim, count, NULL);
@@ -88,14 +93,15 @@ static herr_t write_block(hid_t dset, hid_t type, hid_t dxpl, bool mine, int ndi
 
 /* A time-dependent H5MD element: group `name` with step, time and value
  * [n][inner...]; ids of the three datasets into out[]. */
-static herr_t element(hid_t parent, const char *name, long long n, int inner_ndim,
-                      const hsize_t *inner, const char *unit, hid_t out[3]) {
+static herr_t element(hid_t parent, const char *name, long long n, long long max_frames,
+                      int inner_ndim, const hsize_t *inner, const char *unit, hid_t out[3]) {
   hid_t g = group(parent, name);
   if (g < 0) return -1;
   hsize_t dims[3] = {(hsize_t)n, inner_ndim > 0 ? inner[0] : 0, inner_ndim > 1 ? inner[1] : 0};
-  out[0] = series(g, "step", H5T_NATIVE_INT64, 1, dims);
-  out[1] = series(g, "time", H5T_NATIVE_DOUBLE, 1, dims);
-  out[2] = series(g, "value", H5T_NATIVE_DOUBLE, 1 + inner_ndim, dims);
+  hsize_t m = (hsize_t)max_frames;
+  out[0] = series(g, "step", H5T_NATIVE_INT64, 1, dims, m);
+  out[1] = series(g, "time", H5T_NATIVE_DOUBLE, 1, dims, m);
+  out[2] = series(g, "value", H5T_NATIVE_DOUBLE, 1 + inner_ndim, dims, m);
   herr_t rc = out[0] < 0 || out[1] < 0 || out[2] < 0 ? -1 : 0;
   if (rc == 0) rc = attr_str(out[1], "unit", "ps");
   if (rc == 0 && unit[0]) rc = attr_str(out[2], "unit", unit);
@@ -154,8 +160,8 @@ static herr_t write_particles(md_h5md *h, const md_sim *sim, bool root, double *
   }
   free(ids);
   hsize_t inner[2] = {n, 3};
-  if (rc == 0) rc = element(all, "position", h->nframes, 2, inner, "angstrom", h->pos);
-  if (rc == 0) rc = element(all, "velocity", h->nframes, 2, inner, "angstrom ps-1", h->vel);
+  if (rc == 0) rc = element(all, "position", 0, h->nframes, 2, inner, "angstrom", h->pos);
+  if (rc == 0) rc = element(all, "velocity", 0, h->nframes, 2, inner, "angstrom ps-1", h->vel);
   if (edges >= 0) H5Dclose(edges);
   if (box >= 0) H5Gclose(box);
   if (all >= 0) H5Gclose(all);
@@ -217,12 +223,16 @@ int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
     /* Collective writes: every rank makes every call, whatever failed
      * before on it (a rank that skipped one would leave the others waiting
      * in it); the errors are combined afterwards. */
-    herr_t e[3];
+    herr_t e[4];
+    hsize_t grown[3] = {(hsize_t)h->frame + 1, (hsize_t)h->natoms, 3}; /* the same on every rank */
+    e[3] = 0;
+    for (int i = 0; i < 3; i++) e[3] = H5Dset_extent(ids[k][i], grown) < 0 ? -1 : e[3];
     e[0] = write_block(ids[k][0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, count, &step);
     e[1] = write_block(ids[k][1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, count, &time);
     e[2] = write_block(ids[k][2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 3, start, count, rows);
+    if (k == 1 && H5Fflush(h->f.file, H5F_SCOPE_GLOBAL) < 0) e[3] = -1; /* a kill keeps it */
     if (wf_fault("h5md_frame", comm)) e[2] = -1;
-    if (e[0] < 0 || e[1] < 0 || e[2] < 0)
+    if (e[0] < 0 || e[1] < 0 || e[2] < 0 || e[3] < 0)
       wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed (disk full?)", h->frame,
               h->f.path);
     free(rows);
@@ -236,19 +246,6 @@ int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
 int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st) {
   int rank;
   MPI_Comm_rank(h->f.comm, &rank);
-  herr_t cut = 0;
-  if (h->frame < h->nframes) /* a run that ended early keeps the frames it wrote */
-    for (int k = 0; k < 3 && cut == 0; k++) {
-      hsize_t dims[3];
-      for (int v = 0; v < 2 && cut == 0; v++) {
-        hid_t d = v ? h->vel[k] : h->pos[k];
-        hid_t space = H5Dget_space(d);
-        int nd = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
-        if (space >= 0) H5Sclose(space);
-        dims[0] = (hsize_t)h->frame;
-        cut = nd < 0 ? -1 : H5Dset_extent(d, dims);
-      }
-    }
   close_all(h->pos, 3);
   close_all(h->vel, 3);
   static const char *names[5] = {"temperature", "potential_energy", "kinetic_energy",
@@ -258,7 +255,7 @@ int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, w
   double *time = malloc(((size_t)nrows + 1) * sizeof *time);
   double *value = malloc(((size_t)nrows + 1) * sizeof *value);
   hid_t obs = group(h->f.file, "observables");
-  herr_t err = cut < 0 || !step || !time || !value || obs < 0 ? -1 : 0;
+  herr_t err = !step || !time || !value || obs < 0 ? -1 : 0;
   for (int i = 0; err == 0 && i < nrows; i++) step[i] = rows[i].step, time[i] = rows[i].step * dt;
   hsize_t zero = 0, n = (hsize_t)nrows;
   /* Collective calls: every rank makes all of them whatever failed on it
@@ -273,7 +270,7 @@ int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, w
     }
     hid_t d[3] = {0, 0, 0};
     herr_t e[4];
-    e[0] = element(obs, names[k], nrows, 0, NULL, units[k], d);
+    e[0] = element(obs, names[k], nrows, 0, 0, NULL, units[k], d);
     e[1] = write_block(d[0], H5T_NATIVE_INT64, h->f.dxpl, root && step, 1, &zero, &n, step);
     e[2] = write_block(d[1], H5T_NATIVE_DOUBLE, h->f.dxpl, root && time, 1, &zero, &n, time);
     e[3] = write_block(d[2], H5T_NATIVE_DOUBLE, h->f.dxpl, root && value, 1, &zero, &n, value);

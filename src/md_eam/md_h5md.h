@@ -24,15 +24,16 @@ typedef struct md_h5md {
   hid_t pos[3], vel[3]; /* step, time, value datasets */
 } md_h5md;
 
-/* Create the file and its fixed parts for `nframes` trajectory frames.
- * Collective. */
+/* Create the file and its fixed parts for up to `nframes` trajectory
+ * frames. Collective. */
 int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim *sim,
                    long long nframes, wf_status *st);
-/* Append the current positions and velocities. Collective. */
+/* Append the current positions and velocities: the time series grow by
+ * one frame and the file is flushed, so that after a kill NAME.part holds
+ * every frame written, readable. Collective. */
 int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st);
 /* Write the thermo rows as observables, close and rename. A run that ended
- * early (a blow-up) keeps the frames written so far: the time series are cut
- * to them. Collective. */
+ * early (a blow-up, a signal) keeps the frames written so far. Collective. */
 int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st);
 /* Drop the file (error path). Collective. */
 void md_h5md_discard(md_h5md *h);

@@ -64,7 +64,7 @@ static int spawn_lmp(const md_lammps_job *j, wf_status *st) {
 /* The thermo rows of the last run in the log, and its loop time. */
 static int parse_log(const char *path, md_lammps_result *res, wf_status *st) {
   char *text;
-  if (wf_read_text(path, "LAMMPS log", &text, st) != WF_OK) return st->code;
+  if (wf_read_text(path, "LAMMPS log", WF_MAX_BCAST_BYTES, &text, st) != WF_OK) return st->code;
   char *block = NULL, *p = text;
   while ((p = strstr(p, "Step "))) {
     if (p == text || p[-1] == '\n' || p[-1] == ' ') block = p;
@@ -98,7 +98,7 @@ static int parse_log(const char *path, md_lammps_result *res, wf_status *st) {
 /* The snapshot of step `step` in a dump of forces. */
 static int parse_forces(const char *path, long long step, md_lammps_result *res, wf_status *st) {
   char *text;
-  if (wf_read_text(path, "LAMMPS force dump", &text, st) != WF_OK) return st->code;
+  if (wf_read_text(path, "LAMMPS force dump", WF_MAX_BCAST_BYTES, &text, st) != WF_OK) return st->code;
   char *p = text;
   long long t = -1;
   while ((p = strstr(p, "ITEM: TIMESTEP")) && sscanf(p, "ITEM: TIMESTEP %lld", &t) == 1 && t != step)

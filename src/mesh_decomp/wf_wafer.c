@@ -58,7 +58,7 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
   snprintf(w->defects, sizeof w->defects, "%s", wf_deck_str(deck, "wafer", "defects"));
   char *defect_text = NULL;
   if (w->defects[0] &&
-      wf_read_text_bcast(comm, w->defects, "defect map", &defect_text, st) != WF_OK)
+      wf_read_text_bcast(comm, w->defects, "defect map", WF_MAX_DECK_BYTES, &defect_text, st) != WF_OK)
     return wf_deck_blame(deck, "wafer", "defects", st);
   int rc = wf_grid_create(&w->grid, nx, ny, (int)wf_deck_int(deck, "wafer", "spare_columns"),
                           defect_text, w->defects, st);

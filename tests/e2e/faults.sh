@@ -164,6 +164,17 @@ inject)
   inject ckpt_read 1 "checkpoint 'keep/good.h5': reading 'box' failed" "${md[@]}" --set eam.restart=keep/good.h5 --set eam.steps=30
   ;;
 kill9)
+  # The trajectory of a run killed after some frames: its temporary file
+  # holds them, readable (flushed after every frame).
+  launch "${eam_args[@]}" --set eam.steps=1000000 --set eam.checkpoint=ck.h5 \
+         --set eam.checkpoint_every=200 --set output.file=t.h5 --set eam.dump_every=100
+  wait_for ck.h5 60
+  sleep 0.3
+  signal_ms KILL all > /dev/null
+  wait $job
+  expect "/usr/bin/python3 $here/frames_ok.py t.h5.part 3" "the killed run's trajectory t.h5.part is unreadable or lost frames"
+  rm -f ck.h5 t.h5.part
+
   steps=400
   common=("${eam_args[@]}" --set eam.steps=$steps --set eam.checkpoint_every=25)
   mpiexec -n "$ranks" "$wafer" "${common[@]}" --set eam.checkpoint=ref.h5 > /dev/null
