@@ -6,7 +6,7 @@
  * status as every other, never hang.
  *
  * Sites: h5_create, h5_write, h5_attr, h5_close (wf_h5: fields, checkpoints),
- * h5md_frame, h5md_close (trajectories), ckpt_read (restarts). */
+ * h5md_create, h5md_frame, h5md_close (trajectories), ckpt_read (restarts). */
 #ifndef WF_FAULT_H
 #define WF_FAULT_H
 

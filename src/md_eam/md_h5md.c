@@ -192,7 +192,9 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   free(t);
   if (rc == WF_OK) {
     wf_status_clear(st);
-    if (write_header(h, run) < 0 || write_particles(h, sim, run->rank == 0, rows) < 0)
+    herr_t e = write_header(h, run);
+    e = write_particles(h, sim, run->rank == 0, rows) < 0 ? -1 : e; /* both: collective */
+    if (e < 0 || wf_fault("h5md_create", run->comm))
       wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing the H5MD layout of '%s' failed", path);
     wf_status_agree(run->comm, st);
     rc = st->code;

@@ -157,6 +157,7 @@ inject)
   inject h5_close 1 "closing 's.h5.part' failed" "${st[@]}" --set output.file=s.h5
   md=("${eam_args[@]}" --set eam.steps=20)
   inject h5_write 1 "checkpoint 'ck.h5'" "${md[@]}" --set eam.checkpoint=ck.h5
+  inject h5md_create 1 "writing the H5MD layout of 't.h5' failed" "${md[@]}" --set output.file=t.h5
   inject h5md_frame 1 "writing frame 0 of 't.h5' failed" "${md[@]}" --set output.file=t.h5 --set eam.dump_every=5
   inject h5md_close 1 "writing the observables of 't.h5' failed" "${md[@]}" --set output.file=t.h5
   mkdir -p keep
