@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "fidelity.h"
@@ -53,11 +54,25 @@ static void workload_help(const wf_workload *wl) {
   wf_deck_print_reference(common, 2, stdout);
 }
 
+/* --json FILE is checked before any work, as the deck's outputs are: a
+ * directory there would be found only when the summary is written. */
+static int check_json_path(MPI_Comm comm, int rank, const options *o, wf_status *st) {
+  struct stat sb;
+  if (rank == 0 && o->json && stat(o->json, &sb) == 0 && S_ISDIR(sb.st_mode))
+    wf_fail(st, WF_ERR_INPUT, "--json %s: it is a directory", o->json);
+  wf_status_bcast(comm, st);
+  return st->code;
+}
+
 static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_workload *wl,
                         const wf_section **secs, int nsecs) {
   wf_status st;
   wf_status_clear(&st);
   wf_deck deck;
+  if (check_json_path(comm, rank, o, &st) != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+    return st.code;
+  }
   if (app_resolve_deck(comm, o, secs, nsecs, &deck, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
@@ -76,6 +91,10 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
                     int nsecs) {
   wf_status st;
   wf_status_clear(&st);
+  if (check_json_path(comm, rank, o, &st) != WF_OK) {
+    if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
+    return st.code;
+  }
   bool verbose = rank == 0 && !o->quiet;
   wf_json all;
   wf_json_init(&all);

@@ -492,7 +492,16 @@ int wf_deck_check_files(const wf_deck *deck, const char *const *sections, int ns
                           "its directory %s does not exist", ids[e].dir);
       continue; /* a missing input is reported by whoever opens it */
     }
-    if (t == WF_KEY_OUTPUT && !writable_dir(ids[e].dir))
+    struct stat sb;
+    if (t == WF_KEY_OUTPUT && lstat(en->value, &sb) == 0 && !S_ISREG(sb.st_mode) &&
+        !S_ISLNK(sb.st_mode))
+      /* written as NAME.part, then renamed over it: a device (as root, even
+       * /dev/null) or a directory would be replaced or refuse it at the end */
+      rc = wf_deck_fail(deck, en->section->name, en->key->name, st, "%s ('' writes none)",
+                        S_ISDIR(sb.st_mode)
+                            ? "it is a directory: outputs are files"
+                            : "it is a device or pipe, which the finished file would replace");
+    else if (t == WF_KEY_OUTPUT && !writable_dir(ids[e].dir))
       rc = wf_deck_fail(deck, en->section->name, en->key->name, st, "cannot create files in %s",
                         ids[e].dir);
   }

@@ -238,9 +238,11 @@ int wf_h5_close(wf_h5file *f, wf_status *st) {
     return st->code;
   }
   if (rank == 0) {
-    if (rename(f->tmp, f->path) != 0)
+    if (rename(f->tmp, f->path) != 0) {
       wf_fail(st, WF_ERR_RUNTIME, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
               strerror(errno));
+      remove(f->tmp);
+    }
     else if (f->nxdmf > 0)
       write_xdmf(f, st);
   }

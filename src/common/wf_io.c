@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,7 +112,22 @@ int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t
   return WF_OK;
 }
 
+/* Write to an existing device or pipe (--json /dev/stdout) in place: a
+ * rename would replace it (as root, even /dev/null) with a regular file. */
+static int write_in_place(const char *path, const char *text, wf_status *st) {
+  FILE *f = fopen(path, "w");
+  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path, strerror(errno));
+  bool ok = fputs(text, f) >= 0;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok) return wf_fail(st, WF_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+  return WF_OK;
+}
+
 int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': it is a directory", path);
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return write_in_place(path, text, st);
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");

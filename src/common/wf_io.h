@@ -26,7 +26,9 @@ int wf_read_text(const char *path, const char *what, size_t max_bytes, char **te
 int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t max_bytes,
                        char **text, wf_status *st);
 
-/* Write `text` to `path` atomically: to a temporary name, then rename. */
+/* Write `text` to `path` atomically: to a temporary name, then rename. An
+ * existing device or pipe (/dev/stdout) is written in place, never
+ * replaced; a directory is an input error. */
 int wf_write_text_atomic(const char *path, const char *text, wf_status *st);
 
 /* Broadcast a status from rank 0 so that all ranks agree on an error that

@@ -118,6 +118,21 @@ bad_input)
     expect "[ $rc -eq 2 ] && grep -qF -- \"[output] file = $path: $want\" stderr.txt && [ ! -e o.json ]" \
            "output $path: exit $rc, $(cat stderr.txt)"
   done
+  # An output that exists as a directory or a device is refused before any
+  # work (as root, renaming the finished file over /dev/null replaced it);
+  # --json to a device writes to it.
+  mkdir -p adir
+  for case in "--set output.file=adir|[output] file = adir: it is a directory: outputs are files" \
+              "--set output.file=/dev/null|[output] file = /dev/null: it is a device or pipe" \
+              "--json adir|--json adir: it is a directory"; do
+    # shellcheck disable=SC2086
+    run halo --quiet ${case%%|*} > /dev/null 2> stderr.txt
+    rc=$?
+    expect "[ $rc -eq 2 ] && grep -qF -- \"${case#*|}\" stderr.txt && [ -z \"\$(ls adir)\" ] && [ ! -e adir.part ]" \
+           "${case%%|*}: exit $rc, $(cat stderr.txt)"
+  done
+  run halo --quiet --json /dev/null > /dev/null
+  expect "[ $? -eq 0 ] && [ -c /dev/null ]" "--json /dev/null failed or replaced /dev/null"
   # Numbers never wrap: 4294967312 is not 16, 4294967299 not 3.
   expect_input_error "[wafer] pe_grid = 4294967312x16: expected 'hardware' or NXxNY" halo --set wafer.pe_grid=4294967312x16
   expect_input_error "[wafer] rank_grid = 1x4294967297: expected 'auto' or PXxPY" halo --set wafer.rank_grid=1x4294967297
