@@ -8,6 +8,7 @@
 #include "app.h"
 #include "report.h"
 #include "version.h"
+#include "wf_binding.h"
 #include "wf_deck.h"
 #include "wf_io.h"
 #include "wf_json.h"
@@ -137,9 +138,16 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
     wf_roles_free(&roles);
     return refused(j, st);
   }
+  wf_binding binding;
+  if (wf_binding_gather(comm, &binding, st) != WF_OK) {
+    if (on_wafer) wf_wafer_free(&wafer);
+    wf_roles_free(&roles);
+    return refused(j, st);
+  }
   if (verbose) {
     printf("== wafer %s: %s\n", wf_version(), wl->name);
     app_describe_wafer(&wafer, stdout);
+    wf_binding_print(&binding, stdout);
     fflush(stdout);
   }
   run->workload = wl->name;
@@ -159,6 +167,8 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   run->verbose = verbose;
   run->summary = j;
   if (on_wafer) app_json_wafer(&wafer, j);
+  wf_binding_json(&binding, j);
+  wf_binding_free(&binding);
 
   double t0 = MPI_Wtime();
   wl->run(run, st);

@@ -221,6 +221,17 @@ disk_full)
     expect "[ -z \"\$(ls -A tiny)\" ]" "full disk ($args): left $(ls -A tiny)"
   done
   ;;
+binding)
+  # Each rank's CPUs as the OS reports them for the same launch
+  # (/proc/self/status), and the warning when ranks share a core.
+  run halo --quiet --json b.json > /dev/null
+  want=$(mpiexec -n "$ranks" grep Cpus_allowed_list /proc/self/status | awk '{print $2}' | sort | tr '\n' ' ')
+  expect "json b.json \"' '.join(sorted(j['binding']['cpus'])) + ' ' == '$want'\"" \
+         "binding: the JSON's cpus differ from the OS's ($want)"
+  mpiexec -n "$ranks" --bind-to none "$wafer" halo --json u.json > out.txt
+  expect "json u.json \"j['binding']['shared_core'] == True\" && grep -q 'warning: ranks 0 and 1 share a core' out.txt" \
+         "unbound ranks on one host: no shared-core warning"
+  ;;
 h5_repeat)
   # Regression: Open MPI 4.1's OMPIO lost parts of these collective writes in
   # about 1 run in 10 (see wf_mpi_io_prefer_romio). Every run must write the

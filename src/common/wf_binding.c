@@ -1,0 +1,131 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_ISSET: Linux */
+#include "wf_binding.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_io.h"
+
+/* The physical core of logical CPU `cpu` (package * 65536 + core id), or
+ * the CPU itself where /sys does not say. */
+static int physical_core(int cpu) {
+  int core = -1, package = 0;
+  char path[128];
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%d", &core) != 1) core = -1;
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+  f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%d", &package) != 1) package = 0;
+    fclose(f);
+  }
+  return core < 0 ? cpu : package * 65536 + core;
+}
+
+/* This rank's record: host, CPU list, physical cores. */
+static void describe_self(wf_binding_rank *r) {
+  memset(r, 0, sizeof *r);
+  int len = 0;
+  char name[MPI_MAX_PROCESSOR_NAME];
+  MPI_Get_processor_name(name, &len);
+  snprintf(r->host, sizeof r->host, "%s", name);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    snprintf(r->cpus, sizeof r->cpus, "unknown");
+    return;
+  }
+  size_t used = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+    used += (size_t)snprintf(r->cpus + used, used < sizeof r->cpus ? sizeof r->cpus - used : 0,
+                             last > c ? "%s%d-%d" : "%s%d", used ? "," : "", c, last);
+    for (int k = c; k <= last; k++) {
+      int core = physical_core(k);
+      bool seen = false;
+      for (int i = 0; i < r->ncores; i++) seen |= r->core[i] == core;
+      if (!seen && r->ncores < (int)(sizeof r->core / sizeof r->core[0])) r->core[r->ncores++] = core;
+    }
+    c = last;
+  }
+}
+
+static bool share_core(const wf_binding_rank *a, const wf_binding_rank *b) {
+  if (strcmp(a->host, b->host) != 0) return false;
+  for (int i = 0; i < a->ncores; i++)
+    for (int k = 0; k < b->ncores; k++)
+      if (a->core[i] == b->core[k]) return true;
+  return false;
+}
+
+int wf_binding_gather(MPI_Comm comm, wf_binding *b, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &b->nranks);
+  b->rank = NULL;
+  b->nhosts = 0;
+  b->shared[0] = b->shared[1] = -1;
+  wf_binding_rank me;
+  describe_self(&me);
+  wf_status_clear(st);
+  if (rank == 0) {
+    b->rank = malloc((size_t)b->nranks * sizeof *b->rank);
+    if (!b->rank) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the ranks' binding");
+  }
+  wf_status_bcast(comm, st);
+  if (st->code != WF_OK) return st->code;
+  MPI_Gather(&me, (int)sizeof me, MPI_BYTE, b->rank, (int)sizeof me, MPI_BYTE, 0, comm);
+  if (rank != 0) return WF_OK;
+  for (int r = 0; r < b->nranks; r++) {
+    bool new_host = true;
+    for (int q = 0; q < r; q++) {
+      new_host &= strcmp(b->rank[q].host, b->rank[r].host) != 0;
+      if (b->shared[0] < 0 && share_core(&b->rank[q], &b->rank[r]))
+        b->shared[0] = q, b->shared[1] = r;
+    }
+    b->nhosts += new_host;
+  }
+  return WF_OK;
+}
+
+void wf_binding_free(wf_binding *b) {
+  free(b->rank);
+  b->rank = NULL;
+}
+
+void wf_binding_print(const wf_binding *b, FILE *out) {
+  if (!b->rank) return;
+  fprintf(out, "binding: %d rank(s) on %d host(s):", b->nranks, b->nhosts);
+  for (int r = 0; r < b->nranks && r < 8; r++) fprintf(out, " %d:cpus %s", r, b->rank[r].cpus);
+  fprintf(out, "%s\n", b->nranks > 8 ? " ..." : "");
+  if (b->shared[0] >= 0)
+    fprintf(out, "binding: warning: ranks %d and %d share a core on %s (cpus %s and %s): "
+            "per-rank times and scaling figures are not meaningful (bind ranks to cores: "
+            "srun --cpu-bind=cores, mpiexec --bind-to core)\n",
+            b->shared[0], b->shared[1], b->rank[b->shared[0]].host, b->rank[b->shared[0]].cpus,
+            b->rank[b->shared[1]].cpus);
+}
+
+void wf_binding_json(const wf_binding *b, wf_json *j) {
+  if (!b->rank) return;
+  size_t cap = (size_t)b->nranks * 136 + 8, used = 1;
+  char *cpus = malloc(cap);
+  if (!cpus) return;
+  cpus[0] = '[';
+  for (int r = 0; r < b->nranks; r++) /* digits, commas and dashes: no escaping needed */
+    used += (size_t)snprintf(cpus + used, cap - used, "%s\"%s\"", r ? "," : "", b->rank[r].cpus);
+  snprintf(cpus + used, cap - used, "]");
+  wf_json_begin(j, "binding");
+  wf_json_int(j, "hosts", b->nhosts);
+  wf_json_raw(j, "cpus", cpus);
+  wf_json_bool(j, "shared_core", b->shared[0] >= 0);
+  wf_json_end(j);
+  free(cpus);
+}
