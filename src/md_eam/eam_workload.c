@@ -834,12 +834,12 @@ static int eam_run(wf_run *run, wf_status *st) {
   double seconds = 0;
   if (rc == WF_OK) rc = integrate(run, &s, &sim, &x, &h, &ck, &traj, &seconds, st);
   if (traj.h5 && rc == WF_OK) {
-    rc = md_h5md_close(&h5, h.rows, h.n, s.par.dt, st);
+    rc = md_h5md_close(&h5, st);
   } else if (traj.h5 && (rc == WF_ERR_RUNTIME || wf_interrupted(rc)) && !traj.failed) {
     /* The run failed or was stopped, the file did not: keep every frame
      * written so far. */
     wf_status kept;
-    if (md_h5md_close(&h5, h.rows, h.n, s.par.dt, &kept) == WF_OK) {
+    if (md_h5md_close(&h5, &kept) == WF_OK) {
       size_t len = strlen(st->msg);
       snprintf(st->msg + len, sizeof st->msg - len, "; the trajectory up to step %lld is kept in %s",
                traj.last_frame, h5path);

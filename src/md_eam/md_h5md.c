@@ -20,21 +20,17 @@ static herr_t attr(hid_t obj, const char *name, hid_t type, hid_t space, const v
   return rc;
 }
 
-/* One string, or an array of n strings (fixed length). */
+/* One string, or an array of n strings, variable-length (UTF-8): readers
+ * get text, not bytes (MDAnalysis compares the unit attributes as str). */
 static herr_t attr_strs(hid_t obj, const char *name, const char *const *v, int n) {
-  size_t len = 1;
-  for (int i = 0; i < n; i++) len = strlen(v[i]) + 1 > len ? strlen(v[i]) + 1 : len;
-  char *buf = calloc((size_t)n, len);
-  if (!buf) return -1;
-  for (int i = 0; i < n; i++) memcpy(buf + (size_t)i * len, v[i], strlen(v[i]));
   hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, len);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
   hsize_t dim = (hsize_t)n;
   hid_t s = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
-  herr_t rc = attr(obj, name, t, s, buf);
+  herr_t rc = attr(obj, name, t, s, v);
   H5Sclose(s);
   H5Tclose(t);
-  free(buf);
   return rc;
 }
 
@@ -133,7 +129,7 @@ static herr_t write_header(md_h5md *h, const wf_run *run) {
 }
 
 /* box, id, species, and the position and velocity elements */
-static herr_t write_particles(md_h5md *h, const md_sim *sim, bool root, double *rows) {
+static herr_t write_particles(md_h5md *h, bool root, double *rows) {
   hid_t p = group(h->f.file, "particles");
   hid_t all = p < 0 ? -1 : group(p, "all");
   hid_t box = all < 0 ? -1 : group(all, "box");
@@ -142,12 +138,11 @@ static herr_t write_particles(md_h5md *h, const md_sim *sim, bool root, double *
   const char *periodic[3] = {"periodic", "periodic", "periodic"};
   if (rc == 0) rc = attr_ints(box, "dimension", &dim, 1);
   if (rc == 0) rc = attr_strs(box, "boundary", periodic, 3);
-  hsize_t three = 3, zero = 0, n = (hsize_t)h->natoms;
-  hid_t edges = rc == 0 ? dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three) : -1;
-  if (edges < 0) rc = -1;
-  if (rc == 0) rc = attr_str(edges, "unit", "angstrom");
-  if (rc == 0)
-    rc = write_block(edges, H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, &zero, &three, sim->dom.box.len);
+  hsize_t zero = 0, n = (hsize_t)h->natoms;
+  /* the edges as a time series of box matrices (diagonal: the box is
+   * orthorhombic), the form MDAnalysis reads */
+  hsize_t matrix[2] = {3, 3};
+  if (rc == 0) rc = element(box, "edges", 0, h->nframes, 2, matrix, "angstrom", h->edges);
   /* id and species from the gathered (id, type, 0, 0) rows */
   int64_t *ids = malloc((n + 1) * sizeof *ids);
   if (!ids) rc = -1;
@@ -161,11 +156,25 @@ static herr_t write_particles(md_h5md *h, const md_sim *sim, bool root, double *
   free(ids);
   hsize_t inner[2] = {n, 3};
   if (rc == 0) rc = element(all, "position", 0, h->nframes, 2, inner, "angstrom", h->pos);
-  if (rc == 0) rc = element(all, "velocity", 0, h->nframes, 2, inner, "angstrom ps-1", h->vel);
-  if (edges >= 0) H5Dclose(edges);
+  if (rc == 0) rc = element(all, "velocity", 0, h->nframes, 2, inner, "Angstrom ps-1", h->vel);
   if (box >= 0) H5Gclose(box);
   if (all >= 0) H5Gclose(all);
   if (p >= 0) H5Gclose(p);
+  return rc;
+}
+
+static const char *const obs_names[MD_H5MD_NOBS] = {"temperature", "potential_energy",
+                                                    "kinetic_energy", "total_energy", "pressure"};
+static const char *const obs_units[MD_H5MD_NOBS] = {"K", "eV", "eV", "eV", "bar"};
+
+/* /observables: one time series per thermo quantity, a value per frame (the
+ * frames' steps: readers such as MDAnalysis index them by frame). */
+static herr_t write_observables_layout(md_h5md *h) {
+  hid_t obs = group(h->f.file, "observables");
+  herr_t rc = obs < 0 ? -1 : 0;
+  for (int k = 0; k < MD_H5MD_NOBS; k++) /* every call made: collective */
+    rc = element(obs, obs_names[k], 0, h->nframes, 0, NULL, obs_units[k], h->obs[k]) < 0 ? -1 : rc;
+  if (obs >= 0) H5Gclose(obs);
   return rc;
 }
 
@@ -175,8 +184,9 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   h->natoms = sim->natoms;
   h->nframes = nframes;
   if (wf_run_h5_create(run, path, &h->f, st) != WF_OK) return st->code;
-  /* positions and velocities of every frame, ids and species, observables */
-  double bytes = (double)nframes * (double)h->natoms * 48 + (double)h->natoms * 16 + nframes * 32.0;
+  /* per frame: positions and velocities, the box, the observables (with
+   * their steps and times); once: ids and species */
+  double bytes = (double)nframes * ((double)h->natoms * 48 + 256) + (double)h->natoms * 16;
   if (wf_h5_reserve(&h->f, bytes, st) != WF_OK) {
     md_h5md_discard(h);
     return st->code;
@@ -192,8 +202,9 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   free(t);
   if (rc == WF_OK) {
     wf_status_clear(st);
-    herr_t e = write_header(h, run);
-    e = write_particles(h, sim, run->rank == 0, rows) < 0 ? -1 : e; /* both: collective */
+    herr_t e = write_header(h, run); /* all three: collective */
+    e = write_particles(h, run->rank == 0, rows) < 0 ? -1 : e;
+    e = write_observables_layout(h) < 0 ? -1 : e;
     if (e < 0 || wf_fault("h5md_create", run->comm))
       wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing the H5MD layout of '%s' failed", path);
     wf_status_agree(run->comm, st);
@@ -204,86 +215,76 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
   return rc;
 }
 
+/* Grow a time series by this frame and write its step, time and value
+ * (`count`: the value's block, rank 0's; the others write nothing). Every
+ * call is made whatever failed before: they are collective. */
+static herr_t append(const md_h5md *h, const hid_t ids[3], int ndim, const hsize_t *grown,
+                     const hsize_t *count, bool root, int64_t step, double time,
+                     const double *value) {
+  const hsize_t start[3] = {(hsize_t)h->frame, 0, 0}, one[1] = {1};
+  herr_t e = 0;
+  for (int i = 0; i < 3; i++) e = H5Dset_extent(ids[i], grown) < 0 ? -1 : e;
+  e = write_block(ids[0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, one, &step) < 0 ? -1 : e;
+  e = write_block(ids[1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, one, &time) < 0 ? -1 : e;
+  e = write_block(ids[2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, ndim, start, count, value) < 0 ? -1 : e;
+  return e;
+}
+
 int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st) {
   MPI_Comm comm = h->f.comm;
   int rank;
   MPI_Comm_rank(comm, &rank);
+  const bool root = rank == 0;
+  const hsize_t f = (hsize_t)h->frame, natoms = (hsize_t)h->natoms;
+  const int64_t step = sim->step;
+  const double time = (double)sim->step * sim->par.dt;
+  /* positions and velocities, gathered in id order on rank 0 */
   const md_vec *vecs[2] = {sim->atoms.x, sim->atoms.v};
   hid_t *ids[2] = {h->pos, h->vel};
-  int rc = WF_OK;
-  for (int k = 0; k < 2 && rc == WF_OK; k++) {
+  herr_t e = 0;
+  for (int k = 0; k < 2; k++) {
     double *rows = NULL;
-    long long n;
-    if ((rc = md_gather_vec(&sim->atoms, vecs[k], comm, &rows, &n, st)) != WF_OK) break;
-    bool root = rank == 0;
+    long long n = 0;
+    if (md_gather_vec(&sim->atoms, vecs[k], comm, &rows, &n, st) != WF_OK) return st->code;
     for (long long i = 0; root && i < n; i++) /* drop the id column in place */
       memmove(rows + 3 * i, rows + 4 * i + 1, 3 * sizeof *rows);
-    hsize_t start[3] = {(hsize_t)h->frame, 0, 0}, count[3] = {1, (hsize_t)n, 3};
-    int64_t step = sim->step;
-    double time = (double)sim->step * sim->par.dt;
-    wf_status_clear(st);
-    /* Collective writes: every rank makes every call, whatever failed
-     * before on it (a rank that skipped one would leave the others waiting
-     * in it); the errors are combined afterwards. */
-    herr_t e[4];
-    hsize_t grown[3] = {(hsize_t)h->frame + 1, (hsize_t)h->natoms, 3}; /* the same on every rank */
-    e[3] = 0;
-    for (int i = 0; i < 3; i++) e[3] = H5Dset_extent(ids[k][i], grown) < 0 ? -1 : e[3];
-    e[0] = write_block(ids[k][0], H5T_NATIVE_INT64, h->f.dxpl, root, 1, start, count, &step);
-    e[1] = write_block(ids[k][1], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 1, start, count, &time);
-    e[2] = write_block(ids[k][2], H5T_NATIVE_DOUBLE, h->f.dxpl, root, 3, start, count, rows);
-    if (k == 1 && H5Fflush(h->f.file, H5F_SCOPE_GLOBAL) < 0) e[3] = -1; /* a kill keeps it */
-    if (wf_fault("h5md_frame", comm)) e[2] = -1;
-    if (e[0] < 0 || e[1] < 0 || e[2] < 0 || e[3] < 0)
-      wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed (disk full?)", h->frame,
-              h->f.path);
+    const hsize_t grown[3] = {f + 1, natoms, 3}, count[3] = {1, (hsize_t)n, 3};
+    e = append(h, ids[k], 3, grown, count, root, step, time, rows) < 0 ? -1 : e;
     free(rows);
-    wf_status_agree(comm, st);
-    rc = st->code;
   }
+  /* the box matrix, and the thermo quantities of this step */
+  const double *len = sim->dom.box.len;
+  const double edges[9] = {len[0], 0, 0, 0, len[1], 0, 0, 0, len[2]};
+  const hsize_t grown_box[3] = {f + 1, 3, 3}, count_box[3] = {1, 3, 3};
+  e = append(h, h->edges, 3, grown_box, count_box, root, step, time, edges) < 0 ? -1 : e;
+  const md_thermo_row r = md_sim_thermo(sim); /* collective */
+  const double obs[MD_H5MD_NOBS] = {r.temp, r.pe, r.ke, r.etotal, r.press};
+  const hsize_t grown_obs[1] = {f + 1}, one[1] = {1};
+  for (int k = 0; k < MD_H5MD_NOBS; k++)
+    e = append(h, h->obs[k], 1, grown_obs, one, root, step, time, &obs[k]) < 0 ? -1 : e;
+  if (H5Fflush(h->f.file, H5F_SCOPE_GLOBAL) < 0) e = -1; /* a kill keeps this frame */
+  if (wf_fault("h5md_frame", comm)) e = -1;
+  wf_status_clear(st);
+  if (e < 0)
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing frame %lld of '%s' failed (disk full?)", h->frame,
+            h->f.path);
+  wf_status_agree(comm, st);
   h->frame++;
-  return rc;
+  return st->code;
 }
 
-int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, wf_status *st) {
-  int rank;
-  MPI_Comm_rank(h->f.comm, &rank);
+static void close_datasets(md_h5md *h) {
   close_all(h->pos, 3);
   close_all(h->vel, 3);
-  static const char *names[5] = {"temperature", "potential_energy", "kinetic_energy",
-                                 "total_energy", "pressure"};
-  static const char *units[5] = {"K", "eV", "eV", "eV", "bar"};
-  int64_t *step = malloc(((size_t)nrows + 1) * sizeof *step);
-  double *time = malloc(((size_t)nrows + 1) * sizeof *time);
-  double *value = malloc(((size_t)nrows + 1) * sizeof *value);
-  hid_t obs = group(h->f.file, "observables");
-  herr_t err = !step || !time || !value || obs < 0 ? -1 : 0;
-  for (int i = 0; err == 0 && i < nrows; i++) step[i] = rows[i].step, time[i] = rows[i].step * dt;
-  hsize_t zero = 0, n = (hsize_t)nrows;
-  /* Collective calls: every rank makes all of them whatever failed on it
-   * (one that stopped early would leave the others waiting); errors are
-   * combined at the end. */
-  bool root = rank == 0;
-  for (int k = 0; k < 5; k++) {
-    for (int i = 0; value && i < nrows; i++) {
-      const md_thermo_row *r = &rows[i];
-      const double v[5] = {r->temp, r->pe, r->ke, r->etotal, r->press};
-      value[i] = v[k];
-    }
-    hid_t d[3] = {0, 0, 0};
-    herr_t e[4];
-    e[0] = element(obs, names[k], nrows, 0, 0, NULL, units[k], d);
-    e[1] = write_block(d[0], H5T_NATIVE_INT64, h->f.dxpl, root && step, 1, &zero, &n, step);
-    e[2] = write_block(d[1], H5T_NATIVE_DOUBLE, h->f.dxpl, root && time, 1, &zero, &n, time);
-    e[3] = write_block(d[2], H5T_NATIVE_DOUBLE, h->f.dxpl, root && value, 1, &zero, &n, value);
-    for (int i = 0; i < 4; i++) err = e[i] < 0 ? -1 : err;
-    close_all(d, 3);
-  }
-  if (obs >= 0) H5Gclose(obs);
-  if (wf_fault("h5md_close", h->f.comm)) err = -1;
-  free(step), free(time), free(value);
+  close_all(h->edges, 3);
+  for (int k = 0; k < MD_H5MD_NOBS; k++) close_all(h->obs[k], 3);
+}
+
+int md_h5md_close(md_h5md *h, wf_status *st) {
+  close_datasets(h);
   wf_status_clear(st);
-  if (err < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: writing the observables of '%s' failed", h->f.path);
+  if (wf_fault("h5md_close", h->f.comm))
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: closing the H5MD datasets of '%s' failed", h->f.path);
   wf_status_agree(h->f.comm, st);
   if (st->code != WF_OK) {
     wf_h5_discard(&h->f);
@@ -293,7 +294,6 @@ int md_h5md_close(md_h5md *h, const md_thermo_row *rows, int nrows, double dt, w
 }
 
 void md_h5md_discard(md_h5md *h) {
-  close_all(h->pos, 3);
-  close_all(h->vel, 3);
+  close_datasets(h);
   wf_h5_discard(&h->f);
 }

@@ -153,10 +153,32 @@ ok = (list(f["h5md"].attrs["version"]) == [1, 1]
       and list(f["particles/all/id"][:]) == list(range(1, 2049))
       and (pos["value"][3] == end).all()
       and abs(f["observables/total_energy/value"][-1] - j["eam"]["etotal_final"]) <= 1e-9 * 7000
-      and list(f["particles/all/box/edges"][:]) == [8 * 3.615] * 3)
+      and list(f["particles/all/box/edges/step"][:]) == [0, 40, 80, 100]
+      and f["particles/all/box/edges/value"][-1].tolist() == [[8 * 3.615, 0, 0], [0, 8 * 3.615, 0], [0, 0, 8 * 3.615]]
+      and f["particles/all/velocity/value"].attrs["unit"] == "Angstrom ps-1")
 sys.exit(0 if ok else 1)
 PY
   expect "/usr/bin/python3 check.py" "H5MD file content wrong"
+  # The same file through MDAnalysis's H5MD reader (units, box, time,
+  # positions, velocities and observables of every frame).
+  cat > check_mda.py <<'PY'
+import json, sys, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+from MDAnalysis.coordinates.H5MD import H5MDReader
+r, j = H5MDReader("traj.h5"), json.load(open("o.json"))
+f = __import__("h5py").File("traj.h5", "r")
+ok = len(r) == 4 and r.units == {"time": "ps", "length": "Angstrom", "velocity": "Angstrom/ps", "force": None}
+for i, ts in enumerate(r):
+    ok = ok and ts.data["step"] == [0, 40, 80, 100][i] and abs(ts.time - 0.005 * ts.data["step"]) < 1e-12
+    ok = ok and np.allclose(ts.dimensions, [8 * 3.615] * 3 + [90] * 3)
+    ok = ok and np.allclose(ts.positions, f["particles/all/position/value"][i], atol=1e-4)
+    ok = ok and np.allclose(ts.velocities, f["particles/all/velocity/value"][i], atol=1e-4)
+    last = ts.data["total_energy"] # (the reader rewinds after the last frame)
+ok = ok and abs(last - j["eam"]["etotal_final"]) <= 1e-9 * 7000
+sys.exit(0 if ok else 1)
+PY
+  expect "/usr/bin/python3 check_mda.py" "MDAnalysis does not read the H5MD file as written"
   eam --set eam.data=end.data --set eam.velocities=data --set eam.thermo=20 --set eam.plot=thermo.png \
       --json d.json > /dev/null
   expect "[ $? -eq 0 ]" "run from the written data file failed"

@@ -159,7 +159,7 @@ inject)
   inject h5_write 1 "checkpoint 'ck.h5'" "${md[@]}" --set eam.checkpoint=ck.h5
   inject h5md_create 1 "writing the H5MD layout of 't.h5' failed" "${md[@]}" --set output.file=t.h5
   inject h5md_frame 1 "writing frame 0 of 't.h5' failed" "${md[@]}" --set output.file=t.h5 --set eam.dump_every=5
-  inject h5md_close 1 "writing the observables of 't.h5' failed" "${md[@]}" --set output.file=t.h5
+  inject h5md_close 1 "closing the H5MD datasets of 't.h5' failed" "${md[@]}" --set output.file=t.h5
   mkdir -p keep
   mpiexec -n "$ranks" "$wafer" "${md[@]}" --set eam.checkpoint=keep/good.h5 > /dev/null 2>&1
   inject ckpt_read 1 "checkpoint 'keep/good.h5': reading 'box' failed" "${md[@]}" --set eam.restart=keep/good.h5 --set eam.steps=30
