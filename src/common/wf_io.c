@@ -125,9 +125,10 @@ static int write_in_place(const char *path, const char *text, wf_status *st) {
 
 int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
   struct stat sb;
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+  bool exists = stat(path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode))
     return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': it is a directory", path);
-  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return write_in_place(path, text, st);
+  if (exists && !S_ISREG(sb.st_mode)) return write_in_place(path, text, st);
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");

@@ -51,19 +51,19 @@ static hid_t dataset(hid_t parent, const char *name, hid_t type, int ndim, const
   return d;
 }
 
-/* A time series of up to `max_frames` frames, one chunk a frame, holding
- * dims[0] frames now: a trajectory grows by one frame at a time
- * (H5Dset_extent), so that the file, flushed after every frame, holds
- * exactly the frames written whenever the run stops. */
-static hid_t series(hid_t parent, const char *name, hid_t type, int ndim, const hsize_t *dims,
-                    hsize_t max_frames) {
-  if (max_frames == 0) return dataset(parent, name, type, ndim, dims);
-  hsize_t chunk[3] = {1, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
-  hsize_t maxdims[3] = {max_frames, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
-  hid_t s = H5Screate_simple(ndim, dims, maxdims);
+/* A time series of up to `max_frames` frames, one chunk a frame, empty at
+ * first (`inner`: the shape of one frame's value): a trajectory grows by one
+ * frame at a time (H5Dset_extent), so that the file, flushed after every
+ * frame, holds exactly the frames written whenever the run stops. */
+static hid_t series(hid_t parent, const char *name, hid_t type, int inner_ndim,
+                    const hsize_t *inner, hsize_t max_frames) {
+  hsize_t dims[3] = {0, 1, 1}, maxdims[3] = {max_frames, 1, 1}, chunk[3] = {1, 1, 1};
+  for (int d = 0; d < inner_ndim; d++) dims[1 + d] = maxdims[1 + d] = chunk[1 + d] = inner[d];
+  hid_t s = H5Screate_simple(1 + inner_ndim, dims, maxdims);
   hid_t p = H5Pcreate(H5P_DATASET_CREATE);
   /* every frame is written whole: no fill values for the new chunks */
-  hid_t d = p < 0 || H5Pset_chunk(p, ndim, chunk) < 0 || H5Pset_fill_time(p, H5D_FILL_TIME_NEVER) < 0
+  hid_t d = p < 0 || H5Pset_chunk(p, 1 + inner_ndim, chunk) < 0 ||
+                    H5Pset_fill_time(p, H5D_FILL_TIME_NEVER) < 0
                 ? -1
                 : H5Dcreate2(parent, name, type, s, H5P_DEFAULT, p, H5P_DEFAULT);
   if (p >= 0) H5Pclose(p);
@@ -88,16 +88,16 @@ static herr_t write_block(hid_t dset, hid_t type, hid_t dxpl, bool mine, int ndi
 }
 
 /* A time-dependent H5MD element: group `name` with step, time and value
- * [n][inner...]; ids of the three datasets into out[]. */
-static herr_t element(hid_t parent, const char *name, long long n, long long max_frames,
-                      int inner_ndim, const hsize_t *inner, const char *unit, hid_t out[3]) {
+ * [frame][inner...], empty, for up to `max_frames` frames; ids of the three
+ * datasets into out[]. */
+static herr_t element(hid_t parent, const char *name, long long max_frames, int inner_ndim,
+                      const hsize_t *inner, const char *unit, hid_t out[3]) {
   hid_t g = group(parent, name);
   if (g < 0) return -1;
-  hsize_t dims[3] = {(hsize_t)n, inner_ndim > 0 ? inner[0] : 0, inner_ndim > 1 ? inner[1] : 0};
   hsize_t m = (hsize_t)max_frames;
-  out[0] = series(g, "step", H5T_NATIVE_INT64, 1, dims, m);
-  out[1] = series(g, "time", H5T_NATIVE_DOUBLE, 1, dims, m);
-  out[2] = series(g, "value", H5T_NATIVE_DOUBLE, 1 + inner_ndim, dims, m);
+  out[0] = series(g, "step", H5T_NATIVE_INT64, 0, NULL, m);
+  out[1] = series(g, "time", H5T_NATIVE_DOUBLE, 0, NULL, m);
+  out[2] = series(g, "value", H5T_NATIVE_DOUBLE, inner_ndim, inner, m);
   herr_t rc = out[0] < 0 || out[1] < 0 || out[2] < 0 ? -1 : 0;
   if (rc == 0) rc = attr_str(out[1], "unit", "ps");
   if (rc == 0 && unit[0]) rc = attr_str(out[2], "unit", unit);
@@ -142,7 +142,7 @@ static herr_t write_particles(md_h5md *h, bool root, double *rows) {
   /* the edges as a time series of box matrices (diagonal: the box is
    * orthorhombic), the form MDAnalysis reads */
   hsize_t matrix[2] = {3, 3};
-  if (rc == 0) rc = element(box, "edges", 0, h->nframes, 2, matrix, "angstrom", h->edges);
+  if (rc == 0) rc = element(box, "edges", h->nframes, 2, matrix, "angstrom", h->edges);
   /* id and species from the gathered (id, type, 0, 0) rows */
   int64_t *ids = malloc((n + 1) * sizeof *ids);
   if (!ids) rc = -1;
@@ -155,8 +155,8 @@ static herr_t write_particles(md_h5md *h, bool root, double *rows) {
   }
   free(ids);
   hsize_t inner[2] = {n, 3};
-  if (rc == 0) rc = element(all, "position", 0, h->nframes, 2, inner, "angstrom", h->pos);
-  if (rc == 0) rc = element(all, "velocity", 0, h->nframes, 2, inner, "Angstrom ps-1", h->vel);
+  if (rc == 0) rc = element(all, "position", h->nframes, 2, inner, "angstrom", h->pos);
+  if (rc == 0) rc = element(all, "velocity", h->nframes, 2, inner, "Angstrom ps-1", h->vel);
   if (box >= 0) H5Gclose(box);
   if (all >= 0) H5Gclose(all);
   if (p >= 0) H5Gclose(p);
@@ -173,7 +173,7 @@ static herr_t write_observables_layout(md_h5md *h) {
   hid_t obs = group(h->f.file, "observables");
   herr_t rc = obs < 0 ? -1 : 0;
   for (int k = 0; k < MD_H5MD_NOBS; k++) /* every call made: collective */
-    rc = element(obs, obs_names[k], 0, h->nframes, 0, NULL, obs_units[k], h->obs[k]) < 0 ? -1 : rc;
+    rc = element(obs, obs_names[k], h->nframes, 0, NULL, obs_units[k], h->obs[k]) < 0 ? -1 : rc;
   if (obs >= 0) H5Gclose(obs);
   return rc;
 }
