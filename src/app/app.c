@@ -131,7 +131,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);
   /* The PE grid lives on the wafer ranks' communicator. */
   bool on_wafer = roles.role == WF_ROLE_WAFER;
-  int made = on_wafer ? wf_wafer_create(&wafer, roles.role_comm, deck, st) : WF_ERR_INPUT;
+  int made = on_wafer ? wf_wafer_create(&wafer, roles.role_comm, deck, wl->rank_layout, st) : WF_ERR_INPUT;
   wf_status_agree(comm, st);
   if (st->code != WF_OK) {
     if (made == WF_OK) wf_wafer_free(&wafer); /* it failed elsewhere */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "eam_workload.h"
+#include "fft_workload.h"
 #include "fidelity.h"
 #include "halo_workload.h"
 #include "stencil_workload.h"
@@ -14,6 +15,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_halo_workload,
     &wf_stencil_workload,
     &wf_eam_workload,
+    &wf_fft_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -62,6 +62,7 @@ typedef struct wf_workload {
   int (*run)(wf_run *run, wf_status *st);
   void (*finalize)(void); /* optional: once, before MPI_Finalize */
   bool rank_roles;        /* accepts MemoryX / SwarmX ranks ([wafer] memoryx_ranks, ...) */
+  int rank_layout;        /* wf_rank_layout of `rank_grid = auto` (0: compact blocks) */
 } wf_workload;
 
 /* Count one independent check (the same on every rank); a failed one is

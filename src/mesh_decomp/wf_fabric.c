@@ -270,6 +270,35 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   return WF_OK;
 }
 
+int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_Datatype *stypes,
+                        void *recv, const MPI_Datatype *rtypes, double pe_chunk_words,
+                        wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  int parts = along_x ? dc->px : dc->py, me = along_x ? dc->cx : dc->cy;
+  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
+  int *ones = malloc(2 * (size_t)parts * sizeof *ones);
+  wf_status_clear(st);
+  if (!ones) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
+  int *zeros = ones + parts;
+  for (int r = 0; r < parts; r++) ones[r] = 1, zeros[r] = 0;
+  MPI_Alltoallw(send, ones, zeros, stypes, recv, ones, zeros, rtypes, comm);
+  long long inter = 0, self = 0;
+  for (int r = 0; r < parts; r++) {
+    int bytes;
+    MPI_Type_size(rtypes[r], &bytes);
+    if (r == me)
+      self = bytes;
+    else
+      inter += bytes;
+  }
+  free(ones);
+  int L = along_x ? dc->pe_nx : dc->pe_ny;
+  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words), self / 4, inter);
+  return WF_OK;
+}
+
 /* ---- neighbour exchange of irregular data ---- */
 
 int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,

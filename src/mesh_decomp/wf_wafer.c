@@ -26,7 +26,9 @@ static const wf_key wafer_keys[] = {
     {"pe_grid", WF_KEY_STRING, "64x64", 0, 0, NULL,
      "logical PE grid NXxNY, or 'hardware' for the whole wafer (wse2: 750x994)", check_pe_grid},
     {"rank_grid", WF_KEY_STRING, "auto", 0, 0, NULL,
-     "MPI rank grid PXxPY, or 'auto' (shortest block perimeter)", check_rank_grid},
+     "MPI rank grid PXxPY, or 'auto' (shortest block perimeter; the FFT: 1 x ranks, bands of PE "
+     "rows, so that one of its two all-to-alls stays inside ranks)",
+     check_rank_grid},
     {"defects", WF_KEY_INPUT, "", 0, 0, NULL,
      "defect map: file of dead physical PEs, one 'x y' per line ('' = none)", NULL},
     {"spare_columns", WF_KEY_INT, "0", 0, 4096, NULL,
@@ -43,7 +45,8 @@ const wf_section wf_wafer_section = {
     "wafer", "The wafer the run plays: hardware, PE grid, rank layout, defects.", wafer_keys,
     (int)(sizeof wafer_keys / sizeof wafer_keys[0])};
 
-int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *st) {
+int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_rank_layout layout,
+                    wf_status *st) {
   memset(w, 0, sizeof *w);
   w->dc.comm = MPI_COMM_NULL;
   w->hw = *wf_hw_preset(wf_deck_str(deck, "wafer", "hardware"));
@@ -53,7 +56,13 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
   if (strcmp(grid, "hardware") != 0) wf_grid_parse_size(grid, &nx, &ny);
   int px = 0, py = 0;
   const char *ranks = wf_deck_str(deck, "wafer", "rank_grid");
-  if (strcmp(ranks, "auto") != 0) wf_grid_parse_size(ranks, &px, &py);
+  if (strcmp(ranks, "auto") != 0) {
+    wf_grid_parse_size(ranks, &px, &py);
+  } else if (layout == WF_RANKS_ROWS) {
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    if (nranks <= ny) px = 1, py = nranks;
+  }
 
   snprintf(w->defects, sizeof w->defects, "%s", wf_deck_str(deck, "wafer", "defects"));
   char *defect_text = NULL;
@@ -67,7 +76,7 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *
 
   if (wf_decomp_create(&w->dc, comm, nx, ny, px, py, st) != WF_OK) {
     wf_grid_free(&w->grid);
-    return wf_deck_blame(deck, "wafer", px ? "rank_grid" : "pe_grid", st);
+    return wf_deck_blame(deck, "wafer", strcmp(ranks, "auto") != 0 ? "rank_grid" : "pe_grid", st);
   }
   if (wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw, st) != WF_OK) {
     wf_wafer_free(w);

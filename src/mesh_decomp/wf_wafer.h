@@ -21,8 +21,16 @@ typedef struct wf_wafer {
 
 extern const wf_section wf_wafer_section;
 
+/* How `rank_grid = auto` lays the ranks out. */
+typedef enum {
+  WF_RANKS_COMPACT, /* the shortest block perimeter (halo exchanges) */
+  WF_RANKS_ROWS     /* 1 x nranks, bands of PE rows, where the grid has the rows: an
+                       all-to-all within PE rows then stays inside each rank (the FFT) */
+} wf_rank_layout;
+
 /* Collective. Errors name the deck entry that caused them. */
-int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_status *st);
+int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_rank_layout layout,
+                    wf_status *st);
 void wf_wafer_free(wf_wafer *w);
 
 #endif

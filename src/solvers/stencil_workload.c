@@ -19,6 +19,7 @@
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_signal.h"
+#include "wf_stream.h"
 #include "st_model.h"
 #include "wf_model.h"
 #include "wf_random.h"
@@ -154,35 +155,6 @@ static double lambda_max_exact(const setup *s) {
     lam += 2 - 2 * cos(theta);
   }
   return lam;
-}
-
-/* STREAM triad a = b + s c over the rank's share, all ranks at once; the
- * machine's aggregate rate in bytes/s (best of 5). */
-static double stream_triad(MPI_Comm comm, size_t n) {
-  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-  if (!a || !b || !c) {
-    free(a), free(b), free(c);
-    return 0;
-  }
-  for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
-  double best = INFINITY;
-  for (int rep = 0; rep < 5; rep++) {
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    double *restrict ar = a;
-    const double *restrict br = b, *restrict cr = c;
-#pragma omp simd
-    for (size_t i = 0; i < n; i++) ar[i] = br[i] + 3.0 * cr[i];
-    double t = MPI_Wtime() - t0, tmax;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-    if (tmax < best) best = tmax;
-  }
-  double bytes = 3.0 * sizeof(double) * (double)n, total;
-  MPI_Allreduce(&bytes, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  volatile double sink = a[n / 2];
-  (void)sink;
-  free(a), free(b), free(c);
-  return total / best;
 }
 
 /* The wafer projection of one iteration (st_model.h), into run->model. */
@@ -414,7 +386,7 @@ static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, doubl
   if (rc == WF_OK && rep->pr.signal)
     return wf_signal_fail(st, rep->pr.signal, "in PETSc's cross-check solve (nothing written)");
   if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
-    rep->triad = stream_triad(run->comm, m->n_owned);
+    rep->triad = wf_stream_triad(run->comm, m->n_owned);
   return rc;
 }
 

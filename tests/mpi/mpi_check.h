@@ -56,14 +56,20 @@ typedef struct test_wafer {
   wf_fabric fab;
 } test_wafer;
 
-/* A setup that fails is a failed check, never a silent return. */
-static inline int test_wafer_create(checks *c, test_wafer *t, int nx, int ny) {
+/* A setup that fails is a failed check, never a silent return. The rank
+ * grid px x py (0 x 0: automatic). */
+static inline int test_wafer_create_ranks(checks *c, test_wafer *t, int nx, int ny, int px,
+                                          int py) {
   wf_status st;
-  int rc = wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, 0, 0, &st);
+  int rc = wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, px, py, &st);
   if (rc == WF_OK) rc = wf_grid_create(&t->grid, nx, ny, 0, NULL, "", &st);
   if (rc == WF_OK) rc = wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"), &st);
   CHECK(c, rc == WF_OK, "setup of a %dx%d PE grid: %s", nx, ny, st.msg);
   return rc;
+}
+
+static inline int test_wafer_create(checks *c, test_wafer *t, int nx, int ny) {
+  return test_wafer_create_ranks(c, t, nx, ny, 0, 0);
 }
 
 static inline void test_wafer_free(test_wafer *t) {

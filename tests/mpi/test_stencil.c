@@ -38,7 +38,7 @@ static int make_wafer(checks *ck, wf_wafer *w, wf_deck *deck, int pe_nx, int pe_
   snprintf(set, sizeof set, "wafer.pe_grid=%dx%d", pe_nx, pe_ny);
   int rc = wf_deck_create(deck, secs, 1, &st);
   if (rc == WF_OK) rc = wf_deck_set(deck, set, &st);
-  if (rc == WF_OK) rc = wf_wafer_create(w, MPI_COMM_WORLD, deck, &st);
+  if (rc == WF_OK) rc = wf_wafer_create(w, MPI_COMM_WORLD, deck, WF_RANKS_COMPACT, &st);
   CHECK(ck, rc == WF_OK, "setup of a %dx%d wafer: %s", pe_nx, pe_ny, st.msg);
   return rc;
 }

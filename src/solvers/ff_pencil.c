@@ -1,0 +1,359 @@
+/* The pencil FFT over the PE grid (ff_pencil.h). */
+#include "ff_pencil.h"
+
+#include <complex.h>
+#include <fftw3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff_model.h"
+#include "st_mesh.h"
+
+MPI_Datatype ff_mpi_type(ff_prec prec) {
+  return prec == FF_SINGLE ? MPI_C_FLOAT_COMPLEX : MPI_C_DOUBLE_COMPLEX;
+}
+
+/* ---- FFTW plans, either precision ---- */
+
+/* In-place transforms of `rank` axes (len, stride) batched over
+ * `howmany` others, either precision (FFTW's guru interface). */
+typedef struct axes {
+  int rank, howmany;
+  ptrdiff_t n[3], stride[3], hn[3], hstride[3];
+} axes;
+
+static void *plan_axes(ff_prec prec, const axes *ax, void *a, int sign, unsigned flags) {
+  if (prec == FF_SINGLE) {
+    fftwf_iodim64 d[3], h[3];
+    for (int i = 0; i < ax->rank; i++) d[i] = (fftwf_iodim64){ax->n[i], ax->stride[i], ax->stride[i]};
+    for (int i = 0; i < ax->howmany; i++)
+      h[i] = (fftwf_iodim64){ax->hn[i], ax->hstride[i], ax->hstride[i]};
+    return fftwf_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
+  }
+  fftw_iodim64 d[3], h[3];
+  for (int i = 0; i < ax->rank; i++) d[i] = (fftw_iodim64){ax->n[i], ax->stride[i], ax->stride[i]};
+  for (int i = 0; i < ax->howmany; i++)
+    h[i] = (fftw_iodim64){ax->hn[i], ax->hstride[i], ax->hstride[i]};
+  return fftw_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
+}
+
+static void run_plan(ff_prec prec, void *plan) {
+  if (!plan) return;
+  if (prec == FF_SINGLE)
+    fftwf_execute(plan);
+  else
+    fftw_execute(plan);
+}
+
+static void destroy_plan(ff_prec prec, void *plan) {
+  if (!plan) return;
+  if (prec == FF_SINGLE)
+    fftwf_destroy_plan(plan);
+  else
+    fftw_destroy_plan(plan);
+}
+
+static void *alloc_array(ff_prec prec, size_t cells) {
+  return prec == FF_SINGLE ? (void *)fftwf_alloc_complex(cells) : (void *)fftw_alloc_complex(cells);
+}
+
+static void free_array(ff_prec prec, void *a) {
+  if (prec == FF_SINGLE)
+    fftwf_free(a);
+  else
+    fftw_free(a);
+}
+
+/* ---- boxes ---- */
+
+/* The boxes of rank (cx, cy) in the three stages (ff_pencil.h's table). */
+static void stage_boxes(const int n[3], const wf_decomp *dc, int cx, int cy, ff_box b[3]) {
+  int xlo, xn, ylo, yn, zlo, zn, cxlo, cxn;
+  st_rank_columns(n[0], dc->pe_nx, dc->px, cx, &xlo, &xn);
+  st_rank_columns(n[1], dc->pe_ny, dc->py, cy, &ylo, &yn);
+  st_rank_columns(n[2], dc->pe_nx, dc->px, cx, &zlo, &zn);
+  st_rank_columns(n[0], dc->pe_ny, dc->py, cy, &cxlo, &cxn);
+  b[0] = (ff_box){xlo, xn, ylo, yn, 0, n[2]};
+  b[1] = (ff_box){0, n[0], ylo, yn, zlo, zn};
+  b[2] = (ff_box){cxlo, cxn, 0, n[1], zlo, zn};
+}
+
+/* The part of `whole` (an array stored as box `whole`) inside box `part`,
+ * as an MPI type over that array. */
+static int sub_box_type(const ff_box *whole, const ff_box *part, MPI_Datatype elem,
+                        MPI_Datatype *t) {
+  int sizes[3] = {whole->ny, whole->nx, whole->nz};
+  int subs[3] = {part->ny, part->nx, part->nz};
+  int starts[3] = {part->y0 - whole->y0, part->x0 - whole->x0, part->z0 - whole->z0};
+  if (MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, elem, t) != MPI_SUCCESS)
+    return -1;
+  return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
+}
+
+static bool intersect(const ff_box *a, const ff_box *b, ff_box *out) {
+  int lo[3] = {a->x0 > b->x0 ? a->x0 : b->x0, a->y0 > b->y0 ? a->y0 : b->y0,
+               a->z0 > b->z0 ? a->z0 : b->z0};
+  int hi[3] = {a->x0 + a->nx < b->x0 + b->nx ? a->x0 + a->nx : b->x0 + b->nx,
+               a->y0 + a->ny < b->y0 + b->ny ? a->y0 + a->ny : b->y0 + b->ny,
+               a->z0 + a->nz < b->z0 + b->nz ? a->z0 + a->nz : b->z0 + b->nz};
+  *out = (ff_box){lo[0], hi[0] - lo[0], lo[1], hi[1] - lo[1], lo[2], hi[2] - lo[2]};
+  return out->nx > 0 && out->ny > 0 && out->nz > 0;
+}
+
+static void free_types(MPI_Datatype *t, int n) {
+  if (!t) return;
+  for (int i = 0; i < n; i++)
+    if (t[i] != MPI_DATATYPE_NULL) MPI_Type_free(&t[i]);
+  free(t);
+}
+
+/* The types of one transpose over a line of `parts` ranks: from stage s to
+ * stage s + 1, rank k of the line holding boxes from[k] and to[k]. */
+static int transpose_types(const ff_box *from, const ff_box *to, int parts, int me,
+                           MPI_Datatype elem, MPI_Datatype **send, MPI_Datatype **recv) {
+  *send = malloc((size_t)parts * sizeof **send);
+  *recv = malloc((size_t)parts * sizeof **recv);
+  if (!*send || !*recv) {
+    free(*send), free(*recv);
+    *send = *recv = NULL;
+    return -1;
+  }
+  for (int k = 0; k < parts; k++) (*send)[k] = (*recv)[k] = MPI_DATATYPE_NULL;
+  for (int k = 0; k < parts; k++) {
+    ff_box out, in;
+    /* Every pair of a line shares cells: bricks tile the line's axis. */
+    if (!intersect(&from[me], &to[k], &out) || !intersect(&from[k], &to[me], &in)) return -1;
+    if (sub_box_type(&from[me], &out, elem, &(*send)[k]) != 0 ||
+        sub_box_type(&to[me], &in, elem, &(*recv)[k]) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* ---- plan ---- */
+
+int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, wf_status *st) {
+  wf_status_clear(st);
+  if (dims < 1 || dims > 3)
+    return wf_fail(st, WF_ERR_INPUT, "FFT dimensions must be 1, 2 or 3, not %d", dims);
+  if (n[0] < 1 || n[1] < 1 || n[2] < 1)
+    return wf_fail(st, WF_ERR_INPUT, "FFT of %dx%dx%d: every size must be at least 1", n[0], n[1],
+                   n[2]);
+  if (n[0] < pe_nx || n[1] < pe_ny)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "FFT of %dx%dx%d on a %dx%d PE grid: nx and ny must be at least the PE grid's "
+                   "columns and rows (one z-pencil per PE at least)",
+                   n[0], n[1], n[2], pe_nx, pe_ny);
+  if (dims >= 2 && n[2] < pe_nx)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "FFT of %dx%dx%d on a %dx%d PE grid: nz must be at least the PE grid's %d "
+                   "columns (the transpose within PE rows splits z over them)",
+                   n[0], n[1], n[2], pe_nx, pe_ny, pe_nx);
+  if (dims == 3 && n[0] < pe_ny)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "FFT of %dx%dx%d on a %dx%d PE grid: nx must be at least the PE grid's %d rows "
+                   "(the transpose within PE columns splits x over them)",
+                   n[0], n[1], n[2], pe_nx, pe_ny, pe_ny);
+  return WF_OK;
+}
+
+/* Whether the transpose from stage s to s + 1 moves data between ranks. */
+static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row_send != NULL : p->col_send != NULL; }
+
+/* The FFTW plans of stages first..last, between which nothing moves: one
+ * multi-dimensional plan over their axes (z for A, x for B, y for C) on
+ * the shared array, batched over the others. A length-1 axis is skipped
+ * (its DFT is the identity). The forward plan is kept at `first`, the
+ * backward one at `last`, where the loops of ff_execute meet them. */
+static int plan_group(ff_plan *p, int first, int last, unsigned flags) {
+  const ff_box *b = &p->box[first];
+  /* [y][x][z]: y is stage C's axis, x stage B's, z stage A's. */
+  const ptrdiff_t len[3] = {b->ny, b->nx, b->nz};
+  const ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
+  const int stage_of_axis[3] = {2, 1, 0};
+  axes ax = {0};
+  for (int a = 0; a < 3; a++) {
+    if (len[a] == 1) continue;
+    int s = stage_of_axis[a];
+    if (s >= first && s <= last) {
+      ax.n[ax.rank] = len[a], ax.stride[ax.rank++] = stride[a];
+    } else {
+      ax.hn[ax.howmany] = len[a], ax.hstride[ax.howmany++] = stride[a];
+    }
+  }
+  if (ax.rank == 0) return 0;
+  p->fwd[first] = plan_axes(p->prec, &ax, p->data[first], FFTW_FORWARD, flags);
+  p->bwd[last] = plan_axes(p->prec, &ax, p->data[first], FFTW_BACKWARD, flags);
+  return p->fwd[first] && p->bwd[last] ? 0 : -1;
+}
+
+int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o, wf_status *st) {
+  const wf_decomp *dc = fab->dc;
+  memset(p, 0, sizeof *p);
+  wf_status_clear(st);
+  if (ff_check_sizes(n, dc->pe_nx, dc->pe_ny, o->dims, st) != WF_OK) return st->code;
+  p->prec = o->prec;
+  p->elem = o->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
+  memcpy(p->n, n, sizeof p->n);
+  p->dims = p->stages = o->dims;
+  p->fab = fab;
+  stage_boxes(n, dc, dc->cx, dc->cy, p->box);
+
+  /* Arrays: stage A in buf[0]; a transpose that crosses ranks moves the
+   * data to the other buffer, one that does not leaves it where it is. */
+  bool row_moves = p->stages >= 2 && dc->px > 1, col_moves = p->stages >= 3 && dc->py > 1;
+  size_t cells = 0;
+  for (int s = 0; s < p->stages; s++)
+    if (ff_box_cells(&p->box[s]) > cells) cells = ff_box_cells(&p->box[s]);
+  p->buf[0] = alloc_array(p->prec, cells);
+  if (row_moves || col_moves) p->buf[1] = alloc_array(p->prec, cells);
+  int failed = !p->buf[0] || ((row_moves || col_moves) && !p->buf[1]);
+  p->data[0] = p->buf[0];
+  p->data[1] = row_moves ? p->buf[1] : p->data[0];
+  p->data[2] = col_moves ? (p->data[1] == p->buf[0] ? p->buf[1] : p->buf[0]) : p->data[1];
+
+  /* Transposes: the boxes of every rank of this rank's row and column. */
+  MPI_Datatype elem = ff_mpi_type(p->prec);
+  if (!failed && row_moves) {
+    ff_box *from = malloc(2 * (size_t)dc->px * sizeof *from), *to = from ? from + dc->px : NULL;
+    if (!from) failed = 1;
+    for (int k = 0; !failed && k < dc->px; k++) {
+      ff_box b[3];
+      stage_boxes(n, dc, k, dc->cy, b);
+      from[k] = b[0], to[k] = b[1];
+    }
+    if (!failed) failed = transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv);
+    free(from);
+  }
+  if (!failed && col_moves) {
+    ff_box *from = malloc(2 * (size_t)dc->py * sizeof *from), *to = from ? from + dc->py : NULL;
+    if (!from) failed = 1;
+    for (int k = 0; !failed && k < dc->py; k++) {
+      ff_box b[3];
+      stage_boxes(n, dc, dc->cx, k, b);
+      from[k] = b[1], to[k] = b[2];
+    }
+    if (!failed) failed = transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv);
+    free(from);
+  }
+  ff_model m = ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, n, p->dims,
+                                  o->wafer_prec);
+  p->row_words = m.row_words, p->col_words = m.col_words;
+  for (int first = 0, s = 0; !failed && s < p->stages; s++)
+    if (s == p->stages - 1 || moves(p, s)) {
+      failed = plan_group(p, first, s, o->fftw_flags) != 0;
+      first = s + 1;
+    }
+  int any;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, dc->comm);
+  if (any) {
+    ff_plan_free(p);
+    return wf_fail(st, WF_ERR_RUNTIME,
+                   "could not plan the FFT of %dx%dx%d (out of memory, or FFTW refused a plan)",
+                   n[0], n[1], n[2]);
+  }
+  return WF_OK;
+}
+
+void ff_plan_free(ff_plan *p) {
+  for (int s = 0; s < 3; s++) {
+    destroy_plan(p->prec, p->fwd[s]);
+    destroy_plan(p->prec, p->bwd[s]);
+  }
+  const wf_decomp *dc = p->fab ? p->fab->dc : NULL;
+  if (dc) {
+    free_types(p->row_send, dc->px), free_types(p->row_recv, dc->px);
+    free_types(p->col_send, dc->py), free_types(p->col_recv, dc->py);
+  }
+  for (int i = 0; i < 2; i++)
+    if (p->buf[i]) free_array(p->prec, p->buf[i]);
+  memset(p, 0, sizeof *p);
+}
+
+/* ---- execution ---- */
+
+static int transpose(ff_plan *p, wf_axis axis, int from, int to, const MPI_Datatype *stypes,
+                     const MPI_Datatype *rtypes, wf_status *st) {
+  double t0 = MPI_Wtime();
+  int rc = wf_fabric_alltoallw(p->fab, axis, p->data[from], stypes, p->data[to], rtypes,
+                               axis == WF_ALONG_ROWS ? p->row_words : p->col_words, st);
+  p->transpose_seconds += MPI_Wtime() - t0;
+  p->transpose_bytes += 2.0 * (double)ff_box_cells(&p->box[from]) * (double)p->elem;
+  return rc;
+}
+
+static void local_fft(ff_plan *p, void *plan) {
+  double t0 = MPI_Wtime();
+  run_plan(p->prec, plan);
+  p->fft_seconds += MPI_Wtime() - t0;
+}
+
+int ff_execute(ff_plan *p, int sign, wf_status *st) {
+  wf_status_clear(st);
+  if (sign < 0) {
+    for (int s = 0; s < p->stages; s++) {
+      local_fft(p, p->fwd[s]);
+      if (s + 1 < p->stages && moves(p, s) &&
+          transpose(p, s == 0 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s, s + 1,
+                    s == 0 ? p->row_send : p->col_send, s == 0 ? p->row_recv : p->col_recv,
+                    st) != WF_OK)
+        return st->code;
+    }
+  } else {
+    for (int s = p->stages - 1; s >= 0; s--) {
+      local_fft(p, p->bwd[s]);
+      if (s > 0 && moves(p, s - 1) &&
+          transpose(p, s == 1 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s, s - 1,
+                    s == 1 ? p->row_recv : p->col_recv, s == 1 ? p->row_send : p->col_send,
+                    st) != WF_OK)
+        return st->code;
+    }
+  }
+  return WF_OK;
+}
+
+/* ---- redistribution between any two sets of boxes ---- */
+
+int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void *src,
+                    const ff_box *to, void *dst, wf_status *st) {
+  int nranks;
+  MPI_Comm_size(comm, &nranks);
+  wf_status_clear(st);
+  ff_box mine[2] = {*from, *to};
+  ff_box *all = malloc(2 * (size_t)nranks * sizeof *all);
+  MPI_Datatype *types = malloc(2 * (size_t)nranks * sizeof *types);
+  int *counts = malloc(3 * (size_t)nranks * sizeof *counts);
+  int failed = !all || !types || !counts;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) {
+    free(all), free(types), free(counts);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory redistributing an FFT array");
+  }
+  MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
+  MPI_Datatype *stypes = types, *rtypes = types + nranks, elem = ff_mpi_type(prec);
+  int *scount = counts, *rcount = counts + nranks, *zeros = counts + 2 * nranks;
+  /* What this rank's box shares with each rank's target box goes there; an
+   * empty part is zero elements of the plain type. */
+  for (int k = 0; k < nranks; k++) {
+    ff_box out, in;
+    stypes[k] = rtypes[k] = elem;
+    scount[k] = rcount[k] = zeros[k] = 0;
+    if (intersect(from, &all[2 * k + 1], &out)) {
+      if (sub_box_type(from, &out, elem, &stypes[k]) != 0) failed = 1, stypes[k] = elem;
+      else scount[k] = 1;
+    }
+    if (intersect(to, &all[2 * k], &in)) {
+      if (sub_box_type(to, &in, elem, &rtypes[k]) != 0) failed = 1, rtypes[k] = elem;
+      else rcount[k] = 1;
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (!failed) MPI_Alltoallw(src, scount, zeros, stypes, dst, rcount, zeros, rtypes, comm);
+  for (int k = 0; k < nranks; k++) {
+    if (scount[k]) MPI_Type_free(&stypes[k]);
+    if (rcount[k]) MPI_Type_free(&rtypes[k]);
+  }
+  free(all), free(types), free(counts);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "could not redistribute an FFT array");
+  return WF_OK;
+}

@@ -1,0 +1,98 @@
+/* Distributed complex FFT of an nx x ny x nz array laid on the PE grid as
+ * the wafer lays it (ICS23's wsFFT): pencils along z in PE memory, (x, y)
+ * over the PEs, then two transposes through the fabric.
+ *
+ *   stage A  z-pencils: PE (i, j) holds the x and y cells of its brick, all z
+ *   -- all-to-all within PE rows -->
+ *   stage B  x-pencils: PE (i, j) holds all x, its brick's y, z block i of pe_nx
+ *   -- all-to-all within PE columns -->
+ *   stage C  y-pencils: PE (i, j) holds all y, x block j of pe_ny, z block i
+ *
+ * A rank holds the union of its PEs' data as one box, stored [y][x][z] (z
+ * fastest) in every stage: only the split changes, so a transpose is an
+ * all-to-all of sub-boxes (MPI datatypes) with no packing pass, and where a
+ * line of PEs lives on one rank it moves nothing (FFTW reads the strided
+ * lines in place). The local transforms are FFTW plans over the rank's box:
+ * one multi-dimensional plan for the stages no transpose separates.
+ *
+ * dims = 1 transforms along z (stage A only), 2 along z and x (A, B), 3
+ * along all three. Forward uses exp(-2 pi i j k / n) and neither direction
+ * is normalised (FFTW's convention): backward(forward(f)) = N f, N the
+ * product of the transformed lengths. */
+#ifndef FF_PENCIL_H
+#define FF_PENCIL_H
+
+#include <stddef.h>
+
+#include "wf_error.h"
+#include "wf_fabric.h"
+#include "wf_hw.h"
+
+typedef enum { FF_DOUBLE, FF_SINGLE } ff_prec;
+
+/* The part of the global array a rank holds: cells [x0, x0 + nx) x [y0,
+ * y0 + ny) x [z0, z0 + nz), stored [ny][nx][nz], z fastest. */
+typedef struct ff_box {
+  int x0, nx, y0, ny, z0, nz;
+} ff_box;
+
+static inline size_t ff_box_cells(const ff_box *b) {
+  return (size_t)b->nx * (size_t)b->ny * (size_t)b->nz;
+}
+
+typedef struct ff_plan {
+  ff_prec prec;
+  size_t elem;     /* bytes of one complex value */
+  int n[3];        /* global nx, ny, nz */
+  int dims;        /* transformed axes: 1 (z), 2 (z, x), 3 (z, x, y) */
+  int stages;      /* stages used: dims */
+  ff_box box[3];   /* this rank's box in stages A, B, C */
+  void *data[3];   /* each stage's array (the same memory where a transpose moves nothing) */
+  void *buf[2];
+  /* FFTW plans: one per run of stages no transpose separates (all three on
+   * one rank), the forward one at the run's first stage, the backward one
+   * at its last; NULL elsewhere. */
+  void *fwd[3], *bwd[3];
+  MPI_Datatype *row_send, *row_recv, *col_send, *col_recv; /* NULL: no transpose */
+  double row_words, col_words; /* per PE pair, for the fabric's model */
+  wf_fabric *fab;
+  double fft_seconds, transpose_seconds; /* accumulated by ff_execute */
+  double transpose_bytes;                /* bytes this rank read and wrote in transposes */
+} ff_plan;
+
+typedef struct ff_opts {
+  ff_prec prec;
+  int dims;
+  unsigned fftw_flags;       /* FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT */
+  wf_prec wafer_prec;        /* of the values on the wafer (the fabric's model) */
+} ff_opts;
+
+/* Errors (input) for sizes this layout cannot take: below 1, or smaller
+ * than the PE grid along a distributed direction. */
+int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, wf_status *st);
+
+/* Plan the transform over the wafer's fabric (collective). FFTW_MEASURE
+ * overwrites the arrays: fill the input after this. Errors (input): sizes
+ * below 1, or smaller than the PE grid along a distributed direction. */
+int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o, wf_status *st);
+void ff_plan_free(ff_plan *p);
+
+/* The stage the forward transform starts from (A) and ends in. */
+static inline void *ff_in(const ff_plan *p) { return p->data[0]; }
+static inline const ff_box *ff_in_box(const ff_plan *p) { return &p->box[0]; }
+static inline void *ff_out(const ff_plan *p) { return p->data[p->stages - 1]; }
+static inline const ff_box *ff_out_box(const ff_plan *p) { return &p->box[p->stages - 1]; }
+
+/* In place: forward (sign -1) from ff_in to ff_out, backward (+1) from
+ * ff_out to ff_in. Collective. */
+int ff_execute(ff_plan *p, int sign, wf_status *st);
+
+/* Redistribute a global array between two sets of boxes over `comm`: every
+ * rank gives `src` (its box `from`, [y][x][z]) and gets `dst` (box `to`). */
+int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void *src,
+                    const ff_box *to, void *dst, wf_status *st);
+
+/* The MPI type of one complex value. */
+MPI_Datatype ff_mpi_type(ff_prec prec);
+
+#endif

@@ -1,0 +1,702 @@
+/* `wafer fft`: ICS23's wafer-scale FFT as an MPI code.
+ *
+ * Transforms an nx x ny x nz complex field laid on the PE grid (ff_pencil.h)
+ * forward and back, checks the answer against FFTW-MPI on the same data
+ * (both its output layouts), Parseval, the round trip and, for a sum of
+ * plane waves, the analytic transform; reports the time per transform, the
+ * ratio to FFTW-MPI's, the bandwidth of the transposes against STREAM
+ * triad, and the modelled wafer time. */
+#include "fft_workload.h"
+
+#include <complex.h>
+#include <fftw3-mpi.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff_model.h"
+#include "ff_pencil.h"
+#include "wf_h5.h"
+#include "wf_io.h"
+#include "wf_random.h"
+#include "wf_stream.h"
+#include "wf_wafer.h"
+
+static const wf_key fft_keys[] = {
+    {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "cells in x (over the PE grid's columns)", NULL},
+    {"ny", WF_KEY_INT, "64", 1, 1e6, NULL, "cells in y (over the PE grid's rows)", NULL},
+    {"nz", WF_KEY_INT, "64", 1, 1e6, NULL, "cells in z (in PE memory: the pencils)", NULL},
+    {"dims", WF_KEY_INT, "3", 1, 3, NULL,
+     "axes transformed: 1 (z, batched over the PE grid), 2 (z then x: one all-to-all within PE "
+     "rows), 3 (z, x, y: all-to-alls within PE rows, then columns)",
+     NULL},
+    {"precision", WF_KEY_CHOICE, "double", 0, 0, "double|single", "complex double or float",
+     NULL},
+    {"field", WF_KEY_CHOICE, "waves", 0, 0, "waves|random",
+     "input: a sum of three plane waves (analytic transform) or uniform random values in "
+     "[-1, 1) + i [-1, 1), seeded",
+     NULL},
+    {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "seed of the random field", NULL},
+    {"repeat", WF_KEY_INT, "3", 1, 10000, NULL,
+     "forward and backward transforms timed (the report gives medians)", NULL},
+    {"planner", WF_KEY_CHOICE, "measure", 0, 0, "estimate|measure|patient",
+     "FFTW planner effort (ours and FFTW-MPI's)", NULL},
+    {"wisdom", WF_KEY_STRING, "", 0, 0, NULL,
+     "FFTW wisdom file: read before planning if it exists, rewritten after ('' = none)", NULL},
+    {"crosscheck", WF_KEY_CHOICE, "fftw-mpi", 0, 0, "none|fftw-mpi",
+     "transform the same data with FFTW-MPI (normal and transposed output; dims < 3: FFTW on "
+     "y-slabs) and compare",
+     NULL},
+    {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
+     "precision of the values in the wafer model (ICS23 ran fp32 and fp16)", NULL},
+    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
+     "only project this transform onto the wafer (no allocation): for sizes too big here", NULL},
+    {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
+     "measure STREAM triad here to report the fraction of it the transposes reach", NULL},
+};
+static const wf_section fft_section = {
+    "fft", "Distributed complex FFT as pencils over the PE grid, checked against FFTW-MPI.",
+    fft_keys, (int)(sizeof fft_keys / sizeof fft_keys[0])};
+static const wf_section *const fft_sections[] = {&fft_section};
+
+typedef struct setup {
+  int n[3], dims, repeat;
+  ff_prec prec;
+  bool waves, crosscheck;
+  long seed;
+  unsigned flags;
+  wf_prec wafer_prec;
+  const char *wisdom;
+} setup;
+
+static int read_setup(const wf_deck *d, setup *s) {
+  s->n[0] = (int)wf_deck_int(d, "fft", "nx");
+  s->n[1] = (int)wf_deck_int(d, "fft", "ny");
+  s->n[2] = (int)wf_deck_int(d, "fft", "nz");
+  s->dims = (int)wf_deck_int(d, "fft", "dims");
+  s->repeat = (int)wf_deck_int(d, "fft", "repeat");
+  s->prec = strcmp(wf_deck_str(d, "fft", "precision"), "single") == 0 ? FF_SINGLE : FF_DOUBLE;
+  s->waves = strcmp(wf_deck_str(d, "fft", "field"), "waves") == 0;
+  s->seed = wf_deck_int(d, "fft", "seed");
+  const char *planner = wf_deck_str(d, "fft", "planner");
+  s->flags = strcmp(planner, "estimate") == 0  ? FFTW_ESTIMATE
+             : strcmp(planner, "patient") == 0 ? FFTW_PATIENT
+                                               : FFTW_MEASURE;
+  s->crosscheck = strcmp(wf_deck_str(d, "fft", "crosscheck"), "fftw-mpi") == 0;
+  s->wafer_prec = strcmp(wf_deck_str(d, "fft", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
+  s->wisdom = wf_deck_str(d, "fft", "wisdom");
+  return WF_OK;
+}
+
+/* ---- the field and its analytic transform ---- */
+
+#define NWAVES 3
+static const double TWO_PI = 6.283185307179586476925;
+
+/* Three plane waves f = sum_m a_m exp(2 pi i k_m . r / n), integer k_m. */
+static void wave(const setup *s, int m, int k[3], double complex *a) {
+  const int mul[3] = {7, 5, 3}, add[3] = {1, 2, 3};
+  for (int d = 0; d < 3; d++) k[d] = (m * mul[d] + add[d]) % s->n[d];
+  *a = (1.0 + m) * cexp(I * (0.5 + m));
+}
+
+static double complex field_at(const setup *s, const int r[3]) {
+  long long cell = ((long long)r[1] * s->n[0] + r[0]) * s->n[2] + r[2];
+  if (!s->waves)
+    return (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell) - 1) +
+           I * (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell + 1) - 1);
+  double complex f = 0;
+  for (int m = 0; m < NWAVES; m++) {
+    int k[3];
+    double complex a;
+    wave(s, m, k, &a);
+    double phase = 0;
+    for (int d = 0; d < 3; d++) phase += (double)k[d] * r[d] / s->n[d];
+    f += a * cexp(I * TWO_PI * phase);
+  }
+  return f;
+}
+
+/* The forward transform of the waves along the transformed axes (z; z, x;
+ * all): on those, N_d at k_m,d and 0 elsewhere; on the others, the wave. */
+static double complex waves_transform(const setup *s, const int r[3]) {
+  const bool transformed[3] = {s->dims >= 2, s->dims >= 3, true};
+  double complex f = 0;
+  for (int m = 0; m < NWAVES; m++) {
+    int k[3];
+    double complex a, term;
+    wave(s, m, k, &a);
+    term = a;
+    for (int d = 0; d < 3 && term != 0; d++)
+      term *= transformed[d] ? (r[d] == k[d] ? s->n[d] : 0)
+                             : cexp(I * TWO_PI * (double)k[d] * r[d] / s->n[d]);
+    f += term;
+  }
+  return f;
+}
+
+static double complex get(ff_prec p, const void *a, size_t i) {
+  return p == FF_SINGLE ? (double complex)((const float complex *)a)[i]
+                        : ((const double complex *)a)[i];
+}
+
+static void set(ff_prec p, void *a, size_t i, double complex v) {
+  if (p == FF_SINGLE)
+    ((float complex *)a)[i] = (float complex)v;
+  else
+    ((double complex *)a)[i] = v;
+}
+
+/* Fill box b of an array with f(r) (the field, or its transform). */
+static void fill(const setup *s, const ff_box *b, void *a,
+                 double complex (*f)(const setup *, const int *)) {
+  size_t i = 0;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < b->nz; z++, i++) {
+        int r[3] = {b->x0 + x, b->y0 + y, b->z0 + z};
+        set(s->prec, a, i, f(s, r));
+      }
+}
+
+/* ---- comparisons (global) ---- */
+
+typedef struct diff {
+  double max_diff, max_ref;
+} diff;
+
+static diff compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, size_t n,
+                    double scale) {
+  double v[2] = {0, 0}, g[2];
+  for (size_t i = 0; i < n; i++) {
+    double complex r = get(p, ref, i);
+    v[0] = fmax(v[0], cabs(get(p, a, i) * scale - r));
+    v[1] = fmax(v[1], cabs(r));
+  }
+  MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return (diff){g[0], g[1]};
+}
+
+static double rel(diff d) { return d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff; }
+
+static double sum_sq(MPI_Comm comm, ff_prec p, const void *a, size_t n) {
+  double s = 0, g;
+  for (size_t i = 0; i < n; i++) {
+    double complex v = get(p, a, i);
+    s += creal(v) * creal(v) + cimag(v) * cimag(v);
+  }
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g;
+}
+
+static double median(double *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1], v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The slowest rank's time of `fn` (after a barrier). */
+static double timed_max(MPI_Comm comm, double t_local) {
+  double t;
+  MPI_Allreduce(&t_local, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return t;
+}
+
+/* ---- FFTW wisdom (either precision) ---- */
+
+static void wisdom_load(MPI_Comm comm, const setup *s) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (!s->wisdom[0]) return;
+  if (rank == 0) {
+    FILE *f = fopen(s->wisdom, "r");
+    if (f) {
+      fclose(f);
+      if (s->prec == FF_SINGLE)
+        fftwf_import_wisdom_from_filename(s->wisdom);
+      else
+        fftw_import_wisdom_from_filename(s->wisdom);
+    }
+  }
+  if (s->prec == FF_SINGLE)
+    fftwf_mpi_broadcast_wisdom(comm);
+  else
+    fftw_mpi_broadcast_wisdom(comm);
+}
+
+static int wisdom_save(MPI_Comm comm, const setup *s, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  wf_status_clear(st);
+  if (!s->wisdom[0]) return WF_OK;
+  if (s->prec == FF_SINGLE)
+    fftwf_mpi_gather_wisdom(comm);
+  else
+    fftw_mpi_gather_wisdom(comm);
+  if (rank == 0) {
+    char *text = s->prec == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
+    if (!text)
+      wf_fail(st, WF_ERR_RUNTIME, "FFTW could not export its wisdom");
+    else
+      wf_write_text_atomic(s->wisdom, text, st);
+    free(text);
+  }
+  wf_status_agree(comm, st);
+  return st->code;
+}
+
+/* ---- the reference: FFTW-MPI on the same data ---- */
+
+typedef struct reference {
+  bool done;
+  const char *name;      /* what was run */
+  double seconds[2];     /* median forward: normal, transposed output (dims 3) */
+  double rel[2];         /* largest difference to ours / largest value */
+  int layouts;
+} reference;
+
+/* One FFTW-MPI transform of the field in `layout` (0: normal output,
+ * y-slabs; 1: transposed output, x-slabs), timed over `repeat` runs, then
+ * compared with our output `out` (box `ob`). */
+static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box *ob,
+                         const void *out, reference *ref, wf_status *st) {
+  ptrdiff_t ln0, l0s, ln1, l1s, n0 = s->n[1], n1 = s->n[0], n2 = s->n[2];
+  ptrdiff_t alloc = s->prec == FF_SINGLE
+                        ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s)
+                        : fftw_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s);
+  unsigned flags = s->flags | (layout ? FFTW_MPI_TRANSPOSED_OUT : 0);
+  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, s->n[2]};
+  /* Transposed output is [x][y][z] on x-slabs; as our [y][x][z] box: */
+  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, s->n[2]} : in;
+  size_t elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
+  void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
+                                 : (void *)fftw_alloc_complex((size_t)alloc);
+  void *ours = malloc(ff_box_cells(&res) * elem + 1), *theirs = malloc(ff_box_cells(&res) * elem + 1);
+  void *plan = NULL;
+  if (a)
+    plan = s->prec == FF_SINGLE
+               ? (void *)fftwf_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags)
+               : (void *)fftw_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags);
+  int failed = !a || !ours || !theirs || !plan;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  int rc = WF_OK;
+  if (failed) {
+    rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW-MPI's transform (out of memory?)");
+  } else {
+    double *t = calloc((size_t)s->repeat, sizeof *t);
+    for (int r = 0; r < s->repeat; r++) {
+      fill(s, &in, a, field_at);
+      MPI_Barrier(comm);
+      double t0 = MPI_Wtime();
+      if (s->prec == FF_SINGLE)
+        fftwf_execute(plan);
+      else
+        fftw_execute(plan);
+      double tr = timed_max(comm, MPI_Wtime() - t0);
+      if (t) t[r] = tr;
+    }
+    ref->seconds[layout] = t ? median(t, s->repeat) : 0;
+    free(t);
+    /* Transposed output: [x_local][y][z] -> [y][x_local][z]. */
+    if (layout) {
+      for (int x = 0; x < res.nx; x++)
+        for (int y = 0; y < res.ny; y++)
+          memcpy((char *)theirs + (((size_t)y * res.nx + x) * res.nz) * elem,
+                 (char *)a + (((size_t)x * res.ny + y) * res.nz) * elem, (size_t)res.nz * elem);
+    } else {
+      memcpy(theirs, a, ff_box_cells(&res) * elem);
+    }
+    rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
+    if (rc == WF_OK) ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
+  }
+  if (plan) {
+    if (s->prec == FF_SINGLE)
+      fftwf_destroy_plan(plan);
+    else
+      fftw_destroy_plan(plan);
+  }
+  if (a) {
+    if (s->prec == FF_SINGLE)
+      fftwf_free(a);
+    else
+      fftw_free(a);
+  }
+  free(ours), free(theirs);
+  return rc;
+}
+
+/* dims 1 and 2: serial FFTW over y-slabs (all x and z on each rank), the
+ * way FFTW-MPI itself does transforms that need no transpose. */
+static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ob, const void *out,
+                          reference *ref, wf_status *st) {
+  int rank, nranks, ylo, yn;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  wf_block_range(s->n[1], nranks, rank, &ylo, &yn);
+  ff_box slab = {0, s->n[0], ylo, yn, 0, s->n[2]};
+  size_t cells = ff_box_cells(&slab), elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
+  void *a = malloc(cells * elem + 1), *ours = malloc(cells * elem + 1);
+  ptrdiff_t nx = s->n[0], nz = s->n[2];
+  void *plan = NULL;
+  if (a && ours && yn > 0) {
+    if (s->prec == FF_SINGLE) {
+      fftwf_iodim64 d[2] = {{nx, nz, nz}, {nz, 1, 1}}, h = {yn, nx * nz, nx * nz};
+      fftwf_iodim64 h1 = {yn * nx, nz, nz};
+      plan = s->dims == 1 ? fftwf_plan_guru64_dft(1, &d[1], 1, &h1, a, a, FFTW_FORWARD, s->flags)
+                          : fftwf_plan_guru64_dft(2, d, 1, &h, a, a, FFTW_FORWARD, s->flags);
+    } else {
+      fftw_iodim64 d[2] = {{nx, nz, nz}, {nz, 1, 1}}, h = {yn, nx * nz, nx * nz};
+      fftw_iodim64 h1 = {yn * nx, nz, nz};
+      plan = s->dims == 1 ? fftw_plan_guru64_dft(1, &d[1], 1, &h1, a, a, FFTW_FORWARD, s->flags)
+                          : fftw_plan_guru64_dft(2, d, 1, &h, a, a, FFTW_FORWARD, s->flags);
+    }
+  }
+  int failed = !a || !ours || (yn > 0 && !plan);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  int rc = WF_OK;
+  if (failed) {
+    rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW's reference transform");
+  } else {
+    fill(s, &slab, a, field_at);
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    if (plan) {
+      if (s->prec == FF_SINGLE)
+        fftwf_execute(plan);
+      else
+        fftw_execute(plan);
+    }
+    ref->seconds[0] = timed_max(comm, MPI_Wtime() - t0);
+    rc = ff_redistribute(comm, s->prec, ob, out, &slab, ours, st);
+    if (rc == WF_OK) ref->rel[0] = rel(compare(comm, s->prec, ours, a, cells, 1));
+  }
+  if (plan) {
+    if (s->prec == FF_SINGLE)
+      fftwf_destroy_plan(plan);
+    else
+      fftw_destroy_plan(plan);
+  }
+  free(a), free(ours);
+  return rc;
+}
+
+static int reference_check(MPI_Comm comm, const setup *s, const ff_plan *p, reference *ref,
+                           wf_status *st) {
+  ref->done = true;
+  if (s->dims < 3) {
+    ref->name = "FFTW (y-slabs)";
+    ref->layouts = 1;
+    return fftw_slab_case(comm, s, ff_out_box(p), ff_out(p), ref, st);
+  }
+  ref->name = "FFTW-MPI";
+  ref->layouts = 2;
+  for (int layout = 0; layout < 2; layout++)
+    if (fftw_mpi_case(comm, s, layout, ff_out_box(p), ff_out(p), ref, st) != WF_OK)
+      return st->code;
+  return WF_OK;
+}
+
+/* ---- the run ---- */
+
+typedef struct measured {
+  double forward, backward;     /* median seconds per transform */
+  double fft, transpose;        /* seconds per transform, slowest rank */
+  double transpose_GBps;        /* bytes read and written by the transposes / their time */
+  double analytic, parseval, roundtrip; /* relative errors (analytic: waves only) */
+  double triad;                 /* STREAM triad, bytes/s (0: not measured) */
+} measured;
+
+static double tolerance(ff_prec p) { return p == FF_SINGLE ? 1e-5 : 1e-12; }
+
+static double transformed_length(const setup *s) {
+  return (double)s->n[2] * (s->dims >= 2 ? s->n[0] : 1) * (s->dims >= 3 ? s->n[1] : 1);
+}
+
+/* Forward and backward `repeat` times; the first pair's output is checked
+ * (analytic, Parseval, round trip) and left in ff_out for the reference. */
+static int transform(wf_run *run, const setup *s, ff_plan *p, measured *m, wf_status *st) {
+  MPI_Comm comm = run->comm;
+  const ff_box *ib = ff_in_box(p), *ob = ff_out_box(p);
+  size_t in_cells = ff_box_cells(ib), out_cells = ff_box_cells(ob);
+  void *orig = malloc(in_cells * p->elem + 1), *kept = malloc(out_cells * p->elem + 1);
+  double *t = calloc(2 * (size_t)s->repeat, sizeof *t);
+  int failed = !orig || !kept || !t;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) {
+    free(orig), free(kept), free(t);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input copy");
+  }
+  fill(s, ib, orig, field_at);
+  double norm_in = sum_sq(comm, s->prec, orig, in_cells), N = transformed_length(s);
+  int rc = WF_OK;
+  p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
+  for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
+    memcpy(ff_in(p), orig, in_cells * p->elem);
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    rc = ff_execute(p, FFTW_FORWARD, st);
+    t[r] = timed_max(comm, MPI_Wtime() - t0);
+    if (rc != WF_OK) break;
+    if (r == 0) {
+      memcpy(kept, ff_out(p), out_cells * p->elem);
+      m->parseval = fabs(sum_sq(comm, s->prec, kept, out_cells) - N * norm_in) / (N * norm_in);
+      if (s->waves) {
+        void *exact = malloc(out_cells * p->elem + 1);
+        if (exact) fill(s, ob, exact, waves_transform);
+        /* Relative to the largest coefficient, N max |a_m|. */
+        m->analytic = exact ? rel(compare(comm, s->prec, kept, exact, out_cells, 1)) : INFINITY;
+        free(exact);
+      }
+    }
+    MPI_Barrier(comm);
+    t0 = MPI_Wtime();
+    rc = ff_execute(p, FFTW_BACKWARD, st);
+    t[s->repeat + r] = timed_max(comm, MPI_Wtime() - t0);
+    if (rc == WF_OK && r == 0)
+      m->roundtrip = rel(compare(comm, s->prec, ff_in(p), orig, in_cells, 1.0 / N));
+  }
+  if (rc == WF_OK) {
+    m->forward = median(t, s->repeat);
+    m->backward = median(t + s->repeat, s->repeat);
+    double pair = 2.0 * s->repeat;
+    m->fft = timed_max(comm, p->fft_seconds / pair);
+    m->transpose = timed_max(comm, p->transpose_seconds / pair);
+    double bytes = p->transpose_bytes / pair, total;
+    MPI_Allreduce(&bytes, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+    m->transpose_GBps = m->transpose > 0 ? total / m->transpose / 1e9 : 0;
+    memcpy(ff_out(p), kept, out_cells * p->elem); /* the forward result, for the reference */
+  }
+  free(orig), free(kept), free(t);
+  return rc;
+}
+
+static void check(wf_run *run, const setup *s, const measured *m, const reference *ref) {
+  double tol = tolerance(s->prec);
+  char what[160];
+  if (s->waves) wf_run_check(run, m->analytic <= tol, "forward transform of the plane waves is exact");
+  wf_run_check(run, m->parseval <= tol, "Parseval: sum |F|^2 = N sum |f|^2");
+  wf_run_check(run, m->roundtrip <= tol, "backward(forward(f)) / N = f");
+  for (int l = 0; ref->done && l < ref->layouts; l++) {
+    snprintf(what, sizeof what, "agrees with %s%s to %.0e", ref->name,
+             ref->layouts == 2 ? (l ? " (transposed output)" : " (normal output)") : "", tol);
+    wf_run_check(run, ref->rel[l] <= tol, what);
+  }
+}
+
+static const char *const prec_names[] = {"double", "single"};
+
+static ff_model project(wf_run *run, const setup *s) {
+  const wf_wafer *w = run->wafer;
+  ff_model t = ff_model_transform(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, s->n, s->dims,
+                                  s->wafer_prec);
+  run->model = (wf_projection){.valid = true,
+                               .unit = "transform",
+                               .seconds = t.seconds,
+                               .flops = t.flops,
+                               .bytes_per_pe = t.bytes_per_pe,
+                               .sram_for_data = wf_model_sram_for_data(&w->hw),
+                               .pes_needed = (double)w->dc.pe_nx * w->dc.pe_ny,
+                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny};
+  return t;
+}
+
+static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
+  const wf_hw *hw = &run->wafer->hw;
+  const wf_projection *p = &run->model;
+  if (run->verbose) {
+    wf_range us = wf_range_scale(p->seconds, 1e6);
+    wf_range fft = wf_range_scale(
+        wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2])), 1e6);
+    wf_range tr = wf_range_scale(wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1])), 1e6);
+    printf("fft: wafer model (%s, %s, %dx%d PEs): [%.1f, %.1f] us/transform = local FFTs [%.1f, "
+           "%.1f] + all-to-alls [%.1f, %.1f] (%.0f words a PE pair in rows, %.0f in columns); "
+           "%.0f B/PE of %.0f (%s)\n",
+           hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
+           run->wafer->dc.pe_ny, us.lo, us.hi, fft.lo, fft.hi, tr.lo, tr.hi, t->row_words,
+           t->col_words, p->bytes_per_pe, p->sram_for_data,
+           p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "model");
+  wf_projection_json(p, j);
+  wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
+  wf_range tr = wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1]));
+  wf_json_range(j, "fft_seconds", f.lo, f.hi);
+  wf_json_range(j, "alltoall_seconds", tr.lo, tr.hi);
+  wf_json_num(j, "row_words", t->row_words);
+  wf_json_num(j, "col_words", t->col_words);
+  wf_json_end(j);
+}
+
+static void report(wf_run *run, const setup *s, const measured *m, const reference *ref) {
+  double N = (double)s->n[0] * s->n[1] * s->n[2];
+  double gflops = 5.0 * N * log2(transformed_length(s)) / m->forward / 1e9;
+  if (run->verbose) {
+    printf("fft: forward %.3f ms, backward %.3f ms (median of %d), %.2f GFLOP/s; per transform "
+           "local FFTs %.3f ms, transposes %.3f ms",
+           m->forward * 1e3, m->backward * 1e3, s->repeat, gflops, m->fft * 1e3,
+           m->transpose * 1e3);
+    if (m->transpose > 0) {
+      printf(" (%.1f GB/s", m->transpose_GBps);
+      if (m->triad > 0) printf(" = %.0f%% of STREAM triad, %.1f GB/s", 100 * m->transpose_GBps * 1e9 / m->triad, m->triad / 1e9);
+      printf(")");
+    }
+    printf("\n");
+    if (s->waves) printf("fft: plane waves: largest error %.2e of the largest coefficient\n", m->analytic);
+    printf("fft: Parseval %.2e, round trip %.2e (relative)\n", m->parseval, m->roundtrip);
+    for (int l = 0; ref->done && l < ref->layouts; l++)
+      printf("fft: %s%s: forward %.3f ms; ratio wafer/%s %.2f; largest difference %.2e of the "
+             "largest value\n",
+             ref->name, ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "",
+             ref->seconds[l] * 1e3, ref->name, m->forward / ref->seconds[l], ref->rel[l]);
+    if (!ref->done) printf("fft: no reference transform (fft.crosscheck = none)\n");
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "fft");
+  long long n[3] = {s->n[0], s->n[1], s->n[2]};
+  wf_json_ints(j, "size", n, 3);
+  wf_json_int(j, "dims", s->dims);
+  wf_json_str(j, "precision", prec_names[s->prec]);
+  wf_json_num(j, "forward_seconds", m->forward);
+  wf_json_num(j, "backward_seconds", m->backward);
+  wf_json_num(j, "fft_seconds", m->fft);
+  wf_json_num(j, "transpose_seconds", m->transpose);
+  wf_json_num(j, "transpose_GBps", m->transpose_GBps);
+  if (m->triad > 0) {
+    wf_json_num(j, "stream_triad_GBps", m->triad / 1e9);
+    wf_json_num(j, "transpose_fraction_of_triad", m->transpose_GBps * 1e9 / m->triad);
+  }
+  wf_json_num(j, "GFLOPs", gflops);
+  if (s->waves) wf_json_num(j, "analytic_rel_error", m->analytic);
+  wf_json_num(j, "parseval_rel_error", m->parseval);
+  wf_json_num(j, "roundtrip_rel_error", m->roundtrip);
+  wf_json_end(j);
+  if (ref->done) {
+    wf_json_begin(j, s->dims == 3 ? "fftw_mpi" : "fftw");
+    wf_json_num(j, "forward_seconds", ref->seconds[0]);
+    wf_json_num(j, "ratio", m->forward / ref->seconds[0]);
+    wf_json_num(j, "rel_diff", ref->rel[0]);
+    if (ref->layouts == 2) {
+      wf_json_num(j, "transposed_forward_seconds", ref->seconds[1]);
+      wf_json_num(j, "transposed_ratio", m->forward / ref->seconds[1]);
+      wf_json_num(j, "transposed_rel_diff", ref->rel[1]);
+    }
+    wf_json_end(j);
+  }
+  snprintf(run->headline, sizeof run->headline, "%dx%dx%d %s, %.2f ms/transform%s", s->n[0],
+           s->n[1], s->n[2], prec_names[s->prec], m->forward * 1e3,
+           ref->done ? (run->checks_failed ? ", FFTW differs" : ", = FFTW") : "");
+}
+
+/* The forward transform, [z][y][x] as ParaView reads it, real and
+ * imaginary parts as two fields. */
+static int write_output(wf_run *run, const setup *s, const ff_plan *p, const char *path,
+                        wf_status *st) {
+  const ff_box *b = ff_out_box(p);
+  size_t cells = ff_box_cells(b);
+  double *re = malloc(cells * sizeof *re + 1), *im = malloc(cells * sizeof *im + 1);
+  int failed = !re || !im;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) {
+    free(re), free(im);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing the FFT's output");
+  }
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < b->nz; z++) {
+        double complex v = get(s->prec, ff_out(p), ((size_t)y * b->nx + x) * b->nz + z);
+        size_t o = ((size_t)z * b->ny + y) * b->nx + x;
+        re[o] = creal(v), im[o] = cimag(v);
+      }
+  unsigned long long g[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
+                             (unsigned long long)s->n[0]};
+  unsigned long long off[3] = {(unsigned long long)b->z0, (unsigned long long)b->y0,
+                               (unsigned long long)b->x0};
+  unsigned long long cnt[3] = {(unsigned long long)b->nz, (unsigned long long)b->ny,
+                               (unsigned long long)b->nx};
+  wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
+  wf_h5file f;
+  int rc = wf_run_h5_create(run, path, &f, st);
+  if (rc == WF_OK && (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
+                      wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
+                      wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
+                      wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
+                      wf_h5_attr_str(&f, "fft_convention",
+                                     "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
+                                     st) != WF_OK)) {
+    wf_h5_discard(&f);
+    rc = st->code;
+  } else if (rc == WF_OK) {
+    rc = wf_h5_close(&f, st);
+  }
+  free(re), free(im);
+  return rc;
+}
+
+static int fft_run(wf_run *run, wf_status *st) {
+  const wf_deck *d = run->deck;
+  setup s;
+  read_setup(d, &s);
+  if (s.prec == FF_SINGLE)
+    fftwf_mpi_init();
+  else
+    fftw_mpi_init();
+  const wf_decomp *dc = &run->wafer->dc;
+  if (ff_check_sizes(s.n, dc->pe_nx, dc->pe_ny, s.dims, st) != WF_OK)
+    return wf_deck_blame(d, "fft", "nx", st);
+  ff_model t = project(run, &s);
+  if (wf_deck_bool(d, "fft", "model_only")) {
+    report_model(run, &s, &t);
+    run->wafer_seconds = run->model.seconds;
+    snprintf(run->headline, sizeof run->headline, "model only: %.1f-%.1f us/transform on %s",
+             run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
+    return WF_OK;
+  }
+  wisdom_load(run->comm, &s);
+  ff_plan p;
+  ff_opts o = {s.prec, s.dims, s.flags, s.wafer_prec};
+  if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
+  if (run->verbose)
+    printf("fft: %dx%dx%d complex %s, %dD (%s), %s field, on %dx%d PEs, %dx%d ranks\n", s.n[0],
+           s.n[1], s.n[2], prec_names[s.prec], s.dims,
+           s.dims == 3 ? "z, x, y" : s.dims == 2 ? "z, x" : "z", s.waves ? "plane-wave" : "random",
+           dc->pe_nx, dc->pe_ny, dc->px, dc->py);
+  measured m = {0};
+  reference ref = {0};
+  int rc = transform(run, &s, &p, &m, st);
+  if (rc == WF_OK && s.crosscheck) rc = reference_check(run->comm, &s, &p, &ref, st);
+  if (rc == WF_OK) rc = wisdom_save(run->comm, &s, st);
+  if (rc == WF_OK && wf_deck_bool(d, "fft", "stream"))
+    m.triad = wf_stream_triad(run->comm, ff_box_cells(ff_in_box(&p)) * p.elem / sizeof(double));
+  if (rc == WF_OK) {
+    check(run, &s, &m, &ref);
+    report(run, &s, &m, &ref);
+    report_model(run, &s, &t);
+    run->seconds = m.forward * s.repeat;
+    run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);
+  }
+  const char *out = wf_deck_str(d, "output", "file");
+  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &p, out, st);
+  ff_plan_free(&p);
+  return rc;
+}
+
+static void fft_finalize(void) {
+  fftw_mpi_cleanup();
+  fftwf_mpi_cleanup();
+}
+
+const wf_workload wf_fft_workload = {
+    .name = "fft",
+    .help = "3D (or 1D/2D) complex FFT as pencils over the PE grid, checked against FFTW-MPI",
+    .sections = fft_sections,
+    .nsections = 1,
+    .run = fft_run,
+    .finalize = fft_finalize,
+    .rank_layout = WF_RANKS_ROWS,
+};
