@@ -268,3 +268,113 @@ static const wf_key output_keys[] = {
 
 const wf_section wf_output_section = {"output", "Where a run writes its results.", output_keys,
                                       (int)(sizeof output_keys / sizeof output_keys[0])};
+
+/* ---- reading an input dataset ---- */
+
+/* A complex value as h5py stores it: compound {r, i} of two equal floats. */
+static bool is_complex(hid_t type) {
+  if (H5Tget_class(type) != H5T_COMPOUND || H5Tget_nmembers(type) != 2) return false;
+  bool ok = true;
+  for (unsigned m = 0; m < 2 && ok; m++) {
+    char *name = H5Tget_member_name(type, m);
+    ok = name && strcmp(name, m ? "i" : "r") == 0 && H5Tget_member_class(type, m) == H5T_FLOAT;
+    H5free_memory(name);
+  }
+  return ok;
+}
+
+static hid_t complex_double_type(void) {
+  hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
+  H5Tinsert(t, "r", 0, H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "i", sizeof(double), H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+static hid_t open_input(MPI_Comm comm, const char *path, const char *name, hid_t *dset,
+                        wf_status *st) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  *dset = -1;
+  if (file < 0) {
+    wf_fail(st, WF_ERR_INPUT, "cannot open '%s' as an HDF5 file", path);
+    return -1;
+  }
+  *dset = H5Dopen2(file, name, H5P_DEFAULT);
+  if (*dset < 0) {
+    H5Fclose(file);
+    wf_fail(st, WF_ERR_INPUT, "'%s' has no dataset '%s'", path, name);
+    return -1;
+  }
+  return file;
+}
+
+int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_input *in,
+                     wf_status *st) {
+  wf_status_clear(st);
+  memset(in, 0, sizeof *in);
+  hid_t dset, file = open_input(comm, path, name, &dset, st);
+  if (file >= 0) {
+    hid_t space = H5Dget_space(dset), type = H5Dget_type(dset);
+    in->ndim = H5Sget_simple_extent_ndims(space);
+    hsize_t d[H5S_MAX_RANK];
+    if (in->ndim < 1 || in->ndim > 3) {
+      wf_fail(st, WF_ERR_INPUT, "'%s': dataset '%s' has %d dimensions (1 to 3 expected)", path,
+              name, in->ndim);
+    } else {
+      H5Sget_simple_extent_dims(space, d, NULL);
+      for (int i = 0; i < in->ndim; i++) in->dims[i] = d[i];
+      in->complex_values = is_complex(type);
+      if (!in->complex_values && H5Tget_class(type) != H5T_FLOAT)
+        wf_fail(st, WF_ERR_INPUT,
+                "'%s': dataset '%s' holds neither floating-point values nor complex ones (a "
+                "compound of two floats named r and i, as h5py writes them)",
+                path, name);
+    }
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  wf_status_agree(comm, st);
+  return st->code;
+}
+
+int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf_h5_input *in,
+                     const wf_h5_block *b, double *data, wf_status *st) {
+  wf_status_clear(st);
+  hid_t dset, file = open_input(comm, path, name, &dset, st);
+  wf_status_agree(comm, st); /* before the collective read */
+  if (st->code != WF_OK) {
+    if (file >= 0) H5Dclose(dset), H5Fclose(file);
+    return st->code;
+  }
+  hsize_t off[3], cnt[3];
+  bool empty = false;
+  for (int d = 0; d < b->ndim; d++) {
+    off[d] = b->offset[d], cnt[d] = b->count[d];
+    if (cnt[d] == 0) empty = true;
+  }
+  hid_t fspace = H5Dget_space(dset), mspace = H5Screate_simple(b->ndim, cnt, NULL);
+  if (empty) {
+    H5Sselect_none(fspace);
+    H5Sselect_none(mspace);
+  } else {
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL);
+  }
+  hid_t mtype = in->complex_values ? complex_double_type() : H5Tcopy(H5T_NATIVE_DOUBLE);
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  herr_t rc = H5Dread(dset, mtype, mspace, fspace, dxpl, data);
+  H5Pclose(dxpl);
+  H5Tclose(mtype);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  H5Fclose(file);
+  if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
+  wf_status_agree(comm, st);
+  return st->code;
+}

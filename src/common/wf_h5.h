@@ -69,6 +69,27 @@ void wf_h5_discard(wf_h5file *f);
 
 hid_t wf_h5_type(wf_dtype t);
 
+/* ---- reading an input dataset (collective) ---- */
+
+/* An input array: its shape (slowest first) and whether its values are
+ * complex (a compound of two floating-point members "r" and "i", as h5py
+ * writes them) or real (floating point). */
+typedef struct wf_h5_input {
+  int ndim;
+  unsigned long long dims[3];
+  bool complex_values;
+} wf_h5_input;
+
+/* Open `path` (read only) and describe dataset `name`. Input errors: the
+ * file cannot be opened as HDF5, no such dataset, more than 3 dimensions,
+ * values neither floating point nor such a compound. */
+int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_input *in,
+                     wf_status *st);
+/* Read this rank's block (b->global must be the dataset's shape) as
+ * doubles: one per value, or (r, i) pairs for complex values. */
+int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf_h5_input *in,
+                     const wf_h5_block *b, double *data, wf_status *st);
+
 #endif
 
 #include "wf_deck.h"

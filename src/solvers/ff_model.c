@@ -7,13 +7,12 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 wf_range ff_model_line(const wf_hw *hw, wf_prec p, int n) {
   if (n < 2) return wf_range_of(0);
   double passes = ceil(log2((double)n));
-  /* Per pass over n values (n/2 butterflies): twiddle products w*b as 2 MUL
-   * and 2 FMAC over n/2 each (reading w, b and, for the FMAC, the partial
-   * product), then a +- b*w as 4 ADD over n/2. */
-  wf_range pass = wf_model_vec(hw, WF_OP_MUL, p, n, 2, 1);
-  pass = wf_range_add(pass, wf_model_vec(hw, WF_OP_FMAC, p, n, 3, 1));
-  pass = wf_range_add(pass, wf_model_vec(hw, WF_OP_ADD, p, 2.0 * n, 2, 1));
-  return wf_range_scale(pass, passes);
+  /* Per pass over n values (n/2 butterflies), as vector instructions over
+   * the pencil's halves: the twiddle product w*b as 4 MUL and 2 ADD (the
+   * FMAC takes a scalar factor, not a vector), then a + wb and a - wb as 4
+   * ADD; every operand from SRAM, every result to it. */
+  wf_range pass = wf_model_vec(hw, WF_OP_MUL, p, 2.0 * n, 2, 1);
+  return wf_range_scale(wf_range_add(pass, wf_model_vec(hw, WF_OP_ADD, p, 3.0 * n, 2, 1)), passes);
 }
 
 ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,

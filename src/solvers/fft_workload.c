@@ -39,6 +39,11 @@ static const wf_key fft_keys[] = {
      "[-1, 1) + i [-1, 1), seeded",
      NULL},
     {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "seed of the random field", NULL},
+    {"input", WF_KEY_INPUT, "", 0, 0, NULL,
+     "HDF5 file to transform instead of the field ('' = none): a dataset of shape nz x ny x nx "
+     "(slowest first, as the output), complex (h5py's {r, i} compound) or real",
+     NULL},
+    {"input_dataset", WF_KEY_STRING, "field", 0, 0, NULL, "the input file's dataset", NULL},
     {"repeat", WF_KEY_INT, "3", 1, 10000, NULL,
      "forward and backward transforms timed (the report gives medians)", NULL},
     {"planner", WF_KEY_CHOICE, "measure", 0, 0, "estimate|measure|patient",
@@ -69,6 +74,7 @@ typedef struct setup {
   unsigned flags;
   wf_prec wafer_prec;
   const char *wisdom;
+  const char *input, *dataset; /* input file ("" = the field) and its dataset */
 } setup;
 
 static int read_setup(const wf_deck *d, setup *s) {
@@ -87,6 +93,9 @@ static int read_setup(const wf_deck *d, setup *s) {
   s->crosscheck = strcmp(wf_deck_str(d, "fft", "crosscheck"), "fftw-mpi") == 0;
   s->wafer_prec = strcmp(wf_deck_str(d, "fft", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->wisdom = wf_deck_str(d, "fft", "wisdom");
+  s->input = wf_deck_str(d, "fft", "input");
+  s->dataset = wf_deck_str(d, "fft", "input_dataset");
+  if (s->input[0]) s->waves = false; /* no analytic transform of a file */
   return WF_OK;
 }
 
@@ -161,6 +170,63 @@ static void fill(const setup *s, const ff_box *b, void *a,
       }
 }
 
+/* The input file's dataset must be nz x ny x nx values, real or complex. */
+static int check_input(wf_run *run, const setup *s, wf_h5_input *in, wf_status *st) {
+  const wf_deck *d = run->deck;
+  if (wf_h5_input_open(run->comm, s->input, s->dataset, in, st) != WF_OK)
+    return wf_deck_blame(d, "fft", "input", st);
+  unsigned long long want[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
+                                (unsigned long long)s->n[0]};
+  if (in->ndim != 3 || in->dims[0] != want[0] || in->dims[1] != want[1] || in->dims[2] != want[2]) {
+    char shape[96] = "";
+    for (int i = 0, at = 0; i < in->ndim; i++)
+      at += snprintf(shape + at, sizeof shape - (size_t)at, "%s%llu", i ? " x " : "", in->dims[i]);
+    return wf_deck_fail(d, "fft", "input", st,
+                        "dataset '%s' has shape %s; [fft] nx, ny, nz ask for nz x ny x nx = %llu "
+                        "x %llu x %llu",
+                        s->dataset, shape, want[0], want[1], want[2]);
+  }
+  return WF_OK;
+}
+
+/* This rank's box of the input: the field, or the file's block ([z][y][x]
+ * there, [y][x][z] here). */
+static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_box *b,
+                      void *a, wf_status *st) {
+  wf_status_clear(st);
+  if (!s->input[0]) {
+    fill(s, b, a, field_at);
+    return WF_OK;
+  }
+  int parts = in->complex_values ? 2 : 1;
+  size_t cells = ff_box_cells(b);
+  double *v = malloc(cells * parts * sizeof *v + 1);
+  int failed = !v;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) {
+    free(v);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", s->input);
+  }
+  unsigned long long g[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
+                             (unsigned long long)s->n[0]};
+  unsigned long long off[3] = {(unsigned long long)b->z0, (unsigned long long)b->y0,
+                               (unsigned long long)b->x0};
+  unsigned long long cnt[3] = {(unsigned long long)b->nz, (unsigned long long)b->ny,
+                               (unsigned long long)b->nx};
+  wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
+  if (wf_h5_input_read(run->comm, s->input, s->dataset, in, &hb, v, st) == WF_OK) {
+    for (int y = 0; y < b->ny; y++)
+      for (int x = 0; x < b->nx; x++)
+        for (int z = 0; z < b->nz; z++) {
+          size_t f = ((size_t)z * b->ny + y) * b->nx + x;
+          double complex c = parts == 2 ? v[2 * f] + I * v[2 * f + 1] : v[f];
+          set(s->prec, a, ((size_t)y * b->nx + x) * b->nz + z, c);
+        }
+  }
+  free(v);
+  return st->code == WF_OK ? WF_OK : wf_deck_blame(run->deck, "fft", "input", st);
+}
+
 /* ---- comparisons (global) ---- */
 
 typedef struct diff {
@@ -217,10 +283,12 @@ static void wisdom_load(MPI_Comm comm, const setup *s) {
     FILE *f = fopen(s->wisdom, "r");
     if (f) {
       fclose(f);
-      if (s->prec == FF_SINGLE)
-        fftwf_import_wisdom_from_filename(s->wisdom);
-      else
-        fftw_import_wisdom_from_filename(s->wisdom);
+      int ok = s->prec == FF_SINGLE ? fftwf_import_wisdom_from_filename(s->wisdom)
+                                    : fftw_import_wisdom_from_filename(s->wisdom);
+      if (!ok)
+        fprintf(stderr, "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
+                        "scratch (and rewriting it)\n",
+                s->wisdom, s->prec == FF_SINGLE ? "single" : "double");
     }
   }
   if (s->prec == FF_SINGLE)
@@ -263,8 +331,9 @@ typedef struct reference {
 /* One FFTW-MPI transform of the field in `layout` (0: normal output,
  * y-slabs; 1: transposed output, x-slabs), timed over `repeat` runs, then
  * compared with our output `out` (box `ob`). */
-static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box *ob,
-                         const void *out, reference *ref, wf_status *st) {
+static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box *ib,
+                         const void *input, const ff_box *ob, const void *out, reference *ref,
+                         wf_status *st) {
   ptrdiff_t ln0, l0s, ln1, l1s, n0 = s->n[1], n1 = s->n[0], n2 = s->n[2];
   ptrdiff_t alloc = s->prec == FF_SINGLE
                         ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s)
@@ -277,20 +346,23 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
   void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
                                  : (void *)fftw_alloc_complex((size_t)alloc);
   void *ours = malloc(ff_box_cells(&res) * elem + 1), *theirs = malloc(ff_box_cells(&res) * elem + 1);
+  void *given = malloc(ff_box_cells(&in) * elem + 1); /* the input on FFTW's slabs */
   void *plan = NULL;
   if (a)
     plan = s->prec == FF_SINGLE
                ? (void *)fftwf_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags)
                : (void *)fftw_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags);
-  int failed = !a || !ours || !theirs || !plan;
+  int failed = !a || !ours || !theirs || !given || !plan;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   int rc = WF_OK;
   if (failed) {
     rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW-MPI's transform (out of memory?)");
+  } else if (ff_redistribute(comm, s->prec, ib, input, &in, given, st) != WF_OK) {
+    rc = st->code;
   } else {
     double *t = calloc((size_t)s->repeat, sizeof *t);
     for (int r = 0; r < s->repeat; r++) {
-      fill(s, &in, a, field_at);
+      memcpy(a, given, ff_box_cells(&in) * elem);
       MPI_Barrier(comm);
       double t0 = MPI_Wtime();
       if (s->prec == FF_SINGLE)
@@ -326,14 +398,14 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
     else
       fftw_free(a);
   }
-  free(ours), free(theirs);
+  free(ours), free(theirs), free(given);
   return rc;
 }
 
 /* dims 1 and 2: serial FFTW over y-slabs (all x and z on each rank), the
  * way FFTW-MPI itself does transforms that need no transpose. */
-static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ob, const void *out,
-                          reference *ref, wf_status *st) {
+static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const void *input,
+                          const ff_box *ob, const void *out, reference *ref, wf_status *st) {
   int rank, nranks, ylo, yn;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
@@ -361,8 +433,9 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ob, const
   int rc = WF_OK;
   if (failed) {
     rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW's reference transform");
+  } else if (ff_redistribute(comm, s->prec, ib, input, &slab, a, st) != WF_OK) {
+    rc = st->code;
   } else {
-    fill(s, &slab, a, field_at);
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     if (plan) {
@@ -385,18 +458,19 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ob, const
   return rc;
 }
 
-static int reference_check(MPI_Comm comm, const setup *s, const ff_plan *p, reference *ref,
-                           wf_status *st) {
+static int reference_check(MPI_Comm comm, const setup *s, const ff_plan *p, const void *input,
+                           reference *ref, wf_status *st) {
   ref->done = true;
   if (s->dims < 3) {
     ref->name = "FFTW (y-slabs)";
     ref->layouts = 1;
-    return fftw_slab_case(comm, s, ff_out_box(p), ff_out(p), ref, st);
+    return fftw_slab_case(comm, s, ff_in_box(p), input, ff_out_box(p), ff_out(p), ref, st);
   }
   ref->name = "FFTW-MPI";
   ref->layouts = 2;
   for (int layout = 0; layout < 2; layout++)
-    if (fftw_mpi_case(comm, s, layout, ff_out_box(p), ff_out(p), ref, st) != WF_OK)
+    if (fftw_mpi_case(comm, s, layout, ff_in_box(p), input, ff_out_box(p), ff_out(p), ref, st) !=
+        WF_OK)
       return st->code;
   return WF_OK;
 }
@@ -419,19 +493,19 @@ static double transformed_length(const setup *s) {
 
 /* Forward and backward `repeat` times; the first pair's output is checked
  * (analytic, Parseval, round trip) and left in ff_out for the reference. */
-static int transform(wf_run *run, const setup *s, ff_plan *p, measured *m, wf_status *st) {
+static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, measured *m,
+                     wf_status *st) {
   MPI_Comm comm = run->comm;
   const ff_box *ib = ff_in_box(p), *ob = ff_out_box(p);
   size_t in_cells = ff_box_cells(ib), out_cells = ff_box_cells(ob);
-  void *orig = malloc(in_cells * p->elem + 1), *kept = malloc(out_cells * p->elem + 1);
+  void *kept = malloc(out_cells * p->elem + 1);
   double *t = calloc(2 * (size_t)s->repeat, sizeof *t);
-  int failed = !orig || !kept || !t;
+  int failed = !kept || !t;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   if (failed) {
-    free(orig), free(kept), free(t);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input copy");
+    free(kept), free(t);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a copy of the FFT's output");
   }
-  fill(s, ib, orig, field_at);
   double norm_in = sum_sq(comm, s->prec, orig, in_cells), N = transformed_length(s);
   int rc = WF_OK;
   p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
@@ -471,7 +545,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, measured *m, wf_st
     m->transpose_GBps = m->transpose > 0 ? total / m->transpose / 1e9 : 0;
     memcpy(ff_out(p), kept, out_cells * p->elem); /* the forward result, for the reference */
   }
-  free(orig), free(kept), free(t);
+  free(kept), free(t);
   return rc;
 }
 
@@ -657,22 +731,37 @@ static int fft_run(wf_run *run, wf_status *st) {
              run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
     return WF_OK;
   }
+  wf_h5_input in = {0};
+  if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
   wisdom_load(run->comm, &s);
   ff_plan p;
   ff_opts o = {s.prec, s.dims, s.flags, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
   if (run->verbose)
-    printf("fft: %dx%dx%d complex %s, %dD (%s), %s field, on %dx%d PEs, %dx%d ranks\n", s.n[0],
+    printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0],
            s.n[1], s.n[2], prec_names[s.prec], s.dims,
-           s.dims == 3 ? "z, x, y" : s.dims == 2 ? "z, x" : "z", s.waves ? "plane-wave" : "random",
+           s.dims == 3 ? "z, x, y" : s.dims == 2 ? "z, x" : "z",
+           s.input[0] ? s.input : s.waves ? "plane-wave field" : "random field",
+           s.input[0] ? (in.complex_values ? " (complex)" : " (real)") : "",
            dc->pe_nx, dc->pe_ny, dc->px, dc->py);
   measured m = {0};
   reference ref = {0};
-  int rc = transform(run, &s, &p, &m, st);
-  if (rc == WF_OK && s.crosscheck) rc = reference_check(run->comm, &s, &p, &ref, st);
+  /* The input, kept for the round trip and the reference. */
+  void *input = malloc(ff_box_cells(ff_in_box(&p)) * p.elem + 1);
+  int failed = !input, rc;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed)
+    rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input");
+  else
+    rc = load_input(run, &s, &in, ff_in_box(&p), input, st);
+  if (rc == WF_OK) rc = transform(run, &s, &p, input, &m, st);
+  if (rc == WF_OK && s.crosscheck) rc = reference_check(run->comm, &s, &p, input, &ref, st);
   if (rc == WF_OK) rc = wisdom_save(run->comm, &s, st);
-  if (rc == WF_OK && wf_deck_bool(d, "fft", "stream"))
-    m.triad = wf_stream_triad(run->comm, ff_box_cells(ff_in_box(&p)) * p.elem / sizeof(double));
+  if (rc == WF_OK && wf_deck_bool(d, "fft", "stream")) {
+    /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */
+    size_t doubles = ff_box_cells(ff_in_box(&p)) * p.elem / sizeof(double), least = 4 << 20;
+    m.triad = wf_stream_triad(run->comm, doubles > least ? doubles : least);
+  }
   if (rc == WF_OK) {
     check(run, &s, &m, &ref);
     report(run, &s, &m, &ref);
@@ -682,6 +771,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   }
   const char *out = wf_deck_str(d, "output", "file");
   if (rc == WF_OK && out[0]) rc = write_output(run, &s, &p, out, st);
+  free(input);
   ff_plan_free(&p);
   return rc;
 }

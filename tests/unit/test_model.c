@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ff_model.h"
 #include "md_fold.h"
 #include "md_model.h"
 #include "st_model.h"
@@ -223,6 +224,47 @@ static void test_eam_reach(void) {
   CU_ASSERT_DOUBLE_EQUAL(m.phase_positions, fmax(in1, work1) + lat, 1e-9);
 }
 
+static void test_fft(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  /* A 512-point fp32 FFT: 9 passes of 1024 MUL (1-wide, 8 B read at 16 or
+   * 8 B/cycle, 4 B written at 8 or 4: 1 cycle each) and 1536 ADD (2-wide: 0.5
+   * cycle with the wide ports, 1 with the narrow ones). */
+  wf_range line = ff_model_line(hw, WF_FP32, 512);
+  CU_ASSERT_DOUBLE_EQUAL(line.lo, 9 * (1024 + 768), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(line.hi, 9 * (1024 + 1536), 1e-9);
+  /* Non-powers of two: ceil(log2 n) passes; length 1 costs nothing. */
+  CU_ASSERT_DOUBLE_EQUAL(ff_model_line(hw, WF_FP32, 5).hi, 3 * (10 + 15), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ff_model_line(hw, WF_FP32, 1).hi, 0, 0);
+
+  /* ICS23: 512^3 on 512 x 512 PEs, one pencil a PE, chunks of one complex
+   * fp32 value (2 words). Each transpose: middle link 256 * 256 * 2 words,
+   * 2 ramps, 511 hops. Three stages of one 512-point FFT. */
+  wf_grid g = grid(512, 512);
+  ff_model m = ff_model_transform(hw, &g, 512, 512, (int[3]){512, 512, 512}, 3, WF_FP32);
+  double tr = 256.0 * 256 * 2 + 4 + 511;
+  CU_ASSERT_DOUBLE_EQUAL(m.row_words, 2, 0);
+  CU_ASSERT_DOUBLE_EQUAL(m.transpose[0], tr, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.transpose[1], tr, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 3 * line.lo + 2 * tr, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 3 * line.hi + 2 * tr, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(m.seconds.lo, m.cycles.lo / hw->clock_hz.hi, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops, 5.0 * 512 * 512 * 512 * 27, 1);
+  /* Memory: the pencil twice and 256 twiddles, 8 B each. */
+  CU_ASSERT_DOUBLE_EQUAL(m.bytes_per_pe, (2 * 512 + 256) * 8, 1e-9);
+  wf_grid_free(&g);
+
+  /* Bricks: 10 x 9 x 7 on 4 x 3 PEs: bx 3, by 3, bz 2; rows carry 3*3*2
+   * values a chunk, columns ceil(10/3) = 4 * 3 * 2. dims 1: no transposes. */
+  wf_grid h = grid(4, 3);
+  ff_model b = ff_model_transform(hw, &h, 4, 3, (int[3]){10, 9, 7}, 3, WF_FP32);
+  CU_ASSERT_DOUBLE_EQUAL(b.row_words, 18 * 2, 0);
+  CU_ASSERT_DOUBLE_EQUAL(b.col_words, 24 * 2, 0);
+  ff_model z = ff_model_transform(hw, &h, 4, 3, (int[3]){10, 9, 7}, 1, WF_FP32);
+  CU_ASSERT_DOUBLE_EQUAL(z.transpose[0] + z.transpose[1], 0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(z.cycles.hi, 9 * ff_model_line(hw, WF_FP32, 7).hi, 1e-9);
+  wf_grid_free(&h);
+}
+
 void add_model_tests(void) {
   CU_pSuite s = CU_add_suite("cost model", NULL, NULL);
   CU_add_test(s, "hardware presets", test_presets);
@@ -232,4 +274,5 @@ void add_model_tests(void) {
   CU_add_test(s, "time and memory", test_time_and_memory);
   CU_add_test(s, "stencil iteration", test_stencil);
   CU_add_test(s, "EAM reach and step", test_eam_reach);
+  CU_add_test(s, "FFT: butterflies, ICS23's transposes", test_fft);
 }
