@@ -271,29 +271,36 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
 }
 
 int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_Datatype *stypes,
-                        void *recv, const MPI_Datatype *rtypes, double pe_chunk_words,
-                        wf_status *st) {
+                        void *recv, const MPI_Datatype *rtypes, size_t self_bytes,
+                        double pe_chunk_words, wf_status *st) {
   double t0 = MPI_Wtime();
   const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
   int parts = along_x ? dc->px : dc->py, me = along_x ? dc->cx : dc->cy;
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-  int *ones = malloc(2 * (size_t)parts * sizeof *ones);
+  int *counts = malloc(3 * (size_t)parts * sizeof *counts);
+  MPI_Datatype *types = malloc(2 * (size_t)parts * sizeof *types);
   wf_status_clear(st);
-  if (!ones) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
-  int *zeros = ones + parts;
-  for (int r = 0; r < parts; r++) ones[r] = 1, zeros[r] = 0;
-  MPI_Alltoallw(send, ones, zeros, stypes, recv, ones, zeros, rtypes, comm);
-  long long inter = 0, self = 0;
+  if (!counts || !types) {
+    free(counts), free(types);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
+  }
+  int *scount = counts, *rcount = counts + parts, *zeros = counts + 2 * parts;
+  long long inter = 0, self = (long long)self_bytes;
   for (int r = 0; r < parts; r++) {
-    int bytes;
-    MPI_Type_size(rtypes[r], &bytes);
+    scount[r] = stypes[r] != MPI_DATATYPE_NULL, rcount[r] = rtypes[r] != MPI_DATATYPE_NULL;
+    types[r] = scount[r] ? stypes[r] : MPI_BYTE;
+    types[parts + r] = rcount[r] ? rtypes[r] : MPI_BYTE;
+    zeros[r] = 0;
+    int bytes = 0;
+    if (rcount[r]) MPI_Type_size(rtypes[r], &bytes);
     if (r == me)
-      self = bytes;
+      self += bytes;
     else
       inter += bytes;
   }
-  free(ones);
+  MPI_Alltoallw(send, scount, zeros, types, recv, rcount, zeros, types + parts, comm);
+  free(counts), free(types);
   int L = along_x ? dc->pe_nx : dc->pe_ny;
   count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words), self / 4, inter);
   return WF_OK;

@@ -88,12 +88,14 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *send, void *recv,
 /* The same all-to-all for data a caller keeps in its own layout: what goes
  * to (comes from) the k-th rank of this rank's row (column) of ranks is
  * described by stypes[k] (rtypes[k]), MPI datatypes over `send` (`recv`),
- * as MPI_Alltoallw takes them (count 1, displacement 0). The pencil FFT's
- * transposes move sub-boxes of its arrays this way, with no packing pass.
- * `pe_chunk_words`: what one PE sends each PE of its line, for the model. */
+ * as MPI_Alltoallw takes them (count 1, displacement 0); MPI_DATATYPE_NULL:
+ * nothing. The pencil FFT's transposes move sub-boxes of its arrays this
+ * way, with no packing pass, and copy this rank's own part themselves
+ * (`self_bytes`, counted as words inside the rank). `pe_chunk_words`: what
+ * one PE sends each PE of its line, for the model. */
 int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_Datatype *stypes,
-                        void *recv, const MPI_Datatype *rtypes, double pe_chunk_words,
-                        wf_status *st);
+                        void *recv, const MPI_Datatype *rtypes, size_t self_bytes,
+                        double pe_chunk_words, wf_status *st);
 
 /* Neighbour exchange of irregular data (CoMD's shape): `pack` appends to
  * `out` what goes to the neighbouring rank on `side` (0: lower, 1: upper)

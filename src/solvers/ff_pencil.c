@@ -66,28 +66,41 @@ static void free_array(ff_prec prec, void *a) {
 
 /* ---- boxes ---- */
 
-/* The boxes of rank (cx, cy) in the three stages (ff_pencil.h's table). */
+/* The boxes of rank (cx, cy) in the three stages (ff_pencil.h's table);
+ * stage C is stored [x][y][z] when it came from other ranks. */
 static void stage_boxes(const int n[3], const wf_decomp *dc, int cx, int cy, ff_box b[3]) {
   int xlo, xn, ylo, yn, zlo, zn, cxlo, cxn;
   st_rank_columns(n[0], dc->pe_nx, dc->px, cx, &xlo, &xn);
   st_rank_columns(n[1], dc->pe_ny, dc->py, cy, &ylo, &yn);
   st_rank_columns(n[2], dc->pe_nx, dc->px, cx, &zlo, &zn);
   st_rank_columns(n[0], dc->pe_ny, dc->py, cy, &cxlo, &cxn);
-  b[0] = (ff_box){xlo, xn, ylo, yn, 0, n[2]};
-  b[1] = (ff_box){0, n[0], ylo, yn, zlo, zn};
-  b[2] = (ff_box){cxlo, cxn, 0, n[1], zlo, zn};
+  b[0] = (ff_box){xlo, xn, ylo, yn, 0, n[2], FF_YXZ};
+  b[1] = (ff_box){0, n[0], ylo, yn, zlo, zn, FF_YXZ};
+  b[2] = (ff_box){cxlo, cxn, 0, n[1], zlo, zn, dc->py > 1 ? FF_XYZ : FF_YXZ};
 }
 
 /* The part of `whole` (an array stored as box `whole`) inside box `part`,
- * as an MPI type over that array. */
+ * as an MPI type over that array. Its elements come in the global order
+ * (y, then x, then z), whatever the array's order: two ranks whose arrays
+ * are stored differently still agree element by element, and the
+ * all-to-all transposes as it moves. */
 static int sub_box_type(const ff_box *whole, const ff_box *part, MPI_Datatype elem,
                         MPI_Datatype *t) {
-  int sizes[3] = {whole->ny, whole->nx, whole->nz};
-  int subs[3] = {part->ny, part->nx, part->nz};
-  int starts[3] = {part->y0 - whole->y0, part->x0 - whole->x0, part->z0 - whole->z0};
-  if (MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, elem, t) != MPI_SUCCESS)
-    return -1;
-  return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
+  MPI_Aint lb, esize;
+  MPI_Type_get_extent(elem, &lb, &esize);
+  MPI_Aint sz = esize, sx = (MPI_Aint)whole->nz * esize, sy = sx * whole->nx;
+  if (whole->order == FF_XYZ) sy = sx, sx = sy * whole->ny;
+  MPI_Datatype z, zx, zxy;
+  int x0 = part->x0 - whole->x0, y0 = part->y0 - whole->y0, z0 = part->z0 - whole->z0;
+  MPI_Aint first = y0 * sy + x0 * sx + z0 * sz;
+  int rc = MPI_Type_contiguous(part->nz, elem, &z);
+  rc |= MPI_Type_create_hvector(part->nx, 1, sx, z, &zx);
+  rc |= MPI_Type_create_hvector(part->ny, 1, sy, zx, &zxy);
+  int one = 1;
+  rc |= MPI_Type_create_struct(1, &one, &first, &zxy, t);
+  rc |= MPI_Type_commit(t);
+  MPI_Type_free(&z), MPI_Type_free(&zx), MPI_Type_free(&zxy);
+  return rc == MPI_SUCCESS ? 0 : -1;
 }
 
 static bool intersect(const ff_box *a, const ff_box *b, ff_box *out) {
@@ -96,7 +109,7 @@ static bool intersect(const ff_box *a, const ff_box *b, ff_box *out) {
   int hi[3] = {a->x0 + a->nx < b->x0 + b->nx ? a->x0 + a->nx : b->x0 + b->nx,
                a->y0 + a->ny < b->y0 + b->ny ? a->y0 + a->ny : b->y0 + b->ny,
                a->z0 + a->nz < b->z0 + b->nz ? a->z0 + a->nz : b->z0 + b->nz};
-  *out = (ff_box){lo[0], hi[0] - lo[0], lo[1], hi[1] - lo[1], lo[2], hi[2] - lo[2]};
+  *out = (ff_box){lo[0], hi[0] - lo[0], lo[1], hi[1] - lo[1], lo[2], hi[2] - lo[2], FF_YXZ};
   return out->nx > 0 && out->ny > 0 && out->nz > 0;
 }
 
@@ -108,9 +121,11 @@ static void free_types(MPI_Datatype *t, int n) {
 }
 
 /* The types of one transpose over a line of `parts` ranks: from stage s to
- * stage s + 1, rank k of the line holding boxes from[k] and to[k]. */
+ * stage s + 1, rank k of the line holding boxes from[k] and to[k]. This
+ * rank's own part (`self`) is copied, not sent: no type. */
 static int transpose_types(const ff_box *from, const ff_box *to, int parts, int me,
-                           MPI_Datatype elem, MPI_Datatype **send, MPI_Datatype **recv) {
+                           MPI_Datatype elem, MPI_Datatype **send, MPI_Datatype **recv,
+                           ff_box *self) {
   *send = malloc((size_t)parts * sizeof **send);
   *recv = malloc((size_t)parts * sizeof **recv);
   if (!*send || !*recv) {
@@ -123,6 +138,10 @@ static int transpose_types(const ff_box *from, const ff_box *to, int parts, int 
     ff_box out, in;
     /* Every pair of a line shares cells: bricks tile the line's axis. */
     if (!intersect(&from[me], &to[k], &out) || !intersect(&from[k], &to[me], &in)) return -1;
+    if (k == me) {
+      *self = out;
+      continue;
+    }
     if (sub_box_type(&from[me], &out, elem, &(*send)[k]) != 0 ||
         sub_box_type(&to[me], &in, elem, &(*recv)[k]) != 0)
       return -1;
@@ -167,9 +186,10 @@ static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row_send != NULL
  * backward one at `last`, where the loops of ff_execute meet them. */
 static int plan_group(ff_plan *p, int first, int last, unsigned flags) {
   const ff_box *b = &p->box[first];
-  /* [y][x][z]: y is stage C's axis, x stage B's, z stage A's. */
+  /* Axes y, x, z: stage C's, B's and A's. */
   const ptrdiff_t len[3] = {b->ny, b->nx, b->nz};
-  const ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
+  ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
+  if (b->order == FF_XYZ) stride[0] = b->nz, stride[1] = (ptrdiff_t)b->ny * b->nz;
   const int stage_of_axis[3] = {2, 1, 0};
   axes ax = {0};
   for (int a = 0; a < 3; a++) {
@@ -222,7 +242,8 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
       stage_boxes(n, dc, k, dc->cy, b);
       from[k] = b[0], to[k] = b[1];
     }
-    if (!failed) failed = transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv);
+    if (!failed) failed = transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv,
+                                         &p->row_self);
     free(from);
   }
   if (!failed && col_moves) {
@@ -233,7 +254,8 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
       stage_boxes(n, dc, dc->cx, k, b);
       from[k] = b[1], to[k] = b[2];
     }
-    if (!failed) failed = transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv);
+    if (!failed) failed = transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv,
+                                         &p->col_self);
     free(from);
   }
   ff_model m = ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, n, p->dims,
@@ -272,10 +294,26 @@ void ff_plan_free(ff_plan *p) {
 
 /* ---- execution ---- */
 
+/* Copy `region` from stage `from`'s array to stage `to`'s: runs along z,
+ * the fastest axis of both. */
+static void copy_region(const ff_plan *p, int from, int to, const ff_box *region) {
+  const ff_box *a = &p->box[from], *b = &p->box[to];
+  const char *src = p->data[from];
+  char *dst = p->data[to];
+  size_t run = (size_t)region->nz * p->elem;
+  for (int y = region->y0; y < region->y0 + region->ny; y++)
+    for (int x = region->x0; x < region->x0 + region->nx; x++)
+      memcpy(dst + ff_index(b, x - b->x0, y - b->y0, region->z0 - b->z0) * p->elem,
+             src + ff_index(a, x - a->x0, y - a->y0, region->z0 - a->z0) * p->elem, run);
+}
+
 static int transpose(ff_plan *p, wf_axis axis, int from, int to, const MPI_Datatype *stypes,
                      const MPI_Datatype *rtypes, wf_status *st) {
   double t0 = MPI_Wtime();
+  const ff_box *self = axis == WF_ALONG_ROWS ? &p->row_self : &p->col_self;
+  copy_region(p, from, to, self);
   int rc = wf_fabric_alltoallw(p->fab, axis, p->data[from], stypes, p->data[to], rtypes,
+                               ff_box_cells(self) * p->elem,
                                axis == WF_ALONG_ROWS ? p->row_words : p->col_words, st);
   p->transpose_seconds += MPI_Wtime() - t0;
   p->transpose_bytes += 2.0 * (double)ff_box_cells(&p->box[from]) * (double)p->elem;

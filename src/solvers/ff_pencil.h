@@ -9,10 +9,11 @@
  *   stage C  y-pencils: PE (i, j) holds all y, x block j of pe_ny, z block i
  *
  * A rank holds the union of its PEs' data as one box, stored [y][x][z] (z
- * fastest) in every stage: only the split changes, so a transpose is an
- * all-to-all of sub-boxes (MPI datatypes) with no packing pass, and where a
- * line of PEs lives on one rank it moves nothing (FFTW reads the strided
- * lines in place). The local transforms are FFTW plans over the rank's box:
+ * fastest), and in stage C, when the data came from other ranks, [x][y][z]
+ * (y-lines at stride nz, as FFTW-MPI's transposed output keeps them). A
+ * transpose is an all-to-all of sub-boxes described by MPI datatypes, with
+ * no packing pass; where a line of PEs lives on one rank it moves nothing
+ * (FFTW reads the strided lines in place). The local transforms are FFTW plans over the rank's box:
  * one multi-dimensional plan for the stages no transpose separates.
  *
  * dims = 1 transforms along z (stage A only), 2 along z and x (A, B), 3
@@ -30,14 +31,23 @@
 
 typedef enum { FF_DOUBLE, FF_SINGLE } ff_prec;
 
+/* How a box is stored: [y][x][z] or [x][y][z]; z is always fastest. */
+typedef enum { FF_YXZ, FF_XYZ } ff_order;
+
 /* The part of the global array a rank holds: cells [x0, x0 + nx) x [y0,
- * y0 + ny) x [z0, z0 + nz), stored [ny][nx][nz], z fastest. */
+ * y0 + ny) x [z0, z0 + nz), stored in `order`. */
 typedef struct ff_box {
   int x0, nx, y0, ny, z0, nz;
+  ff_order order;
 } ff_box;
 
 static inline size_t ff_box_cells(const ff_box *b) {
   return (size_t)b->nx * (size_t)b->ny * (size_t)b->nz;
+}
+/* Where local cell (x, y, z) of the box is stored (cells from the box's corner). */
+static inline size_t ff_index(const ff_box *b, int x, int y, int z) {
+  return b->order == FF_YXZ ? ((size_t)y * b->nx + x) * b->nz + z
+                            : ((size_t)x * b->ny + y) * b->nz + z;
 }
 
 typedef struct ff_plan {
@@ -54,6 +64,7 @@ typedef struct ff_plan {
    * at its last; NULL elsewhere. */
   void *fwd[3], *bwd[3];
   MPI_Datatype *row_send, *row_recv, *col_send, *col_recv; /* NULL: no transpose */
+  ff_box row_self, col_self; /* the part of a transpose that stays on this rank */
   double row_words, col_words; /* per PE pair, for the fabric's model */
   wf_fabric *fab;
   double fft_seconds, transpose_seconds; /* accumulated by ff_execute */
@@ -88,7 +99,8 @@ static inline const ff_box *ff_out_box(const ff_plan *p) { return &p->box[p->sta
 int ff_execute(ff_plan *p, int sign, wf_status *st);
 
 /* Redistribute a global array between two sets of boxes over `comm`: every
- * rank gives `src` (its box `from`, [y][x][z]) and gets `dst` (box `to`). */
+ * rank gives `src` (its box `from`) and gets `dst` (box `to`), each stored
+ * in its box's order. */
 int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void *src,
                     const ff_box *to, void *dst, wf_status *st);
 

@@ -161,12 +161,11 @@ static void set(ff_prec p, void *a, size_t i, double complex v) {
 /* Fill box b of an array with f(r) (the field, or its transform). */
 static void fill(const setup *s, const ff_box *b, void *a,
                  double complex (*f)(const setup *, const int *)) {
-  size_t i = 0;
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < b->nz; z++, i++) {
+      for (int z = 0; z < b->nz; z++) {
         int r[3] = {b->x0 + x, b->y0 + y, b->z0 + z};
-        set(s->prec, a, i, f(s, r));
+        set(s->prec, a, ff_index(b, x, y, z), f(s, r));
       }
 }
 
@@ -220,7 +219,7 @@ static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const 
         for (int z = 0; z < b->nz; z++) {
           size_t f = ((size_t)z * b->ny + y) * b->nx + x;
           double complex c = parts == 2 ? v[2 * f] + I * v[2 * f + 1] : v[f];
-          set(s->prec, a, ((size_t)y * b->nx + x) * b->nz + z, c);
+          set(s->prec, a, ff_index(b, x, y, z), c);
         }
   }
   free(v);
@@ -339,9 +338,9 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
                         ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s)
                         : fftw_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s);
   unsigned flags = s->flags | (layout ? FFTW_MPI_TRANSPOSED_OUT : 0);
-  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, s->n[2]};
-  /* Transposed output is [x][y][z] on x-slabs; as our [y][x][z] box: */
-  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, s->n[2]} : in;
+  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, s->n[2], FF_YXZ};
+  /* Transposed output: x-slabs stored [x][y][z]. */
+  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, s->n[2], FF_XYZ} : in;
   size_t elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
                                  : (void *)fftw_alloc_complex((size_t)alloc);
@@ -374,15 +373,7 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
     }
     ref->seconds[layout] = t ? median(t, s->repeat) : 0;
     free(t);
-    /* Transposed output: [x_local][y][z] -> [y][x_local][z]. */
-    if (layout) {
-      for (int x = 0; x < res.nx; x++)
-        for (int y = 0; y < res.ny; y++)
-          memcpy((char *)theirs + (((size_t)y * res.nx + x) * res.nz) * elem,
-                 (char *)a + (((size_t)x * res.ny + y) * res.nz) * elem, (size_t)res.nz * elem);
-    } else {
-      memcpy(theirs, a, ff_box_cells(&res) * elem);
-    }
+    memcpy(theirs, a, ff_box_cells(&res) * elem);
     rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
     if (rc == WF_OK) ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
   }
@@ -410,7 +401,7 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   wf_block_range(s->n[1], nranks, rank, &ylo, &yn);
-  ff_box slab = {0, s->n[0], ylo, yn, 0, s->n[2]};
+  ff_box slab = {0, s->n[0], ylo, yn, 0, s->n[2], FF_YXZ};
   size_t cells = ff_box_cells(&slab), elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = malloc(cells * elem + 1), *ours = malloc(cells * elem + 1);
   ptrdiff_t nx = s->n[0], nz = s->n[2];
@@ -683,7 +674,7 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < b->nz; z++) {
-        double complex v = get(s->prec, ff_out(p), ((size_t)y * b->nx + x) * b->nz + z);
+        double complex v = get(s->prec, ff_out(p), ff_index(b, x, y, z));
         size_t o = ((size_t)z * b->ny + y) * b->nx + x;
         re[o] = creal(v), im[o] = cimag(v);
       }
