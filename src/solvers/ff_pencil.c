@@ -37,6 +37,30 @@ static void *plan_axes(ff_prec prec, const axes *ax, void *a, int sign, unsigned
   return fftw_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
 }
 
+/* The same over real data stored in place of complex values: the last
+ * transformed axis is z, halved; `rstride` are the real array's strides
+ * (in reals), `ax` the complex array's (in complex values). */
+static void *plan_axes_real(ff_prec prec, const axes *ax, const ptrdiff_t *rstride,
+                            const ptrdiff_t *rhstride, void *a, int sign, unsigned flags) {
+  bool fwd = sign == FFTW_FORWARD;
+  if (prec == FF_SINGLE) {
+    fftwf_iodim64 d[3], h[3];
+    for (int i = 0; i < ax->rank; i++)
+      d[i] = (fftwf_iodim64){ax->n[i], fwd ? rstride[i] : ax->stride[i], fwd ? ax->stride[i] : rstride[i]};
+    for (int i = 0; i < ax->howmany; i++)
+      h[i] = (fftwf_iodim64){ax->hn[i], fwd ? rhstride[i] : ax->hstride[i], fwd ? ax->hstride[i] : rhstride[i]};
+    return fwd ? fftwf_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags)
+               : fftwf_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
+  }
+  fftw_iodim64 d[3], h[3];
+  for (int i = 0; i < ax->rank; i++)
+    d[i] = (fftw_iodim64){ax->n[i], fwd ? rstride[i] : ax->stride[i], fwd ? ax->stride[i] : rstride[i]};
+  for (int i = 0; i < ax->howmany; i++)
+    h[i] = (fftw_iodim64){ax->hn[i], fwd ? rhstride[i] : ax->hstride[i], fwd ? ax->hstride[i] : rhstride[i]};
+  return fwd ? fftw_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags)
+             : fftw_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
+}
+
 static void run_plan(ff_prec prec, void *plan) {
   if (!plan) return;
   if (prec == FF_SINGLE)
@@ -151,23 +175,27 @@ static int transpose_types(const ff_box *from, const ff_box *to, int parts, int 
 
 /* ---- plan ---- */
 
-int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, wf_status *st) {
+int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_status *st) {
   wf_status_clear(st);
   if (dims < 1 || dims > 3)
     return wf_fail(st, WF_ERR_INPUT, "FFT dimensions must be 1, 2 or 3, not %d", dims);
   if (n[0] < 1 || n[1] < 1 || n[2] < 1)
     return wf_fail(st, WF_ERR_INPUT, "FFT of %dx%dx%d: every size must be at least 1", n[0], n[1],
                    n[2]);
+  if (r2c && n[2] < 2)
+    return wf_fail(st, WF_ERR_INPUT, "real-to-complex FFT of %dx%dx%d: nz must be at least 2",
+                   n[0], n[1], n[2]);
   if (n[0] < pe_nx || n[1] < pe_ny)
     return wf_fail(st, WF_ERR_INPUT,
                    "FFT of %dx%dx%d on a %dx%d PE grid: nx and ny must be at least the PE grid's "
                    "columns and rows (one z-pencil per PE at least)",
                    n[0], n[1], n[2], pe_nx, pe_ny);
-  if (dims >= 2 && n[2] < pe_nx)
+  int nz = r2c ? n[2] / 2 + 1 : n[2];
+  if (dims >= 2 && nz < pe_nx)
     return wf_fail(st, WF_ERR_INPUT,
-                   "FFT of %dx%dx%d on a %dx%d PE grid: nz must be at least the PE grid's %d "
+                   "FFT of %dx%dx%d on a %dx%d PE grid: %s must be at least the PE grid's %d "
                    "columns (the transpose within PE rows splits z over them)",
-                   n[0], n[1], n[2], pe_nx, pe_ny, pe_nx);
+                   n[0], n[1], n[2], pe_nx, pe_ny, r2c ? "nz/2 + 1 (real input)" : "nz", pe_nx);
   if (dims == 3 && n[0] < pe_ny)
     return wf_fail(st, WF_ERR_INPUT,
                    "FFT of %dx%dx%d on a %dx%d PE grid: nx must be at least the PE grid's %d rows "
@@ -187,23 +215,34 @@ static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row_send != NULL
 static int plan_group(ff_plan *p, int first, int last, unsigned flags) {
   const ff_box *b = &p->box[first];
   /* Axes y, x, z: stage C's, B's and A's. */
-  const ptrdiff_t len[3] = {b->ny, b->nx, b->nz};
+  const ptrdiff_t len[3] = {b->ny, b->nx, first == 0 && p->r2c ? p->n[2] : b->nz};
   ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
   if (b->order == FF_XYZ) stride[0] = b->nz, stride[1] = (ptrdiff_t)b->ny * b->nz;
+  /* The real array in place of the complex one: twice the strides, but z. */
+  const ptrdiff_t rstride[3] = {2 * stride[0], 2 * stride[1], 1};
   const int stage_of_axis[3] = {2, 1, 0};
   axes ax = {0};
+  ptrdiff_t rs[3] = {0}, rhs[3] = {0};
   for (int a = 0; a < 3; a++) {
-    if (len[a] == 1) continue;
+    bool real_z = a == 2 && first == 0 && p->r2c; /* the halved axis, always transformed */
+    if (len[a] == 1 && !real_z) continue;
     int s = stage_of_axis[a];
     if (s >= first && s <= last) {
+      rs[ax.rank] = rstride[a];
       ax.n[ax.rank] = len[a], ax.stride[ax.rank++] = stride[a];
     } else {
+      rhs[ax.howmany] = rstride[a];
       ax.hn[ax.howmany] = len[a], ax.hstride[ax.howmany++] = stride[a];
     }
   }
   if (ax.rank == 0) return 0;
-  p->fwd[first] = plan_axes(p->prec, &ax, p->data[first], FFTW_FORWARD, flags);
-  p->bwd[last] = plan_axes(p->prec, &ax, p->data[first], FFTW_BACKWARD, flags);
+  if (first == 0 && p->r2c) {
+    p->fwd[first] = plan_axes_real(p->prec, &ax, rs, rhs, p->data[first], FFTW_FORWARD, flags);
+    p->bwd[last] = plan_axes_real(p->prec, &ax, rs, rhs, p->data[first], FFTW_BACKWARD, flags);
+  } else {
+    p->fwd[first] = plan_axes(p->prec, &ax, p->data[first], FFTW_FORWARD, flags);
+    p->bwd[last] = plan_axes(p->prec, &ax, p->data[first], FFTW_BACKWARD, flags);
+  }
   return p->fwd[first] && p->bwd[last] ? 0 : -1;
 }
 
@@ -211,13 +250,17 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   const wf_decomp *dc = fab->dc;
   memset(p, 0, sizeof *p);
   wf_status_clear(st);
-  if (ff_check_sizes(n, dc->pe_nx, dc->pe_ny, o->dims, st) != WF_OK) return st->code;
+  if (ff_check_sizes(n, dc->pe_nx, dc->pe_ny, o->dims, o->real_input, st) != WF_OK)
+    return st->code;
   p->prec = o->prec;
   p->elem = o->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   memcpy(p->n, n, sizeof p->n);
+  memcpy(p->nc, n, sizeof p->nc);
+  p->r2c = o->real_input;
+  if (p->r2c) p->nc[2] = n[2] / 2 + 1;
   p->dims = p->stages = o->dims;
   p->fab = fab;
-  stage_boxes(n, dc, dc->cx, dc->cy, p->box);
+  stage_boxes(p->nc, dc, dc->cx, dc->cy, p->box);
 
   /* Arrays: stage A in buf[0]; a transpose that crosses ranks moves the
    * data to the other buffer, one that does not leaves it where it is. */
@@ -239,7 +282,7 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
     if (!from) failed = 1;
     for (int k = 0; !failed && k < dc->px; k++) {
       ff_box b[3];
-      stage_boxes(n, dc, k, dc->cy, b);
+      stage_boxes(p->nc, dc, k, dc->cy, b);
       from[k] = b[0], to[k] = b[1];
     }
     if (!failed) failed = transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv,
@@ -251,14 +294,14 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
     if (!from) failed = 1;
     for (int k = 0; !failed && k < dc->py; k++) {
       ff_box b[3];
-      stage_boxes(n, dc, dc->cx, k, b);
+      stage_boxes(p->nc, dc, dc->cx, k, b);
       from[k] = b[1], to[k] = b[2];
     }
     if (!failed) failed = transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv,
                                          &p->col_self);
     free(from);
   }
-  ff_model m = ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, n, p->dims,
+  ff_model m = ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims,
                                   o->wafer_prec);
   p->row_words = m.row_words, p->col_words = m.col_words;
   for (int first = 0, s = 0; !failed && s < p->stages; s++)

@@ -19,7 +19,13 @@
  * dims = 1 transforms along z (stage A only), 2 along z and x (A, B), 3
  * along all three. Forward uses exp(-2 pi i j k / n) and neither direction
  * is normalised (FFTW's convention): backward(forward(f)) = N f, N the
- * product of the transformed lengths. */
+ * product of the transformed lengths.
+ *
+ * Real-to-complex (`real_input`): stage A holds nz real values a pencil,
+ * stored in place of nz/2 + 1 complex ones (FFTW's padded layout, see
+ * ff_real_index); the forward transform along z keeps the nz/2 + 1
+ * non-negative frequencies (the rest are their conjugates), and the
+ * pipeline continues on the complex nx x ny x (nz/2 + 1) array. */
 #ifndef FF_PENCIL_H
 #define FF_PENCIL_H
 
@@ -54,6 +60,8 @@ typedef struct ff_plan {
   ff_prec prec;
   size_t elem;     /* bytes of one complex value */
   int n[3];        /* global nx, ny, nz */
+  bool r2c;        /* real input, half spectrum along z */
+  int nc[3];       /* the complex array: n, with nz/2 + 1 along z for r2c */
   int dims;        /* transformed axes: 1 (z), 2 (z, x), 3 (z, x, y) */
   int stages;      /* stages used: dims */
   ff_box box[3];   /* this rank's box in stages A, B, C */
@@ -75,12 +83,13 @@ typedef struct ff_opts {
   ff_prec prec;
   int dims;
   unsigned fftw_flags;       /* FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT */
+  bool real_input;           /* real-to-complex forward, complex-to-real backward */
   wf_prec wafer_prec;        /* of the values on the wafer (the fabric's model) */
 } ff_opts;
 
 /* Errors (input) for sizes this layout cannot take: below 1, or smaller
  * than the PE grid along a distributed direction. */
-int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, wf_status *st);
+int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_status *st);
 
 /* Plan the transform over the wafer's fabric (collective). FFTW_MEASURE
  * overwrites the arrays: fill the input after this. Errors (input): sizes
@@ -93,6 +102,12 @@ static inline void *ff_in(const ff_plan *p) { return p->data[0]; }
 static inline const ff_box *ff_in_box(const ff_plan *p) { return &p->box[0]; }
 static inline void *ff_out(const ff_plan *p) { return p->data[p->stages - 1]; }
 static inline const ff_box *ff_out_box(const ff_plan *p) { return &p->box[p->stages - 1]; }
+
+/* r2c: where real value z of the input's pencil (x, y) (local cells) is,
+ * counted in reals from ff_in. */
+static inline size_t ff_real_index(const ff_plan *p, int x, int y, int z) {
+  return 2 * ff_index(&p->box[0], x, y, 0) + (size_t)z;
+}
 
 /* In place: forward (sign -1) from ff_in to ff_out, backward (+1) from
  * ff_out to ff_in. Collective. */

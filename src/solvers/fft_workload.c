@@ -32,7 +32,11 @@ static const wf_key fft_keys[] = {
      "axes transformed: 1 (z, batched over the PE grid), 2 (z then x: one all-to-all within PE "
      "rows), 3 (z, x, y: all-to-alls within PE rows, then columns)",
      NULL},
-    {"precision", WF_KEY_CHOICE, "double", 0, 0, "double|single", "complex double or float",
+    {"precision", WF_KEY_CHOICE, "double", 0, 0, "double|single", "double or float values",
+     NULL},
+    {"transform", WF_KEY_CHOICE, "c2c", 0, 0, "c2c|r2c",
+     "c2c: complex data; r2c: real data, forward to the nz/2 + 1 non-negative frequencies along z "
+     "(the others are their conjugates), backward complex-to-real",
      NULL},
     {"field", WF_KEY_CHOICE, "waves", 0, 0, "waves|random",
      "input: a sum of three plane waves (analytic transform) or uniform random values in "
@@ -69,6 +73,7 @@ static const wf_section *const fft_sections[] = {&fft_section};
 typedef struct setup {
   int n[3], dims, repeat;
   ff_prec prec;
+  bool r2c;
   bool waves, crosscheck;
   long seed;
   unsigned flags;
@@ -84,6 +89,7 @@ static int read_setup(const wf_deck *d, setup *s) {
   s->dims = (int)wf_deck_int(d, "fft", "dims");
   s->repeat = (int)wf_deck_int(d, "fft", "repeat");
   s->prec = strcmp(wf_deck_str(d, "fft", "precision"), "single") == 0 ? FF_SINGLE : FF_DOUBLE;
+  s->r2c = strcmp(wf_deck_str(d, "fft", "transform"), "r2c") == 0;
   s->waves = strcmp(wf_deck_str(d, "fft", "field"), "waves") == 0;
   s->seed = wf_deck_int(d, "fft", "seed");
   const char *planner = wf_deck_str(d, "fft", "planner");
@@ -111,11 +117,12 @@ static void wave(const setup *s, int m, int k[3], double complex *a) {
   *a = (1.0 + m) * cexp(I * (0.5 + m));
 }
 
+/* The field; with real data (r2c), its real part. */
 static double complex field_at(const setup *s, const int r[3]) {
   long long cell = ((long long)r[1] * s->n[0] + r[0]) * s->n[2] + r[2];
   if (!s->waves)
     return (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell) - 1) +
-           I * (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell + 1) - 1);
+           (s->r2c ? 0 : I * (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell + 1) - 1));
   double complex f = 0;
   for (int m = 0; m < NWAVES; m++) {
     int k[3];
@@ -125,23 +132,38 @@ static double complex field_at(const setup *s, const int r[3]) {
     for (int d = 0; d < 3; d++) phase += (double)k[d] * r[d] / s->n[d];
     f += a * cexp(I * TWO_PI * phase);
   }
-  return f;
+  return s->r2c ? creal(f) : f;
 }
 
-/* The forward transform of the waves along the transformed axes (z; z, x;
- * all): on those, N_d at k_m,d and 0 elsewhere; on the others, the wave. */
-static double complex waves_transform(const setup *s, const int r[3]) {
+/* The transform of one wave a exp(2 pi i k . r / n) along the transformed
+ * axes (z; z, x; all) at r: on those, N_d where r_d = k_d (mod n_d), else 0;
+ * on the others, the wave itself. */
+static double complex wave_transform(const setup *s, const int k[3], double complex a,
+                                     const int r[3]) {
   const bool transformed[3] = {s->dims >= 2, s->dims >= 3, true};
+  double complex term = a;
+  for (int d = 0; d < 3 && term != 0; d++) {
+    int kd = ((k[d] % s->n[d]) + s->n[d]) % s->n[d];
+    term *= transformed[d] ? (r[d] == kd ? s->n[d] : 0)
+                           : cexp(I * TWO_PI * (double)k[d] * r[d] / s->n[d]);
+  }
+  return term;
+}
+
+/* The forward transform of the field of waves; a real field's waves are
+ * (a e^{i theta} + conj(a) e^{-i theta}) / 2. */
+static double complex waves_transform(const setup *s, const int r[3]) {
   double complex f = 0;
   for (int m = 0; m < NWAVES; m++) {
-    int k[3];
-    double complex a, term;
+    int k[3], mk[3] = {0, 0, 0};
+    double complex a;
     wave(s, m, k, &a);
-    term = a;
-    for (int d = 0; d < 3 && term != 0; d++)
-      term *= transformed[d] ? (r[d] == k[d] ? s->n[d] : 0)
-                             : cexp(I * TWO_PI * (double)k[d] * r[d] / s->n[d]);
-    f += term;
+    if (!s->r2c) {
+      f += wave_transform(s, k, a, r);
+      continue;
+    }
+    for (int d = 0; d < 3; d++) mk[d] = -k[d];
+    f += 0.5 * (wave_transform(s, k, a, r) + wave_transform(s, mk, conj(a), r));
   }
   return f;
 }
@@ -158,7 +180,40 @@ static void set(ff_prec p, void *a, size_t i, double complex v) {
     ((double complex *)a)[i] = v;
 }
 
-/* Fill box b of an array with f(r) (the field, or its transform). */
+/* The input's value at local cell (x, y, z) of stage A's box: complex, or
+ * real in FFTW's padded layout (r2c). */
+static void put_input(const setup *s, const ff_plan *p, void *a, int x, int y, int z,
+                      double complex v) {
+  if (!s->r2c) {
+    set(s->prec, a, ff_index(ff_in_box(p), x, y, z), v);
+  } else if (s->prec == FF_SINGLE) {
+    ((float *)a)[ff_real_index(p, x, y, z)] = (float)creal(v);
+  } else {
+    ((double *)a)[ff_real_index(p, x, y, z)] = creal(v);
+  }
+}
+
+static double complex get_input(const setup *s, const ff_plan *p, const void *a, int x, int y,
+                                int z) {
+  if (!s->r2c) return get(s->prec, a, ff_index(ff_in_box(p), x, y, z));
+  size_t i = ff_real_index(p, x, y, z);
+  return s->prec == FF_SINGLE ? ((const float *)a)[i] : ((const double *)a)[i];
+}
+
+/* The input's z-extent: nz values, real or complex. */
+static int input_nz(const setup *s, const ff_plan *p) { return s->r2c ? s->n[2] : ff_in_box(p)->nz; }
+
+static void fill_input(const setup *s, const ff_plan *p, void *a) {
+  const ff_box *b = ff_in_box(p);
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++) {
+        int r[3] = {b->x0 + x, b->y0 + y, z};
+        put_input(s, p, a, x, y, z, field_at(s, r));
+      }
+}
+
+/* Fill box b of an array with f(r) (the transform). */
 static void fill(const setup *s, const ff_box *b, void *a,
                  double complex (*f)(const setup *, const int *)) {
   for (int y = 0; y < b->ny; y++)
@@ -185,20 +240,26 @@ static int check_input(wf_run *run, const setup *s, wf_h5_input *in, wf_status *
                         "x %llu x %llu",
                         s->dataset, shape, want[0], want[1], want[2]);
   }
+  if (s->r2c && in->complex_values)
+    return wf_deck_fail(d, "fft", "input", st,
+                        "dataset '%s' holds complex values; a real-to-complex transform (fft.transform "
+                        "= r2c) needs real ones",
+                        s->dataset);
   return WF_OK;
 }
 
 /* This rank's box of the input: the field, or the file's block ([z][y][x]
  * there, [y][x][z] here). */
-static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_box *b,
+static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_plan *p,
                       void *a, wf_status *st) {
   wf_status_clear(st);
   if (!s->input[0]) {
-    fill(s, b, a, field_at);
+    fill_input(s, p, a);
     return WF_OK;
   }
-  int parts = in->complex_values ? 2 : 1;
-  size_t cells = ff_box_cells(b);
+  const ff_box *b = ff_in_box(p);
+  int parts = in->complex_values ? 2 : 1, nz = input_nz(s, p);
+  size_t cells = (size_t)b->nx * b->ny * nz;
   double *v = malloc(cells * parts * sizeof *v + 1);
   int failed = !v;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
@@ -208,18 +269,16 @@ static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const 
   }
   unsigned long long g[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
                              (unsigned long long)s->n[0]};
-  unsigned long long off[3] = {(unsigned long long)b->z0, (unsigned long long)b->y0,
-                               (unsigned long long)b->x0};
-  unsigned long long cnt[3] = {(unsigned long long)b->nz, (unsigned long long)b->ny,
+  unsigned long long off[3] = {0, (unsigned long long)b->y0, (unsigned long long)b->x0};
+  unsigned long long cnt[3] = {(unsigned long long)nz, (unsigned long long)b->ny,
                                (unsigned long long)b->nx};
   wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
   if (wf_h5_input_read(run->comm, s->input, s->dataset, in, &hb, v, st) == WF_OK) {
     for (int y = 0; y < b->ny; y++)
       for (int x = 0; x < b->nx; x++)
-        for (int z = 0; z < b->nz; z++) {
+        for (int z = 0; z < nz; z++) {
           size_t f = ((size_t)z * b->ny + y) * b->nx + x;
-          double complex c = parts == 2 ? v[2 * f] + I * v[2 * f + 1] : v[f];
-          set(s->prec, a, ff_index(b, x, y, z), c);
+          put_input(s, p, a, x, y, z, parts == 2 ? v[2 * f] + I * v[2 * f + 1] : v[f]);
         }
   }
   free(v);
@@ -246,13 +305,48 @@ static diff compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, si
 
 static double rel(diff d) { return d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff; }
 
-static double sum_sq(MPI_Comm comm, ff_prec p, const void *a, size_t n) {
-  double s = 0, g;
-  for (size_t i = 0; i < n; i++) {
-    double complex v = get(p, a, i);
-    s += creal(v) * creal(v) + cimag(v) * cimag(v);
-  }
-  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+/* The same over the input's values (real ones only, with r2c). */
+static diff compare_input(MPI_Comm comm, const setup *s, const ff_plan *p, const void *a,
+                          const void *ref, double scale) {
+  const ff_box *b = ff_in_box(p);
+  double v[2] = {0, 0}, g[2];
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++) {
+        double complex r = get_input(s, p, ref, x, y, z);
+        v[0] = fmax(v[0], cabs(get_input(s, p, a, x, y, z) * scale - r));
+        v[1] = fmax(v[1], cabs(r));
+      }
+  MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return (diff){g[0], g[1]};
+}
+
+static double input_sum_sq(MPI_Comm comm, const setup *s, const ff_plan *p, const void *a) {
+  const ff_box *b = ff_in_box(p);
+  double sum = 0, g;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++) {
+        double complex v = get_input(s, p, a, x, y, z);
+        sum += creal(v) * creal(v) + cimag(v) * cimag(v);
+      }
+  MPI_Allreduce(&sum, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g;
+}
+
+/* sum |F|^2 over the whole spectrum: with r2c, every kz but 0 and nz/2
+ * stands for itself and its conjugate at -kz. */
+static double spectrum_sum_sq(MPI_Comm comm, const setup *s, const ff_box *b, const void *a) {
+  double sum = 0, g;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < b->nz; z++) {
+        int kz = b->z0 + z;
+        double w = !s->r2c || kz == 0 || (s->n[2] % 2 == 0 && kz == s->n[2] / 2) ? 1 : 2;
+        double complex v = get(s->prec, a, ff_index(b, x, y, z));
+        sum += w * (creal(v) * creal(v) + cimag(v) * cimag(v));
+      }
+  MPI_Allreduce(&sum, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
   return g;
 }
 
@@ -333,21 +427,28 @@ typedef struct reference {
 static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box *ib,
                          const void *input, const ff_box *ob, const void *out, reference *ref,
                          wf_status *st) {
+  /* FFTW's array dimensions are (y, x, z); with real data, its complex
+   * array has nz/2 + 1 along z and the real one is padded to twice that. */
   ptrdiff_t ln0, l0s, ln1, l1s, n0 = s->n[1], n1 = s->n[0], n2 = s->n[2];
+  ptrdiff_t n2c = s->r2c ? n2 / 2 + 1 : n2;
   ptrdiff_t alloc = s->prec == FF_SINGLE
-                        ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s)
-                        : fftw_mpi_local_size_3d_transposed(n0, n1, n2, comm, &ln0, &l0s, &ln1, &l1s);
+                        ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s)
+                        : fftw_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s);
   unsigned flags = s->flags | (layout ? FFTW_MPI_TRANSPOSED_OUT : 0);
-  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, s->n[2], FF_YXZ};
+  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, (int)n2c, FF_YXZ};
   /* Transposed output: x-slabs stored [x][y][z]. */
-  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, s->n[2], FF_XYZ} : in;
+  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, (int)n2c, FF_XYZ} : in;
   size_t elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
                                  : (void *)fftw_alloc_complex((size_t)alloc);
   void *ours = malloc(ff_box_cells(&res) * elem + 1), *theirs = malloc(ff_box_cells(&res) * elem + 1);
   void *given = malloc(ff_box_cells(&in) * elem + 1); /* the input on FFTW's slabs */
   void *plan = NULL;
-  if (a)
+  if (a && s->r2c)
+    plan = s->prec == FF_SINGLE
+               ? (void *)fftwf_mpi_plan_dft_r2c_3d(n0, n1, n2, (float *)a, a, comm, flags)
+               : (void *)fftw_mpi_plan_dft_r2c_3d(n0, n1, n2, (double *)a, a, comm, flags);
+  else if (a)
     plan = s->prec == FF_SINGLE
                ? (void *)fftwf_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags)
                : (void *)fftw_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags);
@@ -401,22 +502,27 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   wf_block_range(s->n[1], nranks, rank, &ylo, &yn);
-  ff_box slab = {0, s->n[0], ylo, yn, 0, s->n[2], FF_YXZ};
+  ptrdiff_t nx = s->n[0], nz = s->n[2], nzc = s->r2c ? nz / 2 + 1 : nz;
+  ff_box slab = {0, s->n[0], ylo, yn, 0, (int)nzc, FF_YXZ};
   size_t cells = ff_box_cells(&slab), elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = malloc(cells * elem + 1), *ours = malloc(cells * elem + 1);
-  ptrdiff_t nx = s->n[0], nz = s->n[2];
   void *plan = NULL;
   if (a && ours && yn > 0) {
+    /* Strides in the input's units (reals with r2c: twice the complex
+     * ones but along z) and in the output's. */
+    ptrdiff_t r = s->r2c ? 2 : 1;
+    fftw_iodim64 d[2] = {{nx, r * nzc, nzc}, {nz, 1, 1}}, h = {yn, r * nx * nzc, nx * nzc};
+    fftw_iodim64 h1 = {yn * nx, r * nzc, nzc};
+    int rank = s->dims == 1 ? 1 : 2;
+    fftw_iodim64 *dims = s->dims == 1 ? &d[1] : d, *many = s->dims == 1 ? &h1 : &h;
     if (s->prec == FF_SINGLE) {
-      fftwf_iodim64 d[2] = {{nx, nz, nz}, {nz, 1, 1}}, h = {yn, nx * nz, nx * nz};
-      fftwf_iodim64 h1 = {yn * nx, nz, nz};
-      plan = s->dims == 1 ? fftwf_plan_guru64_dft(1, &d[1], 1, &h1, a, a, FFTW_FORWARD, s->flags)
-                          : fftwf_plan_guru64_dft(2, d, 1, &h, a, a, FFTW_FORWARD, s->flags);
+      fftwf_iodim64 fd[2], fh = {many->n, many->is, many->os};
+      for (int i = 0; i < rank; i++) fd[i] = (fftwf_iodim64){dims[i].n, dims[i].is, dims[i].os};
+      plan = s->r2c ? (void *)fftwf_plan_guru64_dft_r2c(rank, fd, 1, &fh, a, a, s->flags)
+                    : (void *)fftwf_plan_guru64_dft(rank, fd, 1, &fh, a, a, FFTW_FORWARD, s->flags);
     } else {
-      fftw_iodim64 d[2] = {{nx, nz, nz}, {nz, 1, 1}}, h = {yn, nx * nz, nx * nz};
-      fftw_iodim64 h1 = {yn * nx, nz, nz};
-      plan = s->dims == 1 ? fftw_plan_guru64_dft(1, &d[1], 1, &h1, a, a, FFTW_FORWARD, s->flags)
-                          : fftw_plan_guru64_dft(2, d, 1, &h, a, a, FFTW_FORWARD, s->flags);
+      plan = s->r2c ? (void *)fftw_plan_guru64_dft_r2c(rank, dims, 1, many, a, a, s->flags)
+                    : (void *)fftw_plan_guru64_dft(rank, dims, 1, many, a, a, FFTW_FORWARD, s->flags);
     }
   }
   int failed = !a || !ours || (yn > 0 && !plan);
@@ -497,7 +603,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     free(kept), free(t);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a copy of the FFT's output");
   }
-  double norm_in = sum_sq(comm, s->prec, orig, in_cells), N = transformed_length(s);
+  double norm_in = input_sum_sq(comm, s, p, orig), N = transformed_length(s);
   int rc = WF_OK;
   p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
   for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
@@ -509,7 +615,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     if (rc != WF_OK) break;
     if (r == 0) {
       memcpy(kept, ff_out(p), out_cells * p->elem);
-      m->parseval = fabs(sum_sq(comm, s->prec, kept, out_cells) - N * norm_in) / (N * norm_in);
+      m->parseval = fabs(spectrum_sum_sq(comm, s, ob, kept) - N * norm_in) / (N * norm_in);
       if (s->waves) {
         void *exact = malloc(out_cells * p->elem + 1);
         if (exact) fill(s, ob, exact, waves_transform);
@@ -523,7 +629,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     rc = ff_execute(p, FFTW_BACKWARD, st);
     t[s->repeat + r] = timed_max(comm, MPI_Wtime() - t0);
     if (rc == WF_OK && r == 0)
-      m->roundtrip = rel(compare(comm, s->prec, ff_in(p), orig, in_cells, 1.0 / N));
+      m->roundtrip = rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
   }
   if (rc == WF_OK) {
     m->forward = median(t, s->repeat);
@@ -557,7 +663,9 @@ static const char *const prec_names[] = {"double", "single"};
 
 static ff_model project(wf_run *run, const setup *s) {
   const wf_wafer *w = run->wafer;
-  ff_model t = ff_model_transform(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, s->n, s->dims,
+  /* r2c: the half spectrum's complex transform (docs/model.md, "FFT"). */
+  int nc[3] = {s->n[0], s->n[1], s->r2c ? s->n[2] / 2 + 1 : s->n[2]};
+  ff_model t = ff_model_transform(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, nc, s->dims,
                                   s->wafer_prec);
   run->model = (wf_projection){.valid = true,
                                .unit = "transform",
@@ -599,8 +707,9 @@ static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
 }
 
 static void report(wf_run *run, const setup *s, const measured *m, const reference *ref) {
+  /* The usual count: 5 N log2 N for complex data, half that for real. */
   double N = (double)s->n[0] * s->n[1] * s->n[2];
-  double gflops = 5.0 * N * log2(transformed_length(s)) / m->forward / 1e9;
+  double gflops = (s->r2c ? 2.5 : 5.0) * N * log2(transformed_length(s)) / m->forward / 1e9;
   if (run->verbose) {
     printf("fft: forward %.3f ms, backward %.3f ms (median of %d), %.2f GFLOP/s; per transform "
            "local FFTs %.3f ms, transposes %.3f ms",
@@ -627,6 +736,7 @@ static void report(wf_run *run, const setup *s, const measured *m, const referen
   wf_json_ints(j, "size", n, 3);
   wf_json_int(j, "dims", s->dims);
   wf_json_str(j, "precision", prec_names[s->prec]);
+  wf_json_str(j, "transform", s->r2c ? "r2c" : "c2c");
   wf_json_num(j, "forward_seconds", m->forward);
   wf_json_num(j, "backward_seconds", m->backward);
   wf_json_num(j, "fft_seconds", m->fft);
@@ -678,8 +788,8 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
         size_t o = ((size_t)z * b->ny + y) * b->nx + x;
         re[o] = creal(v), im[o] = cimag(v);
       }
-  unsigned long long g[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
-                             (unsigned long long)s->n[0]};
+  unsigned long long g[3] = {(unsigned long long)p->nc[2], (unsigned long long)p->nc[1],
+                             (unsigned long long)p->nc[0]};
   unsigned long long off[3] = {(unsigned long long)b->z0, (unsigned long long)b->y0,
                                (unsigned long long)b->x0};
   unsigned long long cnt[3] = {(unsigned long long)b->nz, (unsigned long long)b->ny,
@@ -712,7 +822,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   else
     fftw_mpi_init();
   const wf_decomp *dc = &run->wafer->dc;
-  if (ff_check_sizes(s.n, dc->pe_nx, dc->pe_ny, s.dims, st) != WF_OK)
+  if (ff_check_sizes(s.n, dc->pe_nx, dc->pe_ny, s.dims, s.r2c, st) != WF_OK)
     return wf_deck_blame(d, "fft", "nx", st);
   ff_model t = project(run, &s);
   if (wf_deck_bool(d, "fft", "model_only")) {
@@ -726,7 +836,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
   wisdom_load(run->comm, &s);
   ff_plan p;
-  ff_opts o = {s.prec, s.dims, s.flags, s.wafer_prec};
+  ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
   if (run->verbose)
     printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0],
@@ -744,7 +854,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   if (failed)
     rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input");
   else
-    rc = load_input(run, &s, &in, ff_in_box(&p), input, st);
+    rc = load_input(run, &s, &in, &p, input, st);
   if (rc == WF_OK) rc = transform(run, &s, &p, input, &m, st);
   if (rc == WF_OK && s.crosscheck) rc = reference_check(run->comm, &s, &p, input, &ref, st);
   if (rc == WF_OK) rc = wisdom_save(run->comm, &s, st);

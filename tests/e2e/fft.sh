@@ -42,10 +42,20 @@ fftw)
       # shellcheck disable=SC2086
       agrees "uneven waves ${d}D, ranks $g" 4 1e-12 $UNEVEN --set wafer.rank_grid=$g --set fft.dims=$d
     done
+    # Real data: the half spectrum (nz/2 + 1 = 12 along z, even nz 22 too).
+    for d in 1 2 3; do
+      # shellcheck disable=SC2086
+      agrees "uneven r2c waves ${d}D, ranks $g" $((d == 3 ? 5 : 4)) 1e-12 $UNEVEN \
+          --set wafer.rank_grid=$g --set fft.transform=r2c --set fft.dims=$d
+    done
+    # shellcheck disable=SC2086
+    agrees "uneven r2c single random, ranks $g" 4 1e-5 $UNEVEN --set fft.nz=22 \
+        --set wafer.rank_grid=$g --set fft.transform=r2c --set fft.field=random --set fft.precision=single
   done
   # The layout the transform ran on, as the report says.
   fft $UNEVEN --set wafer.rank_grid=auto --json g.json > /dev/null
   expect "json g.json \"j['rank_grid'] == [1, $ranks]\"" "the FFT's auto rank grid is not 1 x ranks"
+  expect "json g.json \"j['fft']['transform'] == 'c2c'\"" "the transform is not named in the JSON"
   ;;
 output)
   # An HDF5 input (h5py's complex compound, and real float32) transformed and
@@ -82,6 +92,19 @@ PY
       rm -f o.h5 o.xmf
     done
   done
+  # Real data (r2c): numpy's rfftn, the nz/2 + 1 = 5 non-negative frequencies along z.
+  # shellcheck disable=SC2086
+  fft $SIZE --set fft.input_dataset=real32 --set fft.transform=r2c --set output.file=r.h5 --json r.json > /dev/null
+  expect "[ $? -eq 0 ] && json r.json \"j['status'] == 'ok' and j['checks']['passed'] == 4\"" "r2c: run or checks"
+  cat > rcmp.py <<'PY'
+import h5py, numpy as np, sys
+a = np.load("a.npy").real.astype(np.float32).astype(float)
+F = np.fft.rfftn(a, axes=(1, 2, 0))  # the last axis listed is halved: z
+with h5py.File("r.h5") as f:
+    G = f["forward_re"][...] + 1j * f["forward_im"][...]
+sys.exit(0 if G.shape == F.shape == (5, 8, 11) and np.abs(G - F).max() <= 1e-12 * np.abs(F).max() else 1)
+PY
+  expect "/usr/bin/python3 rcmp.py" "r2c: output differs from numpy's rfftn"
   # Wisdom: written after planning, read by the next run; a file that is not
   # wisdom is a warning (planning from scratch), not an error.
   fft --set fft.planner=measure --set fft.nx=32 --set fft.ny=32 --set fft.nz=32 \
@@ -126,6 +149,13 @@ with h5py.File('in.h5', 'w') as f:
   echo "not hdf5" > junk.h5
   bad "cannot open 'junk.h5' as an HDF5 file" --set fft.input=junk.h5
   bad "[fft] input = missing.h5" --set fft.input=missing.h5
+  bad "nz/2 + 1 (real input) must be at least the PE grid's 64 columns" --set fft.transform=r2c
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('c.h5', 'w') as f: f['field'] = np.zeros((130, 64, 64), dtype=complex)
+"
+  bad "dataset 'field' holds complex values; a real-to-complex transform (fft.transform = r2c) needs real ones" \
+      --set fft.transform=r2c --set fft.nz=130 --set fft.input=c.h5
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
