@@ -21,6 +21,7 @@
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_random.h"
+#include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_wafer.h"
 
@@ -48,7 +49,7 @@ static const wf_key fft_keys[] = {
      "(slowest first, as the output), complex (h5py's {r, i} compound) or real",
      NULL},
     {"input_dataset", WF_KEY_STRING, "field", 0, 0, NULL, "the input file's dataset", NULL},
-    {"repeat", WF_KEY_INT, "3", 1, 10000, NULL,
+    {"repeat", WF_KEY_INT, "3", 1, 1e6, NULL,
      "forward and backward transforms timed (the report gives medians)", NULL},
     {"planner", WF_KEY_CHOICE, "measure", 0, 0, "estimate|measure|patient",
      "FFTW planner effort (ours and FFTW-MPI's)", NULL},
@@ -606,7 +607,17 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
   double norm_in = input_sum_sq(comm, s, p, orig), N = transformed_length(s);
   int rc = WF_OK;
   p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
+  /* A signal stops the run between two forward-backward pairs. */
+  wf_signal_poll poll;
+  wf_signal_poll_start(&poll, comm);
   for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
+    int sig = r > 0 ? wf_signal_poll_next(&poll) : 0;
+    if (sig) {
+      char where[96];
+      snprintf(where, sizeof where, "after %d of %d transform pairs (nothing written)", r, s->repeat);
+      rc = wf_signal_fail(st, sig, where);
+      break;
+    }
     memcpy(ff_in(p), orig, in_cells * p->elem);
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
@@ -631,6 +642,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     if (rc == WF_OK && r == 0)
       m->roundtrip = rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
   }
+  wf_signal_poll_end(&poll);
   if (rc == WF_OK) {
     m->forward = median(t, s->repeat);
     m->backward = median(t + s->repeat, s->repeat);

@@ -122,6 +122,17 @@ signals)
   expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "stencil: the ranks ended after $ms ms, exit status $rc"
   expect "grep -q 'interrupted by SIGTERM at iteration' run.err" "stencil: no message: $(cat run.err)"
   expect "[ ! -e field.h5 ]" "stencil: an interrupted solve left its output"
+
+  # FFT, SIGTERM to one rank during many transforms: ends between two, writes nothing.
+  launch fft --quiet --set fft.repeat=1000000 --set fft.crosscheck=none --set fft.stream=false \
+         --set output.file=spectrum.h5
+  sleep 3
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "fft: the ranks ended after $ms ms, exit status $rc"
+  expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' run.err" "fft: no message: $(cat run.err)"
+  expect "[ ! -e spectrum.h5 ]" "fft: an interrupted run left its output"
   ;;
 inject)
   # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in
