@@ -67,6 +67,7 @@ typedef struct ff_plan {
   ff_box box[3];   /* this rank's box in stages A, B, C */
   void *data[3];   /* each stage's array (the same memory where a transpose moves nothing) */
   void *buf[2];
+  size_t buf_cells; /* complex values in each buffer */
   /* FFTW plans: one per run of stages no transpose separates (all three on
    * one rank), the forward one at the run's first stage, the backward one
    * at its last; NULL elsewhere. */
