@@ -15,8 +15,8 @@ wf_range ff_model_line(const wf_hw *hw, wf_prec p, int n) {
   return wf_range_scale(wf_range_add(pass, wf_model_vec(hw, WF_OP_ADD, p, 3.0 * n, 2, 1)), passes);
 }
 
-ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
-                            const int n[3], int dims, wf_prec p) {
+ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny, const int n[3],
+                            int dims, wf_prec p) {
   ff_model m = {0};
   /* A PE's share in each stage: stage A its brick of bx by z-pencils;
    * stage B by bz x-lines; stage C cx bz y-lines. */

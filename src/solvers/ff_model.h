@@ -11,11 +11,11 @@
 #include "wf_model.h"
 
 typedef struct ff_model {
-  wf_range fft[3];      /* cycles of the local transforms along z, x, y */
-  double transpose[2];  /* cycles of the row and column all-to-alls */
+  wf_range fft[3];     /* cycles of the local transforms along z, x, y */
+  double transpose[2]; /* cycles of the row and column all-to-alls */
   wf_range cycles, seconds;
-  double flops;         /* 5 N log2 N over the transformed axes */
-  double bytes_per_pe;  /* pencils, a receive buffer and the twiddles */
+  double flops;                /* 5 N log2 N over the transformed axes */
+  double bytes_per_pe;         /* pencils, a receive buffer and the twiddles */
   double row_words, col_words; /* words one PE sends each PE of its line */
 } ff_model;
 
@@ -26,7 +26,7 @@ wf_range ff_model_line(const wf_hw *hw, wf_prec p, int n);
 
 /* An nx x ny x nz complex transform along `dims` axes (1: z; 2: z, x; 3:
  * all) on the grid's pe_nx x pe_ny PEs, values in precision p. */
-ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
-                            const int n[3], int dims, wf_prec p);
+ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny, const int n[3],
+                            int dims, wf_prec p);
 
 #endif

@@ -17,50 +17,36 @@ MPI_Datatype ff_mpi_type(ff_prec prec) {
 
 /* ---- FFTW plans, either precision ---- */
 
-/* In-place transforms of `rank` axes (len, stride) batched over
- * `howmany` others, either precision (FFTW's guru interface). */
+/* In-place transforms along `rank` axes, batched over `howmany` others:
+ * lengths and the input's and output's strides (they differ only where
+ * real values sit in place of complex ones: r2c, c2r). */
 typedef struct axes {
   int rank, howmany;
-  ptrdiff_t n[3], stride[3], hn[3], hstride[3];
+  ptrdiff_t n[3], is[3], os[3];
+  ptrdiff_t hn[3], his[3], hos[3];
 } axes;
 
-static void *plan_axes(ff_prec prec, const axes *ax, void *a, int sign, unsigned flags) {
+typedef enum { PLAN_FORWARD, PLAN_BACKWARD, PLAN_R2C, PLAN_C2R } plan_kind;
+
+/* FFTW's guru interface, either precision. */
+static void *plan_axes(ff_prec prec, const axes *ax, void *a, plan_kind kind, unsigned flags) {
+  int sign = kind == PLAN_BACKWARD ? FFTW_BACKWARD : FFTW_FORWARD;
   if (prec == FF_SINGLE) {
     fftwf_iodim64 d[3], h[3];
-    for (int i = 0; i < ax->rank; i++) d[i] = (fftwf_iodim64){ax->n[i], ax->stride[i], ax->stride[i]};
-    for (int i = 0; i < ax->howmany; i++)
-      h[i] = (fftwf_iodim64){ax->hn[i], ax->hstride[i], ax->hstride[i]};
+    for (int i = 0; i < ax->rank; i++) d[i] = (fftwf_iodim64){ax->n[i], ax->is[i], ax->os[i]};
+    for (int i = 0; i < ax->howmany; i++) h[i] = (fftwf_iodim64){ax->hn[i], ax->his[i], ax->hos[i]};
+    if (kind == PLAN_R2C)
+      return fftwf_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags);
+    if (kind == PLAN_C2R)
+      return fftwf_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
     return fftwf_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
   }
   fftw_iodim64 d[3], h[3];
-  for (int i = 0; i < ax->rank; i++) d[i] = (fftw_iodim64){ax->n[i], ax->stride[i], ax->stride[i]};
-  for (int i = 0; i < ax->howmany; i++)
-    h[i] = (fftw_iodim64){ax->hn[i], ax->hstride[i], ax->hstride[i]};
+  for (int i = 0; i < ax->rank; i++) d[i] = (fftw_iodim64){ax->n[i], ax->is[i], ax->os[i]};
+  for (int i = 0; i < ax->howmany; i++) h[i] = (fftw_iodim64){ax->hn[i], ax->his[i], ax->hos[i]};
+  if (kind == PLAN_R2C) return fftw_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags);
+  if (kind == PLAN_C2R) return fftw_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
   return fftw_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
-}
-
-/* The same over real data stored in place of complex values: the last
- * transformed axis is z, halved; `rstride` are the real array's strides
- * (in reals), `ax` the complex array's (in complex values). */
-static void *plan_axes_real(ff_prec prec, const axes *ax, const ptrdiff_t *rstride,
-                            const ptrdiff_t *rhstride, void *a, int sign, unsigned flags) {
-  bool fwd = sign == FFTW_FORWARD;
-  if (prec == FF_SINGLE) {
-    fftwf_iodim64 d[3], h[3];
-    for (int i = 0; i < ax->rank; i++)
-      d[i] = (fftwf_iodim64){ax->n[i], fwd ? rstride[i] : ax->stride[i], fwd ? ax->stride[i] : rstride[i]};
-    for (int i = 0; i < ax->howmany; i++)
-      h[i] = (fftwf_iodim64){ax->hn[i], fwd ? rhstride[i] : ax->hstride[i], fwd ? ax->hstride[i] : rhstride[i]};
-    return fwd ? fftwf_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags)
-               : fftwf_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
-  }
-  fftw_iodim64 d[3], h[3];
-  for (int i = 0; i < ax->rank; i++)
-    d[i] = (fftw_iodim64){ax->n[i], fwd ? rstride[i] : ax->stride[i], fwd ? ax->stride[i] : rstride[i]};
-  for (int i = 0; i < ax->howmany; i++)
-    h[i] = (fftw_iodim64){ax->hn[i], fwd ? rhstride[i] : ax->hstride[i], fwd ? ax->hstride[i] : rhstride[i]};
-  return fwd ? fftw_plan_guru64_dft_r2c(ax->rank, d, ax->howmany, h, a, a, flags)
-             : fftw_plan_guru64_dft_c2r(ax->rank, d, ax->howmany, h, a, a, flags);
 }
 
 static void run_plan(ff_prec prec, void *plan) {
@@ -195,8 +181,8 @@ int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_
     return wf_fail(st, WF_ERR_INPUT, "FFT of %dx%dx%d: every size must be at least 1", n[0], n[1],
                    n[2]);
   if (r2c && n[2] < 2)
-    return wf_fail(st, WF_ERR_INPUT, "real-to-complex FFT of %dx%dx%d: nz must be at least 2",
-                   n[0], n[1], n[2]);
+    return wf_fail(st, WF_ERR_INPUT, "real-to-complex FFT of %dx%dx%d: nz must be at least 2", n[0],
+                   n[1], n[2]);
   if (n[0] < pe_nx || n[1] < pe_ny)
     return wf_fail(st, WF_ERR_INPUT,
                    "FFT of %dx%dx%d on a %dx%d PE grid: nx and ny must be at least the PE grid's "
@@ -217,7 +203,9 @@ int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_
 }
 
 /* Whether the transpose from stage s to s + 1 moves data between ranks. */
-static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row_send != NULL : p->col_send != NULL; }
+static bool moves(const ff_plan *p, int s) {
+  return s == 0 ? p->row_send != NULL : p->col_send != NULL;
+}
 
 /* The FFTW plans of stages first..last, between which nothing moves: one
  * multi-dimensional plan over their axes (z for A, x for B, y for C) on
@@ -226,35 +214,37 @@ static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row_send != NULL
  * backward one at `last`, where the loops of ff_execute meet them. */
 static int plan_group(ff_plan *p, int first, int last, unsigned flags) {
   const ff_box *b = &p->box[first];
-  /* Axes y, x, z: stage C's, B's and A's. */
-  const ptrdiff_t len[3] = {b->ny, b->nx, first == 0 && p->r2c ? p->n[2] : b->nz};
+  bool real = first == 0 && p->r2c; /* the group starts from real data */
+  /* Axes y, x, z: stage C's, B's and A's. The real array sits in place of
+   * the complex one: its strides are twice the complex ones, but along z. */
+  const ptrdiff_t len[3] = {b->ny, b->nx, real ? p->n[2] : b->nz};
   ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
   if (b->order == FF_XYZ) stride[0] = b->nz, stride[1] = (ptrdiff_t)b->ny * b->nz;
-  /* The real array in place of the complex one: twice the strides, but z. */
   const ptrdiff_t rstride[3] = {2 * stride[0], 2 * stride[1], 1};
   const int stage_of_axis[3] = {2, 1, 0};
-  axes ax = {0};
-  ptrdiff_t rs[3] = {0}, rhs[3] = {0};
+  axes fwd = {0}, bwd;
   for (int a = 0; a < 3; a++) {
-    bool real_z = a == 2 && first == 0 && p->r2c; /* the halved axis, always transformed */
-    if (len[a] == 1 && !real_z) continue;
+    /* z is the halved axis of a real transform: listed last, even if 1 long. */
+    if (len[a] == 1 && !(real && a == 2)) continue;
+    ptrdiff_t in = real ? rstride[a] : stride[a], out = stride[a];
     int s = stage_of_axis[a];
     if (s >= first && s <= last) {
-      rs[ax.rank] = rstride[a];
-      ax.n[ax.rank] = len[a], ax.stride[ax.rank++] = stride[a];
+      int k = fwd.rank++;
+      fwd.n[k] = len[a], fwd.is[k] = in, fwd.os[k] = out;
     } else {
-      rhs[ax.howmany] = rstride[a];
-      ax.hn[ax.howmany] = len[a], ax.hstride[ax.howmany++] = stride[a];
+      int k = fwd.howmany++;
+      fwd.hn[k] = len[a], fwd.his[k] = in, fwd.hos[k] = out;
     }
   }
-  if (ax.rank == 0) return 0;
-  if (first == 0 && p->r2c) {
-    p->fwd[first] = plan_axes_real(p->prec, &ax, rs, rhs, p->data[first], FFTW_FORWARD, flags);
-    p->bwd[last] = plan_axes_real(p->prec, &ax, rs, rhs, p->data[first], FFTW_BACKWARD, flags);
-  } else {
-    p->fwd[first] = plan_axes(p->prec, &ax, p->data[first], FFTW_FORWARD, flags);
-    p->bwd[last] = plan_axes(p->prec, &ax, p->data[first], FFTW_BACKWARD, flags);
+  if (fwd.rank == 0) return 0;
+  /* Backward: the same axes, output and input swapped. */
+  bwd = fwd;
+  for (int k = 0; k < 3; k++) {
+    bwd.is[k] = fwd.os[k], bwd.os[k] = fwd.is[k];
+    bwd.his[k] = fwd.hos[k], bwd.hos[k] = fwd.his[k];
   }
+  p->fwd[first] = plan_axes(p->prec, &fwd, p->data[first], real ? PLAN_R2C : PLAN_FORWARD, flags);
+  p->bwd[last] = plan_axes(p->prec, &bwd, p->data[first], real ? PLAN_C2R : PLAN_BACKWARD, flags);
   return p->fwd[first] && p->bwd[last] ? 0 : -1;
 }
 
@@ -262,8 +252,7 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   const wf_decomp *dc = fab->dc;
   memset(p, 0, sizeof *p);
   wf_status_clear(st);
-  if (ff_check_sizes(n, dc->pe_nx, dc->pe_ny, o->dims, o->real_input, st) != WF_OK)
-    return st->code;
+  if (ff_check_sizes(n, dc->pe_nx, dc->pe_ny, o->dims, o->real_input, st) != WF_OK) return st->code;
   p->prec = o->prec;
   p->elem = o->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   memcpy(p->n, n, sizeof p->n);
@@ -298,8 +287,9 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
       stage_boxes(p->nc, dc, k, dc->cy, b);
       from[k] = b[0], to[k] = b[1];
     }
-    if (!failed) failed = transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv,
-                                         &p->row_self);
+    if (!failed)
+      failed =
+          transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv, &p->row_self);
     free(from);
   }
   if (!failed && col_moves) {
@@ -310,12 +300,13 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
       stage_boxes(p->nc, dc, dc->cx, k, b);
       from[k] = b[1], to[k] = b[2];
     }
-    if (!failed) failed = transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv,
-                                         &p->col_self);
+    if (!failed)
+      failed =
+          transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv, &p->col_self);
     free(from);
   }
-  ff_model m = ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims,
-                                  o->wafer_prec);
+  ff_model m =
+      ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims, o->wafer_prec);
   p->row_words = m.row_words, p->col_words = m.col_words;
   for (int first = 0, s = 0; !failed && s < p->stages; s++)
     if (s == p->stages - 1 || moves(p, s)) {
@@ -433,12 +424,16 @@ int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void 
     stypes[k] = rtypes[k] = elem;
     scount[k] = rcount[k] = zeros[k] = 0;
     if (intersect(from, &all[2 * k + 1], &out)) {
-      if (sub_box_type(from, &out, elem, &stypes[k]) != 0) failed = 1, stypes[k] = elem;
-      else scount[k] = 1;
+      if (sub_box_type(from, &out, elem, &stypes[k]) != 0)
+        failed = 1, stypes[k] = elem;
+      else
+        scount[k] = 1;
     }
     if (intersect(to, &all[2 * k], &in)) {
-      if (sub_box_type(to, &in, elem, &rtypes[k]) != 0) failed = 1, rtypes[k] = elem;
-      else rcount[k] = 1;
+      if (sub_box_type(to, &in, elem, &rtypes[k]) != 0)
+        failed = 1, rtypes[k] = elem;
+      else
+        rcount[k] = 1;
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);

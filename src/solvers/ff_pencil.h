@@ -58,14 +58,14 @@ static inline size_t ff_index(const ff_box *b, int x, int y, int z) {
 
 typedef struct ff_plan {
   ff_prec prec;
-  size_t elem;     /* bytes of one complex value */
-  int n[3];        /* global nx, ny, nz */
-  bool r2c;        /* real input, half spectrum along z */
-  int nc[3];       /* the complex array: n, with nz/2 + 1 along z for r2c */
-  int dims;        /* transformed axes: 1 (z), 2 (z, x), 3 (z, x, y) */
-  int stages;      /* stages used: dims */
-  ff_box box[3];   /* this rank's box in stages A, B, C */
-  void *data[3];   /* each stage's array (the same memory where a transpose moves nothing) */
+  size_t elem;   /* bytes of one complex value */
+  int n[3];      /* global nx, ny, nz */
+  bool r2c;      /* real input, half spectrum along z */
+  int nc[3];     /* the complex array: n, with nz/2 + 1 along z for r2c */
+  int dims;      /* transformed axes: 1 (z), 2 (z, x), 3 (z, x, y) */
+  int stages;    /* stages used: dims */
+  ff_box box[3]; /* this rank's box in stages A, B, C */
+  void *data[3]; /* each stage's array (the same memory where a transpose moves nothing) */
   void *buf[2];
   size_t buf_cells; /* complex values in each buffer */
   /* FFTW plans: one per run of stages no transpose separates (all three on
@@ -73,7 +73,7 @@ typedef struct ff_plan {
    * at its last; NULL elsewhere. */
   void *fwd[3], *bwd[3];
   MPI_Datatype *row_send, *row_recv, *col_send, *col_recv; /* NULL: no transpose */
-  ff_box row_self, col_self; /* the part of a transpose that stays on this rank */
+  ff_box row_self, col_self;   /* the part of a transpose that stays on this rank */
   double row_words, col_words; /* per PE pair, for the fabric's model */
   wf_fabric *fab;
   double fft_seconds, transpose_seconds; /* accumulated by ff_execute */
@@ -83,9 +83,9 @@ typedef struct ff_plan {
 typedef struct ff_opts {
   ff_prec prec;
   int dims;
-  unsigned fftw_flags;       /* FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT */
-  bool real_input;           /* real-to-complex forward, complex-to-real backward */
-  wf_prec wafer_prec;        /* of the values on the wafer (the fabric's model) */
+  unsigned fftw_flags; /* FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT */
+  bool real_input;     /* real-to-complex forward, complex-to-real backward */
+  wf_prec wafer_prec;  /* of the values on the wafer (the fabric's model) */
 } ff_opts;
 
 /* Errors (input) for sizes this layout cannot take: below 1, or smaller

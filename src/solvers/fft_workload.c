@@ -33,8 +33,7 @@ static const wf_key fft_keys[] = {
      "axes transformed: 1 (z, batched over the PE grid), 2 (z then x: one all-to-all within PE "
      "rows), 3 (z, x, y: all-to-alls within PE rows, then columns)",
      NULL},
-    {"precision", WF_KEY_CHOICE, "double", 0, 0, "double|single", "double or float values",
-     NULL},
+    {"precision", WF_KEY_CHOICE, "double", 0, 0, "double|single", "double or float values", NULL},
     {"transform", WF_KEY_CHOICE, "c2c", 0, 0, "c2c|r2c",
      "c2c: complex data; r2c: real data, forward to the nz/2 + 1 non-negative frequencies along z "
      "(the others are their conjugates), backward complex-to-real",
@@ -202,7 +201,9 @@ static double complex get_input(const setup *s, const ff_plan *p, const void *a,
 }
 
 /* The input's z-extent: nz values, real or complex. */
-static int input_nz(const setup *s, const ff_plan *p) { return s->r2c ? s->n[2] : ff_in_box(p)->nz; }
+static int input_nz(const setup *s, const ff_plan *p) {
+  return s->r2c ? s->n[2] : ff_in_box(p)->nz;
+}
 
 static void fill_input(const setup *s, const ff_plan *p, void *a) {
   const ff_box *b = ff_in_box(p);
@@ -242,17 +243,18 @@ static int check_input(wf_run *run, const setup *s, wf_h5_input *in, wf_status *
                         s->dataset, shape, want[0], want[1], want[2]);
   }
   if (s->r2c && in->complex_values)
-    return wf_deck_fail(d, "fft", "input", st,
-                        "dataset '%s' holds complex values; a real-to-complex transform (fft.transform "
-                        "= r2c) needs real ones",
-                        s->dataset);
+    return wf_deck_fail(
+        d, "fft", "input", st,
+        "dataset '%s' holds complex values; a real-to-complex transform (fft.transform "
+        "= r2c) needs real ones",
+        s->dataset);
   return WF_OK;
 }
 
 /* This rank's box of the input: the field, or the file's block ([z][y][x]
  * there, [y][x][z] here). */
-static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_plan *p,
-                      void *a, wf_status *st) {
+static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_plan *p, void *a,
+                      wf_status *st) {
   wf_status_clear(st);
   if (!s->input[0]) {
     fill_input(s, p, a);
@@ -380,8 +382,9 @@ static void wisdom_load(MPI_Comm comm, const setup *s) {
       int ok = s->prec == FF_SINGLE ? fftwf_import_wisdom_from_filename(s->wisdom)
                                     : fftw_import_wisdom_from_filename(s->wisdom);
       if (!ok)
-        fprintf(stderr, "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
-                        "scratch (and rewriting it)\n",
+        fprintf(stderr,
+                "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
+                "scratch (and rewriting it)\n",
                 s->wisdom, s->prec == FF_SINGLE ? "single" : "double");
     }
   }
@@ -401,7 +404,8 @@ static int wisdom_save(MPI_Comm comm, const setup *s, wf_status *st) {
   else
     fftw_mpi_gather_wisdom(comm);
   if (rank == 0) {
-    char *text = s->prec == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
+    char *text =
+        s->prec == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
     if (!text)
       wf_fail(st, WF_ERR_RUNTIME, "FFTW could not export its wisdom");
     else
@@ -416,9 +420,9 @@ static int wisdom_save(MPI_Comm comm, const setup *s, wf_status *st) {
 
 typedef struct reference {
   bool done;
-  const char *name;      /* what was run */
-  double seconds[2];     /* median forward: normal, transposed output (dims 3) */
-  double rel[2];         /* largest difference to ours / largest value */
+  const char *name;  /* what was run */
+  double seconds[2]; /* median forward: normal, transposed output (dims 3) */
+  double rel[2];     /* largest difference to ours / largest value */
   int layouts;
 } reference;
 
@@ -432,9 +436,10 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
    * array has nz/2 + 1 along z and the real one is padded to twice that. */
   ptrdiff_t ln0, l0s, ln1, l1s, n0 = s->n[1], n1 = s->n[0], n2 = s->n[2];
   ptrdiff_t n2c = s->r2c ? n2 / 2 + 1 : n2;
-  ptrdiff_t alloc = s->prec == FF_SINGLE
-                        ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s)
-                        : fftw_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s);
+  ptrdiff_t alloc =
+      s->prec == FF_SINGLE
+          ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s)
+          : fftw_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s);
   unsigned flags = s->flags | (layout ? FFTW_MPI_TRANSPOSED_OUT : 0);
   ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, (int)n2c, FF_YXZ};
   /* Transposed output: x-slabs stored [x][y][z]. */
@@ -442,7 +447,8 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
   size_t elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
                                  : (void *)fftw_alloc_complex((size_t)alloc);
-  void *ours = malloc(ff_box_cells(&res) * elem + 1), *theirs = malloc(ff_box_cells(&res) * elem + 1);
+  void *ours = malloc(ff_box_cells(&res) * elem + 1),
+       *theirs = malloc(ff_box_cells(&res) * elem + 1);
   void *given = malloc(ff_box_cells(&in) * elem + 1); /* the input on FFTW's slabs */
   void *plan = NULL;
   if (a && s->r2c)
@@ -477,7 +483,8 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
     free(t);
     memcpy(theirs, a, ff_box_cells(&res) * elem);
     rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
-    if (rc == WF_OK) ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
+    if (rc == WF_OK)
+      ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
   }
   if (plan) {
     if (s->prec == FF_SINGLE)
@@ -505,7 +512,8 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
   wf_block_range(s->n[1], nranks, rank, &ylo, &yn);
   ptrdiff_t nx = s->n[0], nz = s->n[2], nzc = s->r2c ? nz / 2 + 1 : nz;
   ff_box slab = {0, s->n[0], ylo, yn, 0, (int)nzc, FF_YXZ};
-  size_t cells = ff_box_cells(&slab), elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
+  size_t cells = ff_box_cells(&slab),
+         elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
   void *a = malloc(cells * elem + 1), *ours = malloc(cells * elem + 1);
   void *plan = NULL;
   if (a && ours && yn > 0) {
@@ -522,8 +530,9 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
       plan = s->r2c ? (void *)fftwf_plan_guru64_dft_r2c(rank, fd, 1, &fh, a, a, s->flags)
                     : (void *)fftwf_plan_guru64_dft(rank, fd, 1, &fh, a, a, FFTW_FORWARD, s->flags);
     } else {
-      plan = s->r2c ? (void *)fftw_plan_guru64_dft_r2c(rank, dims, 1, many, a, a, s->flags)
-                    : (void *)fftw_plan_guru64_dft(rank, dims, 1, many, a, a, FFTW_FORWARD, s->flags);
+      plan = s->r2c
+                 ? (void *)fftw_plan_guru64_dft_r2c(rank, dims, 1, many, a, a, s->flags)
+                 : (void *)fftw_plan_guru64_dft(rank, dims, 1, many, a, a, FFTW_FORWARD, s->flags);
     }
   }
   int failed = !a || !ours || (yn > 0 && !plan);
@@ -576,11 +585,11 @@ static int reference_check(MPI_Comm comm, const setup *s, const ff_plan *p, cons
 /* ---- the run ---- */
 
 typedef struct measured {
-  double forward, backward;     /* median seconds per transform */
-  double fft, transpose;        /* seconds per transform, slowest rank */
-  double transpose_GBps;        /* bytes read and written by the transposes / their time */
+  double forward, backward;             /* median seconds per transform */
+  double fft, transpose;                /* seconds per transform, slowest rank */
+  double transpose_GBps;                /* bytes read and written by the transposes / their time */
   double analytic, parseval, roundtrip; /* relative errors (analytic: waves only) */
-  double triad;                 /* STREAM triad, bytes/s (0: not measured) */
+  double triad;                         /* STREAM triad, bytes/s (0: not measured) */
 } measured;
 
 static double tolerance(ff_prec p) { return p == FF_SINGLE ? 1e-5 : 1e-12; }
@@ -614,7 +623,8 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     int sig = r > 0 ? wf_signal_poll_next(&poll) : 0;
     if (sig) {
       char where[96];
-      snprintf(where, sizeof where, "after %d of %d transform pairs (nothing written)", r, s->repeat);
+      snprintf(where, sizeof where, "after %d of %d transform pairs (nothing written)", r,
+               s->repeat);
       rc = wf_signal_fail(st, sig, where);
       break;
     }
@@ -661,7 +671,8 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
 static void check(wf_run *run, const setup *s, const measured *m, const reference *ref) {
   double tol = tolerance(s->prec);
   char what[160];
-  if (s->waves) wf_run_check(run, m->analytic <= tol, "forward transform of the plane waves is exact");
+  if (s->waves)
+    wf_run_check(run, m->analytic <= tol, "forward transform of the plane waves is exact");
   wf_run_check(run, m->parseval <= tol, "Parseval: sum |F|^2 = N sum |f|^2");
   wf_run_check(run, m->roundtrip <= tol, "backward(forward(f)) / N = f");
   for (int l = 0; ref->done && l < ref->layouts; l++) {
@@ -677,8 +688,8 @@ static ff_model project(wf_run *run, const setup *s) {
   const wf_wafer *w = run->wafer;
   /* r2c: the half spectrum's complex transform (docs/model.md, "FFT"). */
   int nc[3] = {s->n[0], s->n[1], s->r2c ? s->n[2] / 2 + 1 : s->n[2]};
-  ff_model t = ff_model_transform(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, nc, s->dims,
-                                  s->wafer_prec);
+  ff_model t =
+      ff_model_transform(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, nc, s->dims, s->wafer_prec);
   run->model = (wf_projection){.valid = true,
                                .unit = "transform",
                                .seconds = t.seconds,
@@ -697,14 +708,16 @@ static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
     wf_range us = wf_range_scale(p->seconds, 1e6);
     wf_range fft = wf_range_scale(
         wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2])), 1e6);
-    wf_range tr = wf_range_scale(wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1])), 1e6);
-    printf("fft: wafer model (%s, %s, %dx%d PEs): [%.1f, %.1f] us/transform = local FFTs [%.1f, "
-           "%.1f] + all-to-alls [%.1f, %.1f] (%.0f words a PE pair in rows, %.0f in columns); "
-           "%.0f B/PE of %.0f (%s)\n",
-           hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
-           run->wafer->dc.pe_ny, us.lo, us.hi, fft.lo, fft.hi, tr.lo, tr.hi, t->row_words,
-           t->col_words, p->bytes_per_pe, p->sram_for_data,
-           p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+    wf_range tr =
+        wf_range_scale(wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1])), 1e6);
+    printf(
+        "fft: wafer model (%s, %s, %dx%d PEs): [%.1f, %.1f] us/transform = local FFTs [%.1f, "
+        "%.1f] + all-to-alls [%.1f, %.1f] (%.0f words a PE pair in rows, %.0f in columns); "
+        "%.0f B/PE of %.0f (%s)\n",
+        hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
+        run->wafer->dc.pe_ny, us.lo, us.hi, fft.lo, fft.hi, tr.lo, tr.hi, t->row_words,
+        t->col_words, p->bytes_per_pe, p->sram_for_data,
+        p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
   }
   wf_json *j = run->summary;
   wf_json_begin(j, "model");
@@ -723,23 +736,27 @@ static void report(wf_run *run, const setup *s, const measured *m, const referen
   double N = (double)s->n[0] * s->n[1] * s->n[2];
   double gflops = (s->r2c ? 2.5 : 5.0) * N * log2(transformed_length(s)) / m->forward / 1e9;
   if (run->verbose) {
-    printf("fft: forward %.3f ms, backward %.3f ms (median of %d), %.2f GFLOP/s; per transform "
-           "local FFTs %.3f ms, transposes %.3f ms",
-           m->forward * 1e3, m->backward * 1e3, s->repeat, gflops, m->fft * 1e3,
-           m->transpose * 1e3);
+    printf(
+        "fft: forward %.3f ms, backward %.3f ms (median of %d), %.2f GFLOP/s; per transform "
+        "local FFTs %.3f ms, transposes %.3f ms",
+        m->forward * 1e3, m->backward * 1e3, s->repeat, gflops, m->fft * 1e3, m->transpose * 1e3);
     if (m->transpose > 0) {
       printf(" (%.1f GB/s", m->transpose_GBps);
-      if (m->triad > 0) printf(" = %.0f%% of STREAM triad, %.1f GB/s", 100 * m->transpose_GBps * 1e9 / m->triad, m->triad / 1e9);
+      if (m->triad > 0)
+        printf(" = %.0f%% of STREAM triad, %.1f GB/s", 100 * m->transpose_GBps * 1e9 / m->triad,
+               m->triad / 1e9);
       printf(")");
     }
     printf("\n");
-    if (s->waves) printf("fft: plane waves: largest error %.2e of the largest coefficient\n", m->analytic);
+    if (s->waves)
+      printf("fft: plane waves: largest error %.2e of the largest coefficient\n", m->analytic);
     printf("fft: Parseval %.2e, round trip %.2e (relative)\n", m->parseval, m->roundtrip);
     for (int l = 0; ref->done && l < ref->layouts; l++)
-      printf("fft: %s%s: forward %.3f ms; ratio wafer/%s %.2f; largest difference %.2e of the "
-             "largest value\n",
-             ref->name, ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "",
-             ref->seconds[l] * 1e3, ref->name, m->forward / ref->seconds[l], ref->rel[l]);
+      printf(
+          "fft: %s%s: forward %.3f ms; ratio wafer/%s %.2f; largest difference %.2e of the "
+          "largest value\n",
+          ref->name, ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "",
+          ref->seconds[l] * 1e3, ref->name, m->forward / ref->seconds[l], ref->rel[l]);
     if (!ref->done) printf("fft: no reference transform (fft.crosscheck = none)\n");
   }
   wf_json *j = run->summary;
@@ -809,13 +826,14 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
   wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
   wf_h5file f;
   int rc = wf_run_h5_create(run, path, &f, st);
-  if (rc == WF_OK && (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
-                      wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
-                      wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
-                      wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
-                      wf_h5_attr_str(&f, "fft_convention",
-                                     "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
-                                     st) != WF_OK)) {
+  if (rc == WF_OK &&
+      (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
+       wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
+       wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
+       wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
+       wf_h5_attr_str(&f, "fft_convention",
+                      "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
+                      st) != WF_OK)) {
     wf_h5_discard(&f);
     rc = st->code;
   } else if (rc == WF_OK) {
@@ -851,12 +869,16 @@ static int fft_run(wf_run *run, wf_status *st) {
   ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
   if (run->verbose)
-    printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0],
-           s.n[1], s.n[2], prec_names[s.prec], s.dims,
-           s.dims == 3 ? "z, x, y" : s.dims == 2 ? "z, x" : "z",
-           s.input[0] ? s.input : s.waves ? "plane-wave field" : "random field",
-           s.input[0] ? (in.complex_values ? " (complex)" : " (real)") : "",
-           dc->pe_nx, dc->pe_ny, dc->px, dc->py);
+    printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0], s.n[1],
+           s.n[2], prec_names[s.prec], s.dims,
+           s.dims == 3   ? "z, x, y"
+           : s.dims == 2 ? "z, x"
+                         : "z",
+           s.input[0] ? s.input
+           : s.waves  ? "plane-wave field"
+                      : "random field",
+           s.input[0] ? (in.complex_values ? " (complex)" : " (real)") : "", dc->pe_nx, dc->pe_ny,
+           dc->px, dc->py);
   measured m = {0};
   reference ref = {0};
   /* The input, kept for the round trip and the reference. */

@@ -74,11 +74,14 @@ static void test_case(checks *ck, int pe_nx, int pe_ny, int px, int py, const in
   if (test_wafer_create_ranks(ck, &t, pe_nx, pe_ny, px, py) != 0) return;
   ff_plan p;
   wf_status st;
-  ff_opts o = {.prec = prec, .dims = dims, .fftw_flags = FFTW_ESTIMATE, .real_input = r2c,
+  ff_opts o = {.prec = prec,
+               .dims = dims,
+               .fftw_flags = FFTW_ESTIMATE,
+               .real_input = r2c,
                .wafer_prec = WF_FP32};
   int rc = ff_plan_create(&p, &t.fab, n, &o, &st);
-  CHECK(ck, rc == WF_OK, "plan %dx%dx%d dims %d on %dx%d ranks: %s", n[0], n[1], n[2], dims, px,
-        py, st.msg);
+  CHECK(ck, rc == WF_OK, "plan %dx%dx%d dims %d on %dx%d ranks: %s", n[0], n[1], n[2], dims, px, py,
+        st.msg);
   if (rc != WF_OK) {
     test_wafer_free(&t);
     return;
@@ -98,9 +101,11 @@ static void test_case(checks *ck, int pe_nx, int pe_ny, int px, int py, const in
         double complex want = direct(n, dims, b->x0 + x, b->y0 + y, b->z0 + z);
         if (cabs(get(prec, ff_out(&p), ff_index(b, x, y, z)) - want) > tol * N * scale) bad++;
       }
-  CHECK(ck, bad == 0, "%s %s %dx%dx%d dims %d, %dx%d PEs, %dx%d ranks: %ld values differ from "
-        "the direct DFT", r2c ? "r2c" : "c2c", prec == FF_SINGLE ? "single" : "double", n[0],
-        n[1], n[2], dims, pe_nx, pe_ny, px, py, bad);
+  CHECK(ck, bad == 0,
+        "%s %s %dx%dx%d dims %d, %dx%d PEs, %dx%d ranks: %ld values differ from "
+        "the direct DFT",
+        r2c ? "r2c" : "c2c", prec == FF_SINGLE ? "single" : "double", n[0], n[1], n[2], dims, pe_nx,
+        pe_ny, px, py, bad);
   /* r2c keeps the non-negative frequencies along z. */
   CHECK(ck, b->z0 + b->nz <= (r2c ? n[2] / 2 + 1 : n[2]), "output box beyond the spectrum");
 
@@ -141,15 +146,18 @@ static void test_case(checks *ck, int pe_nx, int pe_ny, int px, int py, const in
 static void test_bad_sizes(checks *ck) {
   test_wafer t;
   if (test_wafer_create(ck, &t, 4, 3) != 0) return;
-  const int cases[][4] = {{0, 8, 8, 3},  {8, -1, 8, 3}, {3, 8, 8, 1}, {8, 2, 8, 1},
-                          {8, 8, 3, 2},  {8, 8, 3, 3},  {2, 8, 8, 3}, {8, 8, 8, 4}};
+  const int cases[][4] = {{0, 8, 8, 3}, {8, -1, 8, 3}, {3, 8, 8, 1}, {8, 2, 8, 1},
+                          {8, 8, 3, 2}, {8, 8, 3, 3},  {2, 8, 8, 3}, {8, 8, 8, 4}};
   /* Real data: nz/2 + 1 must cover the 4 PE columns; nz at least 2. */
   const int real_cases[][4] = {{8, 8, 5, 2}, {8, 8, 1, 1}};
   for (size_t c = 0; c < sizeof real_cases / sizeof real_cases[0]; c++) {
     ff_plan p;
     wf_status st;
-    ff_opts o = {.prec = FF_DOUBLE, .dims = real_cases[c][3], .fftw_flags = FFTW_ESTIMATE,
-                 .real_input = true, .wafer_prec = WF_FP32};
+    ff_opts o = {.prec = FF_DOUBLE,
+                 .dims = real_cases[c][3],
+                 .fftw_flags = FFTW_ESTIMATE,
+                 .real_input = true,
+                 .wafer_prec = WF_FP32};
     int rc = ff_plan_create(&p, &t.fab, real_cases[c], &o, &st);
     CHECK(ck, rc == WF_ERR_INPUT, "r2c %dx%dx%d dims %d: expected an input error, got %d",
           real_cases[c][0], real_cases[c][1], real_cases[c][2], real_cases[c][3], rc);
@@ -158,8 +166,8 @@ static void test_bad_sizes(checks *ck) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     ff_plan p;
     wf_status st;
-    ff_opts o = {.prec = FF_DOUBLE, .dims = cases[c][3], .fftw_flags = FFTW_ESTIMATE,
-                 .wafer_prec = WF_FP32};
+    ff_opts o = {
+        .prec = FF_DOUBLE, .dims = cases[c][3], .fftw_flags = FFTW_ESTIMATE, .wafer_prec = WF_FP32};
     int rc = ff_plan_create(&p, &t.fab, cases[c], &o, &st);
     CHECK(ck, rc == WF_ERR_INPUT, "%dx%dx%d dims %d on 4x3 PEs: expected an input error, got %d",
           cases[c][0], cases[c][1], cases[c][2], cases[c][3], rc);
