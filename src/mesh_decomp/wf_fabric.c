@@ -281,7 +281,10 @@ int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_
   int *counts = malloc(3 * (size_t)parts * sizeof *counts);
   MPI_Datatype *types = malloc(2 * (size_t)parts * sizeof *types);
   wf_status_clear(st);
-  if (!counts || !types) {
+  /* Every rank learns of a failure here before anyone enters the exchange. */
+  int failed = !counts || !types;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) {
     free(counts), free(types);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
   }

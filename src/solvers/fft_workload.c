@@ -606,11 +606,12 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
   const ff_box *ib = ff_in_box(p), *ob = ff_out_box(p);
   size_t in_cells = ff_box_cells(ib), out_cells = ff_box_cells(ob);
   void *kept = malloc(out_cells * p->elem + 1);
+  void *exact = s->waves ? malloc(out_cells * p->elem + 1) : NULL;
   double *t = calloc(2 * (size_t)s->repeat, sizeof *t);
-  int failed = !kept || !t;
+  int failed = !kept || !t || (s->waves && !exact);
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   if (failed) {
-    free(kept), free(t);
+    free(kept), free(exact), free(t);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a copy of the FFT's output");
   }
   double norm_in = input_sum_sq(comm, s, p, orig), N = transformed_length(s);
@@ -638,11 +639,9 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
       memcpy(kept, ff_out(p), out_cells * p->elem);
       m->parseval = fabs(spectrum_sum_sq(comm, s, ob, kept) - N * norm_in) / (N * norm_in);
       if (s->waves) {
-        void *exact = malloc(out_cells * p->elem + 1);
-        if (exact) fill(s, ob, exact, waves_transform);
         /* Relative to the largest coefficient, N max |a_m|. */
-        m->analytic = exact ? rel(compare(comm, s->prec, kept, exact, out_cells, 1)) : INFINITY;
-        free(exact);
+        fill(s, ob, exact, waves_transform);
+        m->analytic = rel(compare(comm, s->prec, kept, exact, out_cells, 1));
       }
     }
     MPI_Barrier(comm);
@@ -664,7 +663,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     m->transpose_GBps = m->transpose > 0 ? total / m->transpose / 1e9 : 0;
     memcpy(ff_out(p), kept, out_cells * p->elem); /* the forward result, for the reference */
   }
-  free(kept), free(t);
+  free(kept), free(exact), free(t);
   return rc;
 }
 
