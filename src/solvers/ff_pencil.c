@@ -49,7 +49,7 @@ static void *plan_axes(ff_prec prec, const axes *ax, void *a, plan_kind kind, un
   return fftw_plan_guru64_dft(ax->rank, d, ax->howmany, h, a, a, sign, flags);
 }
 
-static void run_plan(ff_prec prec, void *plan) {
+void ff_fftw_execute(ff_prec prec, void *plan) {
   if (!plan) return;
   if (prec == FF_SINGLE)
     fftwf_execute(plan);
@@ -57,7 +57,7 @@ static void run_plan(ff_prec prec, void *plan) {
     fftw_execute(plan);
 }
 
-static void destroy_plan(ff_prec prec, void *plan) {
+void ff_fftw_destroy(ff_prec prec, void *plan) {
   if (!plan) return;
   if (prec == FF_SINGLE)
     fftwf_destroy_plan(plan);
@@ -326,8 +326,8 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
 
 void ff_plan_free(ff_plan *p) {
   for (int s = 0; s < 3; s++) {
-    destroy_plan(p->prec, p->fwd[s]);
-    destroy_plan(p->prec, p->bwd[s]);
+    ff_fftw_destroy(p->prec, p->fwd[s]);
+    ff_fftw_destroy(p->prec, p->bwd[s]);
   }
   const wf_decomp *dc = p->fab ? p->fab->dc : NULL;
   if (dc) {
@@ -369,7 +369,7 @@ static int transpose(ff_plan *p, wf_axis axis, int from, int to, const MPI_Datat
 
 static void local_fft(ff_plan *p, void *plan) {
   double t0 = MPI_Wtime();
-  run_plan(p->prec, plan);
+  ff_fftw_execute(p->prec, plan);
   p->fft_seconds += MPI_Wtime() - t0;
 }
 

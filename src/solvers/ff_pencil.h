@@ -120,6 +120,10 @@ int ff_execute(ff_plan *p, int sign, wf_status *st);
 int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void *src,
                     const ff_box *to, void *dst, wf_status *st);
 
+/* An FFTW plan of either precision (NULL: nothing): run, destroy. */
+void ff_fftw_execute(ff_prec prec, void *plan);
+void ff_fftw_destroy(ff_prec prec, void *plan);
+
 /* The MPI type of one complex value. */
 MPI_Datatype ff_mpi_type(ff_prec prec);
 

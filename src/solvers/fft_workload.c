@@ -472,10 +472,7 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
       memcpy(a, given, ff_box_cells(&in) * elem);
       MPI_Barrier(comm);
       double t0 = MPI_Wtime();
-      if (s->prec == FF_SINGLE)
-        fftwf_execute(plan);
-      else
-        fftw_execute(plan);
+      ff_fftw_execute(s->prec, plan);
       double tr = timed_max(comm, MPI_Wtime() - t0);
       if (t) t[r] = tr;
     }
@@ -486,12 +483,7 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
     if (rc == WF_OK)
       ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
   }
-  if (plan) {
-    if (s->prec == FF_SINGLE)
-      fftwf_destroy_plan(plan);
-    else
-      fftw_destroy_plan(plan);
-  }
+  ff_fftw_destroy(s->prec, plan);
   if (a) {
     if (s->prec == FF_SINGLE)
       fftwf_free(a);
@@ -546,21 +538,13 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     if (plan) {
-      if (s->prec == FF_SINGLE)
-        fftwf_execute(plan);
-      else
-        fftw_execute(plan);
+      ff_fftw_execute(s->prec, plan);
     }
     ref->seconds[0] = timed_max(comm, MPI_Wtime() - t0);
     rc = ff_redistribute(comm, s->prec, ob, out, &slab, ours, st);
     if (rc == WF_OK) ref->rel[0] = rel(compare(comm, s->prec, ours, a, cells, 1));
   }
-  if (plan) {
-    if (s->prec == FF_SINGLE)
-      fftwf_destroy_plan(plan);
-    else
-      fftw_destroy_plan(plan);
-  }
+  ff_fftw_destroy(s->prec, plan);
   free(a), free(ours);
   return rc;
 }
