@@ -304,15 +304,9 @@ int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_
   }
   MPI_Alltoallw(send, scount, zeros, types, recv, rcount, zeros, types + parts, comm);
   free(counts), free(types);
-  wf_fabric_count_alltoall(f, axis, t0, (size_t)self, (size_t)inter, pe_chunk_words);
+  int L = along_x ? dc->pe_nx : dc->pe_ny;
+  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words), self / 4, inter);
   return WF_OK;
-}
-
-void wf_fabric_count_alltoall(wf_fabric *f, wf_axis axis, double t0, size_t self_bytes,
-                              size_t inter_bytes, double pe_chunk_words) {
-  int L = axis == WF_ALONG_ROWS ? f->dc->pe_nx : f->dc->pe_ny;
-  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words),
-        (long long)(self_bytes / 4), (long long)inter_bytes);
 }
 
 /* ---- neighbour exchange of irregular data ---- */

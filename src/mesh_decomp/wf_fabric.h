@@ -97,13 +97,6 @@ int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_
                         void *recv, const MPI_Datatype *rtypes, size_t self_bytes,
                         double pe_chunk_words, wf_status *st);
 
-/* Count an all-to-all within rows (columns) that the caller moved itself
- * (the FFT copies straight from other ranks' shared-memory arrays), begun
- * at MPI time t0: `self_bytes` stayed in this rank, `inter_bytes` came from
- * others. Not collective. */
-void wf_fabric_count_alltoall(wf_fabric *f, wf_axis axis, double t0, size_t self_bytes,
-                              size_t inter_bytes, double pe_chunk_words);
-
 /* Neighbour exchange of irregular data (CoMD's shape): `pack` appends to
  * `out` what goes to the neighbouring rank on `side` (0: lower, 1: upper)
  * of `axis` (0: x, 1: y; periodic); what arrives from the opposite

@@ -3,7 +3,6 @@
 #include "ff_pencil.h"
 
 #include <complex.h>
-#include <stdint.h>
 #include <fftw3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,122 +135,40 @@ static bool intersect(const ff_box *a, const ff_box *b, ff_box *out) {
   return out->nx > 0 && out->ny > 0 && out->nz > 0;
 }
 
-/* Rank k of this rank's row (along = true) or column, in the wafer's
- * communicator. */
-static int line_rank(const wf_decomp *dc, bool along_row, int k) {
-  return along_row ? wf_decomp_rank_of(dc, k, dc->cy) : wf_decomp_rank_of(dc, dc->cx, k);
+static void free_types(MPI_Datatype *t, int n) {
+  if (!t) return;
+  for (int i = 0; i < n; i++)
+    if (t[i] != MPI_DATATYPE_NULL) MPI_Type_free(&t[i]);
+  free(t);
 }
 
-/* The transpose from stage s (0: rows, 1: columns) to s + 1: every rank of
- * the line's boxes, and for MPI's path the sub-boxes it sends and receives
- * (none to itself: it copies its own part). */
-static int line_create(ff_line *l, const wf_decomp *dc, const int nc[3], int s,
-                       MPI_Datatype elem) {
-  bool rows = s == 0;
-  l->parts = rows ? dc->px : dc->py;
-  l->me = rows ? dc->cx : dc->cy;
-  l->rank = malloc((size_t)l->parts * sizeof *l->rank);
-  l->from = malloc(2 * (size_t)l->parts * sizeof *l->from);
-  l->send = malloc(2 * (size_t)l->parts * sizeof *l->send);
-  if (!l->rank || !l->from || !l->send) return -1;
-  l->to = l->from + l->parts;
-  l->recv = l->send + l->parts;
-  for (int k = 0; k < 2 * l->parts; k++) l->send[k] = MPI_DATATYPE_NULL;
-  for (int k = 0; k < l->parts; k++) {
-    ff_box b[3];
-    stage_boxes(nc, dc, rows ? k : dc->cx, rows ? dc->cy : k, b);
-    l->from[k] = b[s], l->to[k] = b[s + 1];
-    l->rank[k] = line_rank(dc, rows, k);
+/* The types of one transpose over a line of `parts` ranks: from stage s to
+ * stage s + 1, rank k of the line holding boxes from[k] and to[k]. This
+ * rank's own part (`self`) is copied, not sent: no type. */
+static int transpose_types(const ff_box *from, const ff_box *to, int parts, int me,
+                           MPI_Datatype elem, MPI_Datatype **send, MPI_Datatype **recv,
+                           ff_box *self) {
+  *send = malloc((size_t)parts * sizeof **send);
+  *recv = malloc((size_t)parts * sizeof **recv);
+  if (!*send || !*recv) {
+    free(*send), free(*recv);
+    *send = *recv = NULL;
+    return -1;
   }
-  for (int k = 0; k < l->parts; k++) {
+  for (int k = 0; k < parts; k++) (*send)[k] = (*recv)[k] = MPI_DATATYPE_NULL;
+  for (int k = 0; k < parts; k++) {
     ff_box out, in;
-    if (k == l->me) continue;
     /* Every pair of a line shares cells: bricks tile the line's axis. */
-    if (!intersect(&l->from[l->me], &l->to[k], &out) || !intersect(&l->from[k], &l->to[l->me], &in))
-      return -1;
-    if (sub_box_type(&l->from[l->me], &out, elem, &l->send[k]) != 0 ||
-        sub_box_type(&l->to[l->me], &in, elem, &l->recv[k]) != 0)
+    if (!intersect(&from[me], &to[k], &out) || !intersect(&from[k], &to[me], &in)) return -1;
+    if (k == me) {
+      *self = out;
+      continue;
+    }
+    if (sub_box_type(&from[me], &out, elem, &(*send)[k]) != 0 ||
+        sub_box_type(&to[me], &in, elem, &(*recv)[k]) != 0)
       return -1;
   }
-  l->moves = true;
   return 0;
-}
-
-static void line_free(ff_line *l) {
-  if (l->send)
-    for (int k = 0; k < 2 * l->parts; k++)
-      if (l->send[k] != MPI_DATATYPE_NULL) MPI_Type_free(&l->send[k]);
-  free(l->rank), free(l->from), free(l->send);
-  memset(l, 0, sizeof *l);
-}
-
-/* ---- arrays ---- */
-
-enum { ALIGN = 64 };
-static void *align_up(void *a) {
-  uintptr_t u = (uintptr_t)a;
-  return (void *)((u + ALIGN - 1) / ALIGN * ALIGN);
-}
-
-/* `count` arrays of p->buf_cells values. When every rank of the wafer is on
- * this node and data moves between ranks, they are shared-memory windows
- * (every rank's arrays mapped in every rank); otherwise private memory. */
-static int alloc_buffers(ff_plan *p, const wf_decomp *dc, int count) {
-  int nodesize = 0, failed = 0;
-  if (count == 2) {
-    MPI_Comm_split_type(dc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &p->node);
-    MPI_Comm_size(p->node, &nodesize);
-  }
-  if (count == 2 && nodesize == dc->nranks) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    for (int i = 0; i < 2 && !failed; i++) {
-      p->peer_buf[i] = malloc((size_t)dc->nranks * sizeof *p->peer_buf[i]);
-      /* Open MPI's segments start 8 bytes past a page: FFTW's SIMD codelets
-       * want 16-32 byte alignment (40% slower without), so take 64 more and
-       * start at the first 64-byte boundary (the same page offset in every
-       * process that maps the segment). */
-      MPI_Aint bytes = (MPI_Aint)(p->buf_cells * p->elem + ALIGN);
-      void *base;
-      if (MPI_Win_allocate_shared(bytes, 1, info, p->node, &base, &p->win[i]) != MPI_SUCCESS) {
-        p->win[i] = MPI_WIN_NULL, failed = 1;
-        break;
-      }
-      p->buf[i] = align_up(base);
-      /* Passive target for the whole plan's life: loads and stores, with
-       * MPI_Win_sync and a barrier to order them (MPI's shared-memory idiom). */
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win[i]);
-      for (int r = 0; p->peer_buf[i] && r < dc->nranks; r++) {
-        MPI_Aint size;
-        int unit;
-        void *peer;
-        MPI_Win_shared_query(p->win[i], r, &size, &unit, &peer);
-        p->peer_buf[i][r] = align_up(peer);
-      }
-      if (!p->peer_buf[i]) failed = 1;
-    }
-    MPI_Info_free(&info);
-    return failed;
-  }
-  for (int i = 0; i < count; i++) {
-    p->buf[i] = alloc_array(p->buf_cells, p->elem);
-    if (!p->buf[i]) failed = 1;
-  }
-  return failed;
-}
-
-static void free_buffers(ff_plan *p) {
-  for (int i = 0; i < 2; i++) {
-    if (p->win[i] != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(p->win[i]);
-      MPI_Win_free(&p->win[i]);
-    } else if (p->buf[i]) {
-      free_array(p->buf[i], p->buf_cells, p->elem);
-    }
-    free(p->peer_buf[i]);
-  }
-  if (p->node != MPI_COMM_NULL) MPI_Comm_free(&p->node);
 }
 
 /* ---- plan ---- */
@@ -286,7 +203,9 @@ int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_
 }
 
 /* Whether the transpose from stage s to s + 1 moves data between ranks. */
-static bool moves(const ff_plan *p, int s) { return s == 0 ? p->row.moves : p->col.moves; }
+static bool moves(const ff_plan *p, int s) {
+  return s == 0 ? p->row_send != NULL : p->col_send != NULL;
+}
 
 /* The FFTW plans of stages first..last, between which nothing moves: one
  * multi-dimensional plan over their axes (z for A, x for B, y for C) on
@@ -351,20 +270,44 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   for (int s = 0; s < p->stages; s++)
     if (ff_box_cells(&p->box[s]) > cells) cells = ff_box_cells(&p->box[s]);
   p->buf_cells = cells;
-  p->win[0] = p->win[1] = MPI_WIN_NULL;
-  p->node = MPI_COMM_NULL;
-  int failed = alloc_buffers(p, dc, row_moves || col_moves ? 2 : 1);
+  p->buf[0] = alloc_array(cells, p->elem);
+  if (row_moves || col_moves) p->buf[1] = alloc_array(cells, p->elem);
+  int failed = !p->buf[0] || ((row_moves || col_moves) && !p->buf[1]);
   p->data[0] = p->buf[0];
   p->data[1] = row_moves ? p->buf[1] : p->data[0];
   p->data[2] = col_moves ? (p->data[1] == p->buf[0] ? p->buf[1] : p->buf[0]) : p->data[1];
 
   /* Transposes: the boxes of every rank of this rank's row and column. */
   MPI_Datatype elem = ff_mpi_type(p->prec);
-  if (!failed && row_moves) failed = line_create(&p->row, dc, p->nc, 0, elem) != 0;
-  if (!failed && col_moves) failed = line_create(&p->col, dc, p->nc, 1, elem) != 0;
+  if (!failed && row_moves) {
+    ff_box *from = malloc(2 * (size_t)dc->px * sizeof *from), *to = from ? from + dc->px : NULL;
+    if (!from) failed = 1;
+    for (int k = 0; !failed && k < dc->px; k++) {
+      ff_box b[3];
+      stage_boxes(p->nc, dc, k, dc->cy, b);
+      from[k] = b[0], to[k] = b[1];
+    }
+    if (!failed)
+      failed =
+          transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv, &p->row_self);
+    free(from);
+  }
+  if (!failed && col_moves) {
+    ff_box *from = malloc(2 * (size_t)dc->py * sizeof *from), *to = from ? from + dc->py : NULL;
+    if (!from) failed = 1;
+    for (int k = 0; !failed && k < dc->py; k++) {
+      ff_box b[3];
+      stage_boxes(p->nc, dc, dc->cx, k, b);
+      from[k] = b[1], to[k] = b[2];
+    }
+    if (!failed)
+      failed =
+          transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv, &p->col_self);
+    free(from);
+  }
   ff_model m =
       ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims, o->wafer_prec);
-  p->row.words = m.row_words, p->col.words = m.col_words;
+  p->row_words = m.row_words, p->col_words = m.col_words;
   for (int first = 0, s = 0; !failed && s < p->stages; s++)
     if (s == p->stages - 1 || moves(p, s)) {
       failed = plan_group(p, first, s, o->fftw_flags) != 0;
@@ -386,69 +329,39 @@ void ff_plan_free(ff_plan *p) {
     ff_fftw_destroy(p->prec, p->fwd[s]);
     ff_fftw_destroy(p->prec, p->bwd[s]);
   }
-  line_free(&p->row), line_free(&p->col);
-  free_buffers(p);
+  const wf_decomp *dc = p->fab ? p->fab->dc : NULL;
+  if (dc) {
+    free_types(p->row_send, dc->px), free_types(p->row_recv, dc->px);
+    free_types(p->col_send, dc->py), free_types(p->col_recv, dc->py);
+  }
+  for (int i = 0; i < 2; i++)
+    if (p->buf[i]) free_array(p->buf[i], p->buf_cells, p->elem);
   memset(p, 0, sizeof *p);
 }
 
 /* ---- execution ---- */
 
-/* Copy `region` from an array stored as box `a` to one stored as box `b`:
- * runs along z, the fastest axis of both, in the destination's order (its
- * writes then stream; measured here: 0.6 ms instead of 1 for 8 MB into
- * [x][y][z]). */
-static void copy_region(size_t elem, const void *src, const ff_box *a, void *dst, const ff_box *b,
-                        const ff_box *region) {
-  size_t run = (size_t)region->nz * elem;
-  bool x_outer = b->order == FF_XYZ;
-  int n_outer = x_outer ? region->nx : region->ny, n_inner = x_outer ? region->ny : region->nx;
-  for (int o = 0; o < n_outer; o++)
-    for (int i = 0; i < n_inner; i++) {
-      int x = region->x0 + (x_outer ? o : i), y = region->y0 + (x_outer ? i : o);
-      memcpy((char *)dst + ff_index(b, x - b->x0, y - b->y0, region->z0 - b->z0) * elem,
-             (const char *)src + ff_index(a, x - a->x0, y - a->y0, region->z0 - a->z0) * elem,
-             run);
-    }
+/* Copy `region` from stage `from`'s array to stage `to`'s: runs along z,
+ * the fastest axis of both. */
+static void copy_region(const ff_plan *p, int from, int to, const ff_box *region) {
+  const ff_box *a = &p->box[from], *b = &p->box[to];
+  const char *src = p->data[from];
+  char *dst = p->data[to];
+  size_t run = (size_t)region->nz * p->elem;
+  for (int y = region->y0; y < region->y0 + region->ny; y++)
+    for (int x = region->x0; x < region->x0 + region->nx; x++)
+      memcpy(dst + ff_index(b, x - b->x0, y - b->y0, region->z0 - b->z0) * p->elem,
+             src + ff_index(a, x - a->x0, y - a->y0, region->z0 - a->z0) * p->elem, run);
 }
 
-/* Which buffer holds stage s (the same on every rank). */
-static int buf_of(const ff_plan *p, int s) { return p->data[s] == p->buf[0] ? 0 : 1; }
-
-/* The transpose along `l` from stage `from` to stage `to` (from +- 1):
- * forward, rank k's part of my new box comes from its `from` box; backward
- * the roles of the boxes swap. */
-static int transpose(ff_plan *p, const ff_line *l, wf_axis axis, int from, int to,
-                     wf_status *st) {
+static int transpose(ff_plan *p, wf_axis axis, int from, int to, const MPI_Datatype *stypes,
+                     const MPI_Datatype *rtypes, wf_status *st) {
   double t0 = MPI_Wtime();
-  bool fwd = to > from;
-  const ff_box *src_boxes = fwd ? l->from : l->to, *dst_boxes = fwd ? l->to : l->from;
-  const ff_box *mine = &dst_boxes[l->me];
-  MPI_Comm comm = axis == WF_ALONG_ROWS ? p->fab->row_comm : p->fab->col_comm;
-  size_t self_bytes = 0, inter_bytes = 0;
-  int rc = WF_OK;
-  wf_status_clear(st);
-  if (p->win[0] != MPI_WIN_NULL) {
-    /* Shared memory: once every rank of the line has its `from` stage,
-     * each copies its new box's parts straight from their arrays. */
-    int b = buf_of(p, from);
-    MPI_Win_sync(p->win[b]);
-    MPI_Barrier(comm);
-    for (int k = 0; k < l->parts; k++) {
-      ff_box region;
-      if (!intersect(&src_boxes[k], mine, &region)) continue;
-      copy_region(p->elem, p->peer_buf[b][l->rank[k]], &src_boxes[k], p->data[to], mine, &region);
-      *(k == l->me ? &self_bytes : &inter_bytes) += ff_box_cells(&region) * p->elem;
-    }
-    MPI_Win_sync(p->win[b]);
-    MPI_Barrier(comm); /* nobody changes its array before all have read it */
-    wf_fabric_count_alltoall(p->fab, axis, t0, self_bytes, inter_bytes, l->words);
-  } else {
-    ff_box self;
-    intersect(&src_boxes[l->me], mine, &self);
-    copy_region(p->elem, p->data[from], &src_boxes[l->me], p->data[to], mine, &self);
-    rc = wf_fabric_alltoallw(p->fab, axis, p->data[from], fwd ? l->send : l->recv, p->data[to],
-                             fwd ? l->recv : l->send, ff_box_cells(&self) * p->elem, l->words, st);
-  }
+  const ff_box *self = axis == WF_ALONG_ROWS ? &p->row_self : &p->col_self;
+  copy_region(p, from, to, self);
+  int rc = wf_fabric_alltoallw(p->fab, axis, p->data[from], stypes, p->data[to], rtypes,
+                               ff_box_cells(self) * p->elem,
+                               axis == WF_ALONG_ROWS ? p->row_words : p->col_words, st);
   p->transpose_seconds += MPI_Wtime() - t0;
   p->transpose_bytes += 2.0 * (double)ff_box_cells(&p->box[from]) * (double)p->elem;
   return rc;
@@ -466,16 +379,18 @@ int ff_execute(ff_plan *p, int sign, wf_status *st) {
     for (int s = 0; s < p->stages; s++) {
       local_fft(p, p->fwd[s]);
       if (s + 1 < p->stages && moves(p, s) &&
-          transpose(p, s == 0 ? &p->row : &p->col, s == 0 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s,
-                    s + 1, st) != WF_OK)
+          transpose(p, s == 0 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s, s + 1,
+                    s == 0 ? p->row_send : p->col_send, s == 0 ? p->row_recv : p->col_recv,
+                    st) != WF_OK)
         return st->code;
     }
   } else {
     for (int s = p->stages - 1; s >= 0; s--) {
       local_fft(p, p->bwd[s]);
       if (s > 0 && moves(p, s - 1) &&
-          transpose(p, s == 1 ? &p->row : &p->col, s == 1 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s,
-                    s - 1, st) != WF_OK)
+          transpose(p, s == 1 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, s, s - 1,
+                    s == 1 ? p->row_recv : p->col_recv, s == 1 ? p->row_send : p->col_send,
+                    st) != WF_OK)
         return st->code;
     }
   }

@@ -56,17 +56,6 @@ static inline size_t ff_index(const ff_box *b, int x, int y, int z) {
                             : ((size_t)x * b->ny + y) * b->nz + z;
 }
 
-/* One transpose: an all-to-all within this rank's row (or column) of
- * ranks, from stage s to s + 1. */
-typedef struct ff_line {
-  bool moves;            /* some of the data goes to other ranks */
-  int parts, me;         /* ranks in the line, this rank's place */
-  int *rank;             /* rank k of the line in the wafer's communicator */
-  ff_box *from, *to;     /* rank k's boxes in stages s and s + 1 */
-  MPI_Datatype *send, *recv; /* MPI's path: the sub-boxes for each rank */
-  double words;          /* per PE pair, for the fabric's model */
-} ff_line;
-
 typedef struct ff_plan {
   ff_prec prec;
   size_t elem;   /* bytes of one complex value */
@@ -83,14 +72,9 @@ typedef struct ff_plan {
    * one rank), the forward one at the run's first stage, the backward one
    * at its last; NULL elsewhere. */
   void *fwd[3], *bwd[3];
-  ff_line row, col; /* the transposes within PE rows (A -> B) and columns (B -> C) */
-  /* On one node, the arrays are MPI shared-memory windows and a transpose
-   * copies straight from the other ranks' arrays: one copy instead of MPI's
-   * two through its shared-memory fragments (1.0 ms less of 2.7 at 128^3 on
-   * 2 ranks here). win[i] is MPI_WIN_NULL for private memory. */
-  MPI_Comm node;
-  MPI_Win win[2];
-  void **peer_buf[2]; /* every rank's buf[i], in this address space */
+  MPI_Datatype *row_send, *row_recv, *col_send, *col_recv; /* NULL: no transpose */
+  ff_box row_self, col_self;   /* the part of a transpose that stays on this rank */
+  double row_words, col_words; /* per PE pair, for the fabric's model */
   wf_fabric *fab;
   double fft_seconds, transpose_seconds; /* accumulated by ff_execute */
   double transpose_bytes;                /* bytes this rank read and wrote in transposes */
