@@ -117,6 +117,11 @@ PY
   fft --set fft.nx=32 --set fft.ny=32 --set fft.nz=32 --set wafer.pe_grid=8x8 \
       --set fft.wisdom=bad.txt > /dev/null 2> b.err
   expect "[ $? -eq 0 ] && grep -q 'is not FFTW double-precision wisdom' b.err" "bad wisdom: $(cat b.err)"
+  # Wisdom only saves planning time: a place it cannot be written is a warning.
+  fft --set fft.nx=32 --set fft.ny=32 --set fft.nz=32 --set wafer.pe_grid=8x8 \
+      --set fft.wisdom=/nonexistent-dir/w.txt --json nw.json > /dev/null 2> nw.err
+  expect "[ $? -eq 0 ] && grep -q \"wisdom not saved to '/nonexistent-dir/w.txt'\" nw.err && json nw.json \"j['status'] == 'ok'\"" \
+         "unwritable wisdom: $(cat nw.err)"
   ;;
 bad_input)
   bad() {
