@@ -171,6 +171,24 @@ static int transpose_types(const ff_box *from, const ff_box *to, int parts, int 
   return 0;
 }
 
+/* The types of the transpose from stage s to s + 1 (0: within this rank's
+ * row of ranks, 1: its column), from the boxes of every rank of that line. */
+static int line_types(const ff_plan *p, const wf_decomp *dc, int s, MPI_Datatype **send,
+                      MPI_Datatype **recv, ff_box *self) {
+  int parts = s == 0 ? dc->px : dc->py, me = s == 0 ? dc->cx : dc->cy;
+  ff_box *from = malloc(2 * (size_t)parts * sizeof *from);
+  if (!from) return -1;
+  ff_box *to = from + parts;
+  for (int k = 0; k < parts; k++) {
+    ff_box b[3];
+    stage_boxes(p->nc, dc, s == 0 ? k : dc->cx, s == 0 ? dc->cy : k, b);
+    from[k] = b[s], to[k] = b[s + 1];
+  }
+  int rc = transpose_types(from, to, parts, me, ff_mpi_type(p->prec), send, recv, self);
+  free(from);
+  return rc;
+}
+
 /* ---- plan ---- */
 
 int ff_check_sizes(const int n[3], int pe_nx, int pe_ny, int dims, bool r2c, wf_status *st) {
@@ -277,34 +295,10 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   p->data[1] = row_moves ? p->buf[1] : p->data[0];
   p->data[2] = col_moves ? (p->data[1] == p->buf[0] ? p->buf[1] : p->buf[0]) : p->data[1];
 
-  /* Transposes: the boxes of every rank of this rank's row and column. */
-  MPI_Datatype elem = ff_mpi_type(p->prec);
-  if (!failed && row_moves) {
-    ff_box *from = malloc(2 * (size_t)dc->px * sizeof *from), *to = from ? from + dc->px : NULL;
-    if (!from) failed = 1;
-    for (int k = 0; !failed && k < dc->px; k++) {
-      ff_box b[3];
-      stage_boxes(p->nc, dc, k, dc->cy, b);
-      from[k] = b[0], to[k] = b[1];
-    }
-    if (!failed)
-      failed =
-          transpose_types(from, to, dc->px, dc->cx, elem, &p->row_send, &p->row_recv, &p->row_self);
-    free(from);
-  }
-  if (!failed && col_moves) {
-    ff_box *from = malloc(2 * (size_t)dc->py * sizeof *from), *to = from ? from + dc->py : NULL;
-    if (!from) failed = 1;
-    for (int k = 0; !failed && k < dc->py; k++) {
-      ff_box b[3];
-      stage_boxes(p->nc, dc, dc->cx, k, b);
-      from[k] = b[1], to[k] = b[2];
-    }
-    if (!failed)
-      failed =
-          transpose_types(from, to, dc->py, dc->cy, elem, &p->col_send, &p->col_recv, &p->col_self);
-    free(from);
-  }
+  if (!failed && row_moves)
+    failed = line_types(p, dc, 0, &p->row_send, &p->row_recv, &p->row_self);
+  if (!failed && col_moves)
+    failed = line_types(p, dc, 1, &p->col_send, &p->col_recv, &p->col_self);
   ff_model m =
       ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims, o->wafer_prec);
   p->row_words = m.row_words, p->col_words = m.col_words;

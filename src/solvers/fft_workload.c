@@ -690,26 +690,23 @@ static ff_model project(wf_run *run, const setup *s) {
 static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
   const wf_hw *hw = &run->wafer->hw;
   const wf_projection *p = &run->model;
+  wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
+  wf_range tr = wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1]));
   if (run->verbose) {
-    wf_range us = wf_range_scale(p->seconds, 1e6);
-    wf_range fft = wf_range_scale(
-        wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2])), 1e6);
-    wf_range tr =
-        wf_range_scale(wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1])), 1e6);
+    wf_range us = wf_range_scale(p->seconds, 1e6), fus = wf_range_scale(f, 1e6);
+    wf_range tus = wf_range_scale(tr, 1e6);
     printf(
         "fft: wafer model (%s, %s, %dx%d PEs): [%.1f, %.1f] us/transform = local FFTs [%.1f, "
         "%.1f] + all-to-alls [%.1f, %.1f] (%.0f words a PE pair in rows, %.0f in columns); "
         "%.0f B/PE of %.0f (%s)\n",
         hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
-        run->wafer->dc.pe_ny, us.lo, us.hi, fft.lo, fft.hi, tr.lo, tr.hi, t->row_words,
+        run->wafer->dc.pe_ny, us.lo, us.hi, fus.lo, fus.hi, tus.lo, tus.hi, t->row_words,
         t->col_words, p->bytes_per_pe, p->sram_for_data,
         p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
   }
   wf_json *j = run->summary;
   wf_json_begin(j, "model");
   wf_projection_json(p, j);
-  wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
-  wf_range tr = wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1]));
   wf_json_range(j, "fft_seconds", f.lo, f.hi);
   wf_json_range(j, "alltoall_seconds", tr.lo, tr.hi);
   wf_json_num(j, "row_words", t->row_words);
