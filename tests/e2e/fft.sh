@@ -124,14 +124,7 @@ PY
          "unwritable wisdom: $(cat nw.err)"
   ;;
 bad_input)
-  bad() {
-    local want=$1; shift
-    mpiexec -n "$ranks" "$wafer" fft "$@" --set output.file=out.h5 > /dev/null 2> err.txt
-    local rc=$?
-    expect "[ $rc -eq 2 ]" "exit status $rc for $*"
-    expect "grep -qF -- \"$want\" err.txt" "message lacks '$want': $(cat err.txt)"
-    expect "[ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ ! -e out.xmf ]" "output written for bad input $*"
-  }
+  bad() { expect_bad_input fft "$@"; }
   bad "[fft] nx = 0: out of range" --set fft.nx=0
   bad "[fft] nz = -8: out of range" --set fft.nz=-8
   bad "[fft] dims = 4: out of range" --set fft.dims=4

@@ -106,14 +106,7 @@ plot)
   expect "[ \"\$(head -c 4 conv.png | od -An -c | tr -d ' ')\" = '211PNG' ]" "conv.png is not a PNG"
   ;;
 bad_input)
-  bad() {
-    local want=$1; shift
-    mpiexec -n "$ranks" "$wafer" stencil "$@" --set output.file=out.h5 > /dev/null 2> err.txt
-    local rc=$?
-    expect "[ $rc -eq 2 ]" "exit status $rc for $*"
-    expect "grep -qF -- \"$want\" err.txt" "message lacks '$want': $(cat err.txt)"
-    expect "[ ! -e out.h5 ]" "output written for bad input $*"
-  }
+  bad() { expect_bad_input stencil "$@"; }
   bad "[stencil] nx = 0: out of range" --set stencil.nx=0
   bad "[stencil] nz = -4: out of range" --set stencil.nz=-4
   bad "is smaller than the 64x64 PE grid in x or y" --set stencil.nx=10
