@@ -7,6 +7,7 @@
 #include "fidelity.h"
 #include "halo_workload.h"
 #include "stencil_workload.h"
+#include "tlrmvm_workload.h"
 #include "wf_h5.h"
 #include "wf_wafer.h"
 
@@ -16,6 +17,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_stencil_workload,
     &wf_eam_workload,
     &wf_fft_workload,
+    &wf_tlrmvm_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -133,6 +133,44 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
   return WF_OK;
 }
 
+/* The union of a rank's row ranges in a [rows][cols] file space, and a
+ * memory space holding them packed; both empty when it has none. */
+static void select_rows(const wf_h5_rows *r, hid_t *fspace, hid_t *mspace) {
+  hsize_t g[2] = {r->rows, r->cols}, total = 0;
+  *fspace = H5Screate_simple(2, g, NULL);
+  H5Sselect_none(*fspace);
+  for (int k = 0; k < r->nranges; k++) {
+    if (r->count[k] == 0) continue;
+    hsize_t off[2] = {r->first[k], 0}, cnt[2] = {r->count[k], r->cols};
+    H5Sselect_hyperslab(*fspace, H5S_SELECT_OR, off, NULL, cnt, NULL);
+    total += r->count[k];
+  }
+  hsize_t m[1] = {total * r->cols > 0 ? total * r->cols : 1};
+  *mspace = H5Screate_simple(1, m, NULL);
+  if (total * r->cols == 0) H5Sselect_none(*mspace);
+}
+
+int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
+                     const void *data, wf_status *st) {
+  hid_t fspace, mspace;
+  select_rows(r, &fspace, &mspace);
+  hid_t dset = H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT);
+  wf_status_clear(st);
+  if (dset < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  wf_status_agree(f->comm, st); /* before the collective write */
+  herr_t rc = -1;
+  if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
+  if (dset >= 0) H5Dclose(dset);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  if (st->code != WF_OK) return st->code;
+  if (wf_fault("h5_write", f->comm)) rc = -1;
+  if (h5_check(rc, st, "collective write", f) != WF_OK) wf_wrap(st, "dataset '%s'", name);
+  wf_status_agree(f->comm, st);
+  return st->code;
+}
+
 static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,
                       wf_status *st) {
   hid_t a = H5Acreate2(f->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
@@ -377,4 +415,86 @@ int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf
   if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
   wf_status_agree(comm, st);
   return st->code;
+}
+
+int wf_h5_input_rows(MPI_Comm comm, const char *path, const char *name, wf_dtype type,
+                     const wf_h5_rows *r, void *data, wf_status *st) {
+  wf_status_clear(st);
+  hid_t dset, file = open_input(comm, path, name, &dset, st);
+  if (file >= 0) {
+    hid_t space = H5Dget_space(dset);
+    hsize_t d[H5S_MAX_RANK];
+    int nd = H5Sget_simple_extent_ndims(space);
+    if (nd > 0 && nd <= H5S_MAX_RANK) H5Sget_simple_extent_dims(space, d, NULL);
+    if (nd != 2 || d[0] != r->rows || d[1] != r->cols)
+      wf_fail(st, WF_ERR_INPUT, "'%s': dataset '%s' is not %llu x %llu as expected", path, name,
+              r->rows, r->cols);
+    H5Sclose(space);
+  }
+  wf_status_agree(comm, st); /* before the collective read */
+  if (st->code != WF_OK) {
+    if (file >= 0) H5Dclose(dset), H5Fclose(file);
+    return st->code;
+  }
+  hid_t fspace, mspace;
+  select_rows(r, &fspace, &mspace);
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  herr_t rc = H5Dread(dset, wf_h5_type(type), mspace, fspace, dxpl, data);
+  H5Pclose(dxpl);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  H5Fclose(file);
+  if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
+  wf_status_agree(comm, st);
+  return st->code;
+}
+
+/* Read root attribute `name` as `mtype` (a string type: its size bounds
+ * the read) into v. */
+static int input_attr(MPI_Comm comm, const char *path, const char *name, hid_t mtype, bool string,
+                      void *v, wf_status *st) {
+  wf_status_clear(st);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  hid_t a = file >= 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
+  if (file < 0) {
+    wf_fail(st, WF_ERR_INPUT, "cannot open '%s' as an HDF5 file", path);
+  } else if (a < 0) {
+    wf_fail(st, WF_ERR_INPUT, "'%s' has no attribute '%s'", path, name);
+  } else {
+    hid_t t = H5Aget_type(a);
+    bool is_string = H5Tget_class(t) == H5T_STRING;
+    bool ok = string ? is_string && !H5Tis_variable_str(t) && H5Tget_size(t) <= H5Tget_size(mtype)
+                     : H5Tget_class(t) == H5T_FLOAT || H5Tget_class(t) == H5T_INTEGER;
+    if (ok && string) H5Tset_size(mtype, H5Tget_size(t));
+    if (!ok || H5Aread(a, mtype, v) < 0)
+      wf_fail(st, WF_ERR_INPUT, "'%s': attribute '%s' is not a %s", path, name,
+              string ? "fixed-length string of the expected size" : "number");
+    H5Tclose(t);
+  }
+  if (a >= 0) H5Aclose(a);
+  if (file >= 0) H5Fclose(file);
+  wf_status_agree(comm, st);
+  return st->code;
+}
+
+int wf_h5_input_attr_num(MPI_Comm comm, const char *path, const char *name, double *v,
+                         wf_status *st) {
+  return input_attr(comm, path, name, H5T_NATIVE_DOUBLE, false, v, st);
+}
+
+int wf_h5_input_attr_str(MPI_Comm comm, const char *path, const char *name, char *v, size_t len,
+                         wf_status *st) {
+  if (len < 2) return wf_fail(st, WF_ERR_RUNTIME, "wf_h5_input_attr_str: no room");
+  memset(v, 0, len);
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, len - 1); /* keeps a terminating zero */
+  int rc = input_attr(comm, path, name, t, true, v, st);
+  H5Tclose(t);
+  return rc;
 }

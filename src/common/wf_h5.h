@@ -51,6 +51,18 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st);
 /* Collective write of one dataset. `xdmf` lists it (2D/3D only) in the sidecar. */
 int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,
                 const void *data, bool xdmf, wf_status *st);
+/* Rows of a 2D dataset [rows][cols] that this rank writes or reads as
+ * `nranges` ranges (first[r], count[r] rows each), packed one after another
+ * in memory: data whose ranks hold scattered pieces (a tile low-rank
+ * matrix's bases). */
+typedef struct wf_h5_rows {
+  unsigned long long rows, cols;
+  int nranges;
+  const unsigned long long *first, *count;
+} wf_h5_rows;
+int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
+                     const void *data, wf_status *st);
+
 /* Attributes on the root group (collective: same value on every rank). */
 int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st);
 int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st);
@@ -89,6 +101,17 @@ int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_in
  * doubles: one per value, or (r, i) pairs for complex values. */
 int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf_h5_input *in,
                      const wf_h5_block *b, double *data, wf_status *st);
+
+/* Read this rank's row ranges of a 2D dataset converted to `type`; an
+ * input error if its shape is not r->rows x r->cols. */
+int wf_h5_input_rows(MPI_Comm comm, const char *path, const char *name, wf_dtype type,
+                     const wf_h5_rows *r, void *data, wf_status *st);
+/* A root attribute of an input file: a number, or a string (cut to `len`).
+ * Input errors when missing or of another kind. */
+int wf_h5_input_attr_num(MPI_Comm comm, const char *path, const char *name, double *v,
+                         wf_status *st);
+int wf_h5_input_attr_str(MPI_Comm comm, const char *path, const char *name, char *v, size_t len,
+                         wf_status *st);
 
 #endif
 

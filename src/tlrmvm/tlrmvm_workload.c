@@ -1,0 +1,861 @@
+/* `wafer tlrmvm`: GB23's tile low-rank MVM as an MPI code.
+ *
+ * Builds one seismic operator per frequency (tl_survey.h) or reads dense
+ * ones from HDF5, compresses each into tiles of rank k (tl_compress.h) or
+ * reuses a compressed file (tl_io.h), times y = A x and x = A^H y with the
+ * three-phase TLR-MVM on the PE grid's tiles (tl_matrix.h), and checks them
+ * against the dense product and each other. Reports the bandwidth as KAUST
+ * counts it, its fraction of STREAM triad, and the wafer model (tl_model.h). */
+#include "tlrmvm_workload.h"
+
+#include <cblas.h>
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tl_compress.h"
+#include "tl_io.h"
+#include "tl_matrix.h"
+#include "tl_model.h"
+#include "tl_survey.h"
+#include "wf_h5.h"
+#include "wf_io.h"
+#include "wf_model.h"
+#include "wf_random.h"
+#include "wf_signal.h"
+#include "wf_stream.h"
+#include "wf_wafer.h"
+
+#define MAX_FREQS 1024
+
+/* "20", "5,10,20" or "first:last:count" (count equally spaced values). */
+static int parse_freqs(const char *v, double *hz, int max) {
+  double a, b;
+  int count, used = 0;
+  if (sscanf(v, "%lf:%lf:%d%n", &a, &b, &count, &used) == 3 && v[used] == '\0') {
+    if (count < 1 || count > max || !(a > 0) || !(b >= a)) return -1;
+    for (int i = 0; i < count; i++) hz[i] = count == 1 ? a : a + (b - a) * i / (count - 1);
+    return count;
+  }
+  int n = 0;
+  const char *p = v;
+  while (*p) {
+    char *end;
+    double f = strtod(p, &end);
+    if (end == p || !(f > 0) || !isfinite(f) || n == max) return -1;
+    hz[n++] = f;
+    p = end;
+    if (*p == ',') p++;
+    else if (*p) return -1;
+  }
+  return n;
+}
+
+static int check_freqs(const char *v, char *why, size_t len) {
+  double hz[MAX_FREQS];
+  if (parse_freqs(v, hz, MAX_FREQS) >= 1) return 0;
+  snprintf(why, len,
+           "expected positive frequencies in Hz: one (20), a list (5,10,20) or first:last:count "
+           "(5:60:12), at most %d",
+           MAX_FREQS);
+  return 1;
+}
+
+static const wf_key tlrmvm_keys[] = {
+    {"src_nx", WF_KEY_INT, "40", 1, 100000, NULL, "sources along x (the matrix's columns)", NULL},
+    {"src_ny", WF_KEY_INT, "40", 1, 100000, NULL, "sources along y", NULL},
+    {"rec_nx", WF_KEY_INT, "40", 1, 100000, NULL, "receivers along x (the matrix's rows)", NULL},
+    {"rec_ny", WF_KEY_INT, "40", 1, 100000, NULL, "receivers along y", NULL},
+    {"spacing", WF_KEY_REAL, "20", 1e-3, 1e6, NULL, "distance between neighbouring points, m",
+     NULL},
+    {"src_depth", WF_KEY_REAL, "0", -1e6, 1e6, NULL, "depth of the sources, m", NULL},
+    {"rec_depth", WF_KEY_REAL, "500", -1e6, 1e6, NULL,
+     "depth of the receivers, m (not the sources' depth: the Green's function is singular "
+     "where they meet)",
+     NULL},
+    {"velocity", WF_KEY_REAL, "2000", 1, 1e5, NULL, "speed of sound in the medium, m/s", NULL},
+    {"frequencies", WF_KEY_STRING, "20", 0, 0, NULL,
+     "frequencies in Hz, one matrix each: 20, or 5,10,20, or first:last:count", check_freqs},
+    {"order", WF_KEY_CHOICE, "hilbert", 0, 0, "hilbert|rows",
+     "numbering of sources and receivers: along a Hilbert curve, or row by row (tiles then "
+     "mix far points and compress several times worse)",
+     NULL},
+    {"input", WF_KEY_INPUT, "", 0, 0, NULL,
+     "HDF5 file of dense operators instead of the survey ('' = none): one complex M x N dataset "
+     "per frequency, named <input_dataset>_<index> (0, 1, ...)",
+     NULL},
+    {"input_dataset", WF_KEY_STRING, "A", 0, 0, NULL, "prefix of the input file's datasets",
+     NULL},
+    {"nb", WF_KEY_INT, "64", 1, 100000, NULL, "tile size", NULL},
+    {"acc", WF_KEY_REAL, "1e-4", 0, 1, NULL,
+     "compression accuracy, 0 < acc < 1: each tile's dropped singular values weigh at most acc "
+     "times the norm",
+     NULL},
+    {"norm", WF_KEY_CHOICE, "global", 0, 0, "global|tile",
+     "the norm acc is relative to: the whole matrix's (KAUST's choice) or each tile's", NULL},
+    {"rank_multiple", WF_KEY_INT, "1", 1, 64, NULL,
+     "round every tile's rank up to a multiple of this (4 or 8 suit SIMD units)", NULL},
+    {"compressed", WF_KEY_STRING, "", 0, 0, NULL,
+     "HDF5 file of the compressed operator: read when it exists (it must match the deck), "
+     "else written after compressing ('' = none)",
+     NULL},
+    {"repeat", WF_KEY_INT, "20", 1, 1e6, NULL, "products timed (the report gives medians)", NULL},
+    {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "seed of the random vectors", NULL},
+    {"dense", WF_KEY_CHOICE, "check", 0, 0, "check|time|none",
+     "the dense product: compare with it (tile by tile), also time a dense cgemv (keeps the "
+     "dense matrix in memory), or neither",
+     NULL},
+    {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
+     "precision of the bases in the wafer model", NULL},
+    {"systems", WF_KEY_INT, "1", 1, 1e6, NULL,
+     "wafers sharing the frequencies out in the model (GB23: 48 CS-2)", NULL},
+    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
+     "only project the products onto the wafer, with every tile at rank model_rank", NULL},
+    {"model_rank", WF_KEY_INT, "0", 0, 100000, NULL,
+     "tile rank of a model-only run (needed there: nothing is compressed)", NULL},
+    {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
+     "measure STREAM triad here to report the fraction of it the products reach", NULL},
+    {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "PNG of the tile ranks of the first frequency ('' = none; needs python3-matplotlib)", NULL},
+};
+static const wf_section tlrmvm_section = {
+    "tlrmvm",
+    "Tile low-rank MVM of seismic frequency-domain operators (GB23), checked against the dense "
+    "product.",
+    tlrmvm_keys, (int)(sizeof tlrmvm_keys / sizeof tlrmvm_keys[0])};
+static const wf_section *const tlrmvm_sections[] = {&tlrmvm_section};
+
+typedef struct setup {
+  tl_survey survey;
+  double hz[MAX_FREQS];
+  int nfreq, m, n, nb, repeat, systems, model_rank;
+  tl_compress_opts opts;
+  long seed;
+  bool dense_check, dense_time;
+  wf_prec wafer_prec;
+  const char *input, *dataset, *compressed;
+} setup;
+
+static const char *const SECTION = "tlrmvm";
+
+static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
+  memset(s, 0, sizeof *s);
+  double h = wf_deck_real(d, SECTION, "spacing");
+  s->survey = (tl_survey){
+      .src = {(int)wf_deck_int(d, SECTION, "src_nx"), (int)wf_deck_int(d, SECTION, "src_ny"), h, h,
+              0, 0, wf_deck_real(d, SECTION, "src_depth")},
+      .rec = {(int)wf_deck_int(d, SECTION, "rec_nx"), (int)wf_deck_int(d, SECTION, "rec_ny"), h, h,
+              0, 0, wf_deck_real(d, SECTION, "rec_depth")},
+      .velocity = wf_deck_real(d, SECTION, "velocity"),
+      .hilbert = strcmp(wf_deck_str(d, SECTION, "order"), "hilbert") == 0};
+  s->nfreq = parse_freqs(wf_deck_str(d, SECTION, "frequencies"), s->hz, MAX_FREQS);
+  s->nb = (int)wf_deck_int(d, SECTION, "nb");
+  s->opts = (tl_compress_opts){wf_deck_real(d, SECTION, "acc"),
+                               strcmp(wf_deck_str(d, SECTION, "norm"), "global") == 0,
+                               (int)wf_deck_int(d, SECTION, "rank_multiple")};
+  s->repeat = (int)wf_deck_int(d, SECTION, "repeat");
+  s->seed = wf_deck_int(d, SECTION, "seed");
+  const char *dense = wf_deck_str(d, SECTION, "dense");
+  s->dense_check = strcmp(dense, "none") != 0;
+  s->dense_time = strcmp(dense, "time") == 0;
+  s->wafer_prec = strcmp(wf_deck_str(d, SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
+  s->systems = (int)wf_deck_int(d, SECTION, "systems");
+  s->model_rank = (int)wf_deck_int(d, SECTION, "model_rank");
+  s->input = wf_deck_str(d, SECTION, "input");
+  s->dataset = wf_deck_str(d, SECTION, "input_dataset");
+  s->compressed = wf_deck_str(d, SECTION, "compressed");
+  s->m = tl_survey_rows(&s->survey);
+  s->n = tl_survey_cols(&s->survey);
+  if (!(s->opts.acc > 0 && s->opts.acc < 1))
+    return wf_deck_fail(d, SECTION, "acc", st, "must lie strictly between 0 and 1");
+  if (!s->input[0] && s->survey.src.z == s->survey.rec.z)
+    return wf_deck_fail(d, SECTION, "rec_depth", st,
+                        "sources and receivers at the same depth meet: the Green's function "
+                        "1 / (4 pi r) is infinite at r = 0");
+  return WF_OK;
+}
+
+/* ---- the operator ---- */
+
+/* Where a matrix's entries come from: the survey at one frequency, or this
+ * rank's block of a dense input (rows r0.., columns c0.., (re, im) pairs). */
+typedef struct source {
+  const setup *s;
+  double hz;
+  const double *block;
+  int row0, col0, rows, cols;
+} source;
+
+static void fill(void *ctx, int r0, int nr, int c0, int nc, float complex *a, int ld) {
+  const source *src = ctx;
+  if (!src->block) {
+    tl_survey_block(&src->s->survey, src->hz, r0, nr, c0, nc, a, ld);
+    return;
+  }
+  for (int c = 0; c < nc; c++)
+    for (int r = 0; r < nr; r++) {
+      size_t e = (size_t)(r0 - src->row0 + r) * src->cols + (size_t)(c0 - src->col0 + c);
+      a[(size_t)c * ld + r] = (float)src->block[2 * e] + I * (float)src->block[2 * e + 1];
+    }
+}
+
+static void dataset_name(const setup *s, int f, char *name, size_t len) {
+  snprintf(name, len, "%s_%d", s->dataset, f);
+}
+
+/* The input's matrix size, from its first dataset; every dataset must have it. */
+static int input_shape(wf_run *run, setup *s, wf_status *st) {
+  for (int f = 0; f < s->nfreq; f++) {
+    char name[WF_DECK_TEXT_MAX + 16];
+    dataset_name(s, f, name, sizeof name);
+    wf_h5_input in;
+    if (wf_h5_input_open(run->comm, s->input, name, &in, st) != WF_OK)
+      return wf_deck_blame(run->deck, SECTION, "input", st);
+    if (in.ndim != 2 || !in.complex_values)
+      return wf_deck_fail(run->deck, SECTION, "input", st,
+                          "dataset '%s' is not a complex matrix (a 2D array of h5py's complex "
+                          "values)",
+                          name);
+    if (f == 0) s->m = (int)in.dims[0], s->n = (int)in.dims[1];
+    if ((int)in.dims[0] != s->m || (int)in.dims[1] != s->n)
+      return wf_deck_fail(run->deck, SECTION, "input", st,
+                          "dataset '%s' is %llu x %llu; '%s_0' is %d x %d", name, in.dims[0],
+                          in.dims[1], s->dataset, s->m, s->n);
+  }
+  return WF_OK;
+}
+
+/* This rank's block of dense input matrix f (NULL block when it has no tiles). */
+static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, source *src,
+                       wf_status *st) {
+  char name[WF_DECK_TEXT_MAX + 16];
+  dataset_name(s, f, name, sizeof name);
+  int r0 = l->i0 * l->nb, r1 = l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m;
+  int c0 = l->j0 * l->nb, c1 = l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n;
+  if (r1 < r0) r1 = r0;
+  if (c1 < c0) c1 = c0;
+  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = r1 - r0,
+                  .cols = c1 - c0};
+  double *block = malloc(2 * (size_t)src->rows * src->cols * sizeof *block + 1);
+  int failed = !block;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) {
+    free(block);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a block of '%s'", name);
+  }
+  wf_h5_input in;
+  unsigned long long g[2] = {(unsigned long long)s->m, (unsigned long long)s->n};
+  unsigned long long off[2] = {(unsigned long long)r0, (unsigned long long)c0};
+  unsigned long long cnt[2] = {(unsigned long long)src->rows, (unsigned long long)src->cols};
+  wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
+  if (wf_h5_input_open(run->comm, s->input, name, &in, st) != WF_OK ||
+      wf_h5_input_read(run->comm, s->input, name, &in, &b, block, st) != WF_OK) {
+    free(block);
+    return wf_deck_blame(run->deck, SECTION, "input", st);
+  }
+  src->block = block;
+  return WF_OK;
+}
+
+/* What the compressed file must have been made from: every key that
+ * changes the operator or its compression. */
+static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
+  static const char *const keys[] = {"src_nx", "src_ny", "rec_nx", "rec_ny", "spacing",
+                                     "src_depth", "rec_depth", "velocity", "frequencies",
+                                     "order", "input", "input_dataset", "nb", "acc", "norm",
+                                     "rank_multiple"};
+  size_t at = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && at < len; k++) {
+    if (s->input[0] && k < 10 && strcmp(keys[k], "frequencies") != 0) continue;
+    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", keys[k],
+                           wf_deck_str(d, SECTION, keys[k]));
+  }
+}
+
+typedef struct operator {
+  tl_layout layout;
+  tl_matrix *a;    /* one per frequency */
+  double *norm;    /* ||A||_F per frequency */
+  int nfreq;
+  bool loaded;     /* read from the compressed file */
+  double compress_seconds;
+} operator;
+
+static void operator_free(operator *op) {
+  for (int f = 0; op->a && f < op->nfreq; f++) tl_matrix_free(&op->a[f]);
+  free(op->a), free(op->norm);
+}
+
+static void tag(int f, char *t, size_t len) { snprintf(t, len, "%d", f); }
+
+static int load_compressed(wf_run *run, const setup *s, operator *op, wf_status *st) {
+  char want[2048], have[2048];
+  signature(run->deck, s, want, sizeof want);
+  if (wf_h5_input_attr_str(run->comm, s->compressed, "tlr_signature", have, sizeof have, st) !=
+      WF_OK)
+    return wf_deck_blame(run->deck, SECTION, "compressed", st);
+  if (strcmp(want, have) != 0)
+    return wf_deck_fail(run->deck, SECTION, "compressed", st,
+                        "the file holds another operator (made with: %s; this deck: %s): "
+                        "remove it or name another file",
+                        have, want);
+  for (int f = 0; f < s->nfreq; f++) {
+    char t[16];
+    tag(f, t, sizeof t);
+    if (tl_io_read(run->comm, s->compressed, t, &op->layout, &op->a[f], &op->norm[f], st) !=
+        WF_OK)
+      return wf_deck_blame(run->deck, SECTION, "compressed", st);
+    op->nfreq = f + 1;
+  }
+  op->loaded = true;
+  return WF_OK;
+}
+
+static int save_compressed(wf_run *run, const setup *s, const operator *op, wf_status *st) {
+  char sig[2048];
+  signature(run->deck, s, sig, sizeof sig);
+  wf_h5file f;
+  if (wf_run_h5_create(run, s->compressed, &f, st) != WF_OK) return st->code;
+  int rc = wf_h5_attr_str(&f, "tlr_signature", sig, st);
+  for (int q = 0; rc == WF_OK && q < s->nfreq; q++) {
+    char t[16], name[32];
+    tag(q, t, sizeof t);
+    snprintf(name, sizeof name, "hz_%d", q);
+    rc = tl_io_write(&f, t, &op->a[q], op->norm[q], st);
+    if (rc == WF_OK) rc = wf_h5_attr_num(&f, name, s->hz[q], st);
+  }
+  if (rc != WF_OK) {
+    wf_h5_discard(&f);
+    return rc;
+  }
+  return wf_h5_close(&f, st);
+}
+
+static int build_operator(wf_run *run, const setup *s, operator *op, wf_status *st) {
+  op->a = calloc((size_t)s->nfreq, sizeof *op->a);
+  op->norm = calloc((size_t)s->nfreq, sizeof *op->norm);
+  if (!op->a || !op->norm) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  if (s->compressed[0] && access(s->compressed, F_OK) == 0)
+    return load_compressed(run, s, op, st);
+  double t0 = MPI_Wtime();
+  for (int f = 0; f < s->nfreq; f++) {
+    source src = {.s = s, .hz = s->hz[f]};
+    if (s->input[0] && input_block(run, s, &op->layout, f, &src, st) != WF_OK) return st->code;
+    if (run->verbose && s->nfreq > 1) printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
+    int rc = tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose,
+                         &op->norm[f], st);
+    free((void *)src.block);
+    if (rc != WF_OK) return rc;
+    op->nfreq = f + 1;
+  }
+  op->compress_seconds = MPI_Wtime() - t0;
+  if (s->compressed[0]) return save_compressed(run, s, op, st);
+  return WF_OK;
+}
+
+/* ---- products and checks ---- */
+
+typedef struct measured {
+  double forward, adjoint; /* median seconds of one product of every frequency */
+  double phase[4];         /* per product, slowest rank: phase 1, reshuffle, phase 3, combine */
+  double dense;            /* median seconds of the dense products (dense = time) */
+  double err, rel_err;     /* largest over frequencies: ||y - y_dense|| / (||A||_F ||x||), / ||y_dense|| */
+  double bound;            /* the bound acc implies on err */
+  double dropped;          /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
+  double adj_err;          /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
+  double triad;            /* STREAM triad, bytes/s */
+  long long R;             /* sum of every frequency's total rank */
+  double bytes;            /* KAUST's bytes of one product of every frequency */
+  double dense_bytes;      /* the dense matrices' bytes */
+} measured;
+
+/* Uniform complex entries in [-1, 1)^2: the same on every rank. */
+static void random_vector(long seed, uint64_t stream, int len, float complex *v) {
+  for (int i = 0; i < len; i++) {
+    uint64_t e = 2 * ((stream << 32) + (uint64_t)i);
+    v[i] = (float)(2 * wf_uniform((uint64_t)seed, e) - 1) +
+           I * (float)(2 * wf_uniform((uint64_t)seed, e + 1) - 1);
+  }
+}
+
+static double norm2(const float complex *v, int len) {
+  double s = 0;
+  for (int i = 0; i < len; i++) s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
+  return sqrt(s);
+}
+
+/* <u, v> = sum conj(u) v, in double. */
+static double complex dot(const float complex *u, const float complex *v, int len) {
+  double complex s = 0;
+  for (int i = 0; i < len; i++) s += conj((double complex)u[i]) * (double complex)v[i];
+  return s;
+}
+
+static double median(double *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1], v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double slowest(MPI_Comm comm, double t) {
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return t;
+}
+
+typedef struct vectors {
+  float complex *x, *y, *v, *xa; /* per frequency: x (N), y = A x (M), v (M), xa = A^H v (N) */
+} vectors;
+
+static int vectors_alloc(MPI_Comm comm, const setup *s, vectors *vec, wf_status *st) {
+  size_t fm = (size_t)s->nfreq * s->m, fn = (size_t)s->nfreq * s->n;
+  vec->x = malloc(fn * sizeof *vec->x);
+  vec->xa = malloc(fn * sizeof *vec->xa);
+  vec->y = malloc(fm * sizeof *vec->y);
+  vec->v = malloc(fm * sizeof *vec->v);
+  int failed = !vec->x || !vec->xa || !vec->y || !vec->v;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the vectors");
+  for (int f = 0; f < s->nfreq; f++) {
+    random_vector(s->seed, 2 * (uint64_t)f, s->n, vec->x + (size_t)f * s->n);
+    random_vector(s->seed, 2 * (uint64_t)f + 1, s->m, vec->v + (size_t)f * s->m);
+  }
+  return WF_OK;
+}
+
+static void vectors_free(vectors *vec) { free(vec->x), free(vec->y), free(vec->v), free(vec->xa); }
+
+/* `repeat` products of every frequency, forward (A x) or adjoint (A^H v);
+ * a signal stops the run between two. */
+static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec, bool adjoint,
+                         measured *m, wf_status *st) {
+  double *t = malloc((size_t)s->repeat * sizeof *t), phase[4] = {0};
+  int failed = !t;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  wf_signal_poll poll;
+  wf_signal_poll_start(&poll, run->comm);
+  int rc = WF_OK;
+  for (int r = 0; r < s->repeat; r++) {
+    int sig = r > 0 ? wf_signal_poll_next(&poll) : 0;
+    if (sig) {
+      char where[96];
+      snprintf(where, sizeof where, "after %d of %d products (nothing written)", r, s->repeat);
+      rc = wf_signal_fail(st, sig, where);
+      break;
+    }
+    MPI_Barrier(run->comm);
+    double t0 = MPI_Wtime();
+    for (int f = 0; f < s->nfreq; f++) {
+      size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
+      if (adjoint)
+        tl_matrix_apply(&op->a[f], true, vec->v + fm, vec->xa + fn, phase);
+      else
+        tl_matrix_apply(&op->a[f], false, vec->x + fn, vec->y + fm, phase);
+    }
+    t[r] = slowest(run->comm, MPI_Wtime() - t0);
+  }
+  wf_signal_poll_end(&poll);
+  if (rc == WF_OK) {
+    if (adjoint) {
+      m->adjoint = median(t, s->repeat);
+    } else {
+      m->forward = median(t, s->repeat);
+      for (int k = 0; k < 4; k++) m->phase[k] = slowest(run->comm, phase[k] / s->repeat);
+    }
+  }
+  free(t);
+  return rc;
+}
+
+/* y_dense = A x for frequency f, tile by tile from the operator's source;
+ * with `keep` (dense = time), this rank's dense block is left in *block
+ * (column-major, rows x cols) for timing. */
+static int dense_product(wf_run *run, const setup *s, const operator *op, int f,
+                         const float complex *x, float complex *y, float complex **block,
+                         wf_status *st) {
+  const tl_layout *l = &op->layout;
+  source src = {.s = s, .hz = s->hz[f]};
+  if (s->input[0] && input_block(run, s, l, f, &src, st) != WF_OK) return st->code;
+  int r0 = l->i0 * l->nb, c0 = l->j0 * l->nb;
+  int rows = l->i1 > l->i0 ? (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - r0 : 0;
+  int cols = l->j1 > l->j0 ? (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - c0 : 0;
+  float complex *a = malloc((size_t)rows * cols * sizeof *a + 1);
+  float complex *part = calloc((size_t)s->m, sizeof *part);
+  int failed = !a || !part;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) {
+    free(a), free(part), free((void *)src.block);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the dense product");
+  }
+  if (rows > 0 && cols > 0) {
+    fill(&src, r0, rows, c0, cols, a, rows);
+    const float complex one = 1, zero = 0;
+    cblas_cgemv(CblasColMajor, CblasNoTrans, rows, cols, &one, a, rows, x + c0, 1, &zero,
+                part + r0, 1);
+  }
+  MPI_Allreduce(part, y, 2 * s->m, MPI_FLOAT, MPI_SUM, run->comm);
+  free(part), free((void *)src.block);
+  if (block)
+    *block = a;
+  else
+    free(a);
+  return WF_OK;
+}
+
+/* The TLR products against the dense ones, and A^H against A. */
+static int check_products(wf_run *run, const setup *s, const operator *op, const vectors *vec,
+                          measured *m, wf_status *st) {
+  float complex *yd = malloc((size_t)s->m * sizeof *yd);
+  int failed = !yd;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  const tl_layout *l = &op->layout;
+  double tiles = (double)l->mt * l->nt;
+  m->bound = s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0);
+  m->dropped = op->loaded ? -1 : 0;
+  int rc = WF_OK;
+  for (int f = 0; f < s->nfreq && rc == WF_OK; f++) {
+    size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
+    const float complex *x = vec->x + fn, *y = vec->y + fm;
+    /* Adjoint: <A x, v> = <x, A^H v>. */
+    double complex lhs = dot(y, vec->v + fm, s->m), rhs = dot(x, vec->xa + fn, s->n);
+    double scale = norm2(y, s->m) * norm2(vec->v + fm, s->m);
+    m->adj_err = fmax(m->adj_err, cabs(lhs - rhs) / scale);
+    if (!op->loaded) {
+      double d2 = op->a[f].dropped2;
+      MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
+      m->dropped = fmax(m->dropped, sqrt(d2) / op->norm[f]);
+    }
+    if (!s->dense_check) continue;
+    rc = dense_product(run, s, op, f, x, yd, NULL, st);
+    if (rc != WF_OK) break;
+    double diff = 0;
+    for (int i = 0; i < s->m; i++) {
+      double complex e = (double complex)y[i] - (double complex)yd[i];
+      diff += creal(e) * creal(e) + cimag(e) * cimag(e);
+    }
+    diff = sqrt(diff);
+    m->err = fmax(m->err, diff / (op->norm[f] * norm2(x, s->n)));
+    m->rel_err = fmax(m->rel_err, diff / norm2(yd, s->m));
+  }
+  free(yd);
+  return rc;
+}
+
+/* The dense cgemv of every frequency, `repeat` times (dense = time). */
+static int time_dense(wf_run *run, const setup *s, const operator *op, const vectors *vec,
+                      measured *m, wf_status *st) {
+  float complex **block = calloc((size_t)s->nfreq, sizeof *block);
+  float complex *y = malloc((size_t)s->m * sizeof *y), *part = calloc((size_t)s->m, sizeof *part);
+  double *t = malloc((size_t)s->repeat * sizeof *t);
+  int failed = !block || !y || !part || !t, rc = WF_OK;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the dense matrices");
+  for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
+    rc = dense_product(run, s, op, f, vec->x + (size_t)f * s->n, y, &block[f], st);
+  const tl_layout *l = &op->layout;
+  int r0 = l->i0 * l->nb, c0 = l->j0 * l->nb;
+  int rows = l->i1 > l->i0 ? (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - r0 : 0;
+  int cols = l->j1 > l->j0 ? (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - c0 : 0;
+  const float complex one = 1, zero = 0;
+  for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
+    MPI_Barrier(run->comm);
+    double t0 = MPI_Wtime();
+    for (int f = 0; f < s->nfreq; f++) {
+      if (rows > 0 && cols > 0)
+        cblas_cgemv(CblasColMajor, CblasNoTrans, rows, cols, &one, block[f], rows,
+                    vec->x + (size_t)f * s->n + c0, 1, &zero, part + r0, 1);
+      MPI_Allreduce(part, y, 2 * s->m, MPI_FLOAT, MPI_SUM, run->comm);
+    }
+    t[r] = slowest(run->comm, MPI_Wtime() - t0);
+  }
+  if (rc == WF_OK) m->dense = median(t, s->repeat);
+  for (int f = 0; block && f < s->nfreq; f++) free(block[f]);
+  free(block), free(y), free(part), free(t);
+  return rc;
+}
+
+static void check(wf_run *run, const setup *s, const measured *m) {
+  char what[160];
+  if (s->dense_check) {
+    snprintf(what, sizeof what,
+             "TLR product within the bound acc implies: ||y_tlr - y_dense|| <= %.2e ||A||_F ||x||",
+             m->bound + 1e-5);
+    wf_run_check(run, m->err <= m->bound + 1e-5, what);
+  }
+  wf_run_check(run, m->adj_err <= 1e-4, "<A x, v> = <x, A^H v> to 1e-4 (the adjoint product)");
+}
+
+/* ---- model and report ---- */
+
+/* The wafer projection of one product of every frequency: each frequency's
+ * own ranks, the frequencies shared out over `systems` wafers. */
+static tl_model project(wf_run *run, const setup *s, const operator *op) {
+  const wf_wafer *w = run->wafer;
+  tl_model sum = {0};
+  int per_system = (s->nfreq + s->systems - 1) / s->systems;
+  for (int f = 0; f < s->nfreq; f++) {
+    tl_model_case c = {.m = s->m, .n = s->n, .nb = s->nb, .rank = op ? op->a[f].rank : NULL,
+                       .uniform_rank = s->model_rank, .frequencies = 1, .systems = 1};
+    tl_model t = tl_model_mvm(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, &c, s->wafer_prec);
+    double share = (double)per_system / s->nfreq; /* of this frequency's time on its wafer */
+    sum.seconds = wf_range_add(sum.seconds, wf_range_scale(t.seconds, share));
+    sum.compute_seconds = wf_range_add(sum.compute_seconds, wf_range_scale(t.compute_seconds, share));
+    sum.bytes_per_pe += t.bytes_per_pe * share;
+    sum.kaust_bytes += t.kaust_bytes;
+    sum.flops += t.flops;
+    sum.total_rank += t.total_rank;
+    sum.bcast_cycles = fmax(sum.bcast_cycles, t.bcast_cycles);
+    sum.reduce_cycles = fmax(sum.reduce_cycles, t.reduce_cycles);
+  }
+  sum.bandwidth = wf_range_inverse(wf_range_scale(sum.seconds, 1.0 / sum.kaust_bytes));
+  run->model = (wf_projection){.valid = true,
+                               .unit = "product",
+                               .seconds = sum.seconds,
+                               .flops = sum.flops,
+                               .bytes_per_pe = sum.bytes_per_pe,
+                               .sram_for_data = wf_model_sram_for_data(&w->hw),
+                               .pes_needed = (double)w->dc.pe_nx * w->dc.pe_ny * s->systems,
+                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny * s->systems};
+  return sum;
+}
+
+static void report_model(const wf_run *run, const setup *s, const tl_model *t) {
+  const wf_hw *hw = &run->wafer->hw;
+  const wf_projection *p = &run->model;
+  if (run->verbose)
+    printf(
+        "tlrmvm: wafer model (%s x %d, %s, %dx%d PEs each): [%.2f, %.2f] us/product of %d "
+        "frequencies (multiply-adds [%.2f, %.2f] us), %.0f x %.0f cycles multicast x / reduce y; "
+        "[%.3g, %.3g] PB/s by KAUST's count; %.0f B/PE of %.0f (%s)\n",
+        hw->machine, s->systems, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
+        run->wafer->dc.pe_ny, p->seconds.lo * 1e6, p->seconds.hi * 1e6, s->nfreq,
+        t->compute_seconds.lo * 1e6, t->compute_seconds.hi * 1e6, t->bcast_cycles,
+        t->reduce_cycles, t->bandwidth.lo / 1e15, t->bandwidth.hi / 1e15, p->bytes_per_pe,
+        p->sram_for_data, p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+  wf_json *j = run->summary;
+  wf_json_begin(j, "model");
+  wf_projection_json(p, j);
+  wf_json_range(j, "compute_seconds", t->compute_seconds.lo, t->compute_seconds.hi);
+  wf_json_num(j, "bcast_cycles", t->bcast_cycles);
+  wf_json_num(j, "reduce_cycles", t->reduce_cycles);
+  wf_json_num(j, "kaust_bytes", t->kaust_bytes);
+  wf_json_range(j, "bandwidth", t->bandwidth.lo, t->bandwidth.hi);
+  wf_json_int(j, "systems", s->systems);
+  wf_json_end(j);
+}
+
+static void report(wf_run *run, const setup *s, const operator *op, const measured *m) {
+  const tl_layout *l = &op->layout;
+  double gbps = m->bytes / m->forward / 1e9, ratio = (double)s->m * s->n * s->nfreq /
+                                                    (2.0 * (double)m->R * s->nb);
+  if (run->verbose) {
+    printf("tlrmvm: %d frequencies, %d x %d in %dx%d tiles of %d, R = %lld (%.1fx smaller than "
+           "dense)%s\n",
+           s->nfreq, s->m, s->n, l->mt, l->nt, s->nb, m->R, ratio,
+           op->loaded ? ", read from the compressed file" : "");
+    printf("tlrmvm: A x %.3f ms, A^H y %.3f ms (median of %d, every frequency); phases %.3f + "
+           "%.3f + %.3f ms, combine %.3f ms\n",
+           m->forward * 1e3, m->adjoint * 1e3, s->repeat, m->phase[0] * 1e3, m->phase[1] * 1e3,
+           m->phase[2] * 1e3, m->phase[3] * 1e3);
+    printf("tlrmvm: %.1f GB/s by KAUST's byte count", gbps);
+    if (m->triad > 0)
+      printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbps * 1e9 / m->triad, m->triad / 1e9);
+    printf("\n");
+    if (m->dense > 0)
+      printf("tlrmvm: dense cgemv %.3f ms (%.1f GB/s); TLR/dense time %.3f\n", m->dense * 1e3,
+             m->dense_bytes / m->dense / 1e9, m->forward / m->dense);
+    if (s->dense_check)
+      printf("tlrmvm: ||y_tlr - y_dense|| = %.2e ||A||_F ||x|| (bound %.2e) = %.2e ||y_dense||\n",
+             m->err, m->bound, m->rel_err);
+    if (m->dropped >= 0)
+      printf("tlrmvm: ||A - A_tlr||_F / ||A||_F = %.2e (the dropped singular values)\n", m->dropped);
+    printf("tlrmvm: adjoint: |<A x, v> - <x, A^H v>| = %.2e ||A x|| ||v||\n", m->adj_err);
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "tlrmvm");
+  long long size[3] = {s->nfreq, s->m, s->n};
+  wf_json_ints(j, "size", size, 3);
+  wf_json_int(j, "nb", s->nb);
+  wf_json_num(j, "acc", s->opts.acc);
+  wf_json_int(j, "total_rank", m->R);
+  wf_json_num(j, "compression_ratio", ratio);
+  wf_json_bool(j, "loaded", op->loaded);
+  if (!op->loaded) wf_json_num(j, "compress_seconds", op->compress_seconds);
+  wf_json_num(j, "mvm_seconds", m->forward);
+  wf_json_num(j, "adjoint_seconds", m->adjoint);
+  wf_json_num(j, "phase1_seconds", m->phase[0]);
+  wf_json_num(j, "reshuffle_seconds", m->phase[1]);
+  wf_json_num(j, "phase3_seconds", m->phase[2]);
+  wf_json_num(j, "combine_seconds", m->phase[3]);
+  wf_json_num(j, "kaust_bytes", m->bytes);
+  wf_json_num(j, "GBps", gbps);
+  if (m->triad > 0) {
+    wf_json_num(j, "stream_triad_GBps", m->triad / 1e9);
+    wf_json_num(j, "fraction_of_triad", gbps * 1e9 / m->triad);
+  }
+  if (m->dense > 0) {
+    wf_json_num(j, "dense_seconds", m->dense);
+    wf_json_num(j, "dense_GBps", m->dense_bytes / m->dense / 1e9);
+  }
+  if (s->dense_check) {
+    wf_json_num(j, "error", m->err);
+    wf_json_num(j, "error_bound", m->bound);
+    wf_json_num(j, "rel_error", m->rel_err);
+  }
+  if (m->dropped >= 0) wf_json_num(j, "dropped", m->dropped);
+  wf_json_num(j, "adjoint_error", m->adj_err);
+  wf_json_end(j);
+  snprintf(run->headline, sizeof run->headline, "%dx%d, %d Hz-matrices, R %lld, %.3f ms/MVM%s",
+           s->m, s->n, s->nfreq, m->R, m->forward * 1e3,
+           s->dense_check ? (run->checks_failed ? ", dense differs" : ", = dense to acc") : "");
+}
+
+/* ---- output ---- */
+
+static int write_output(wf_run *run, const setup *s, const operator *op, const vectors *vec,
+                        const char *path, wf_status *st) {
+  const tl_layout *l = &op->layout;
+  wf_h5file f;
+  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
+  size_t tiles = (size_t)l->mt * l->nt;
+  int64_t *rank = malloc(tiles * sizeof *rank + 1);
+  int failed = !rank, rc = WF_OK;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory writing '%s'", path);
+  /* The vectors are whole on every rank: rank 0 writes them. */
+  bool root = run->rank == 0;
+  unsigned long long zero = 0;
+  for (int q = 0; rc == WF_OK && q < s->nfreq; q++) {
+    char name[64];
+    unsigned long long nt = (unsigned long long)l->mt, nn = (unsigned long long)s->n,
+                       nm = (unsigned long long)s->m;
+    for (size_t t = 0; t < tiles; t++) rank[t] = op->a[q].rank[t];
+    wf_h5_rows rr = {(unsigned long long)l->mt, (unsigned long long)l->nt, root, &zero, &nt};
+    wf_h5_rows rx = {nn, 2, root, &zero, &nn}, ry = {nm, 2, root, &zero, &nm};
+    snprintf(name, sizeof name, "ranks_%d", q);
+    if (wf_h5_write_rows(&f, name, WF_I64, &rr, rank, st) != WF_OK) break;
+    snprintf(name, sizeof name, "x_%d", q);
+    if (wf_h5_write_rows(&f, name, WF_F32, &rx, vec->x + (size_t)q * s->n, st) != WF_OK) break;
+    snprintf(name, sizeof name, "y_%d", q);
+    if (wf_h5_write_rows(&f, name, WF_F32, &ry, vec->y + (size_t)q * s->m, st) != WF_OK) break;
+    snprintf(name, sizeof name, "hz_%d", q);
+    if (wf_h5_attr_num(&f, name, s->hz[q], st) != WF_OK) break;
+  }
+  rc = st->code;
+  free(rank);
+  if (rc != WF_OK) {
+    wf_h5_discard(&f);
+    return rc;
+  }
+  return wf_h5_close(&f, st);
+}
+
+typedef struct rank_map {
+  const tl_layout *l;
+  const int *rank;
+  double hz;
+} rank_map;
+
+/* "mt nt hz", then one row of tile ranks a line (scripts/plot_ranks.py). */
+static void write_ranks(FILE *f, const void *data) {
+  const rank_map *r = data;
+  fprintf(f, "%d %d %g\n", r->l->mt, r->l->nt, r->hz);
+  for (int i = 0; i < r->l->mt; i++)
+    for (int j = 0; j < r->l->nt; j++)
+      fprintf(f, "%d%c", r->rank[i * r->l->nt + j], j + 1 < r->l->nt ? ' ' : '\n');
+}
+
+/* ---- the run ---- */
+
+static int model_only(wf_run *run, const setup *s, wf_status *st) {
+  if (s->model_rank < 1)
+    return wf_deck_fail(run->deck, SECTION, "model_rank", st,
+                        "a model-only run compresses nothing: give the tiles' rank (>= 1)");
+  if (s->nb > s->m || s->nb > s->n)
+    return wf_deck_fail(run->deck, SECTION, "nb", st, "tile size %d is larger than the %d x %d "
+                        "matrix", s->nb, s->m, s->n);
+  tl_model t = project(run, s, NULL);
+  report_model(run, s, &t);
+  run->wafer_seconds = run->model.seconds;
+  snprintf(run->headline, sizeof run->headline, "model only: %.3g-%.3g PB/s on %d %s",
+           t.bandwidth.lo / 1e15, t.bandwidth.hi / 1e15, s->systems, run->wafer->hw.name);
+  return WF_OK;
+}
+
+static int tlrmvm_run(wf_run *run, wf_status *st) {
+  /* One BLAS thread a rank: the ranks are the parallelism. */
+  openblas_set_num_threads(1);
+  const wf_deck *d = run->deck;
+  setup s;
+  if (read_setup(d, &s, st) != WF_OK) return st->code;
+  if (wf_deck_bool(d, SECTION, "model_only")) return model_only(run, &s, st);
+  if (s.input[0] && input_shape(run, &s, st) != WF_OK) return st->code;
+  operator op = {0};
+  wf_fabric *fab = &run->wafer->fab;
+  if (tl_layout_init(&op.layout, s.m, s.n, s.nb, &run->wafer->dc, fab->row_comm, fab->col_comm,
+                     st) != WF_OK)
+    return wf_deck_blame(d, SECTION, "nb", st);
+  if (!s.input[0] && tl_survey_init(&s.survey, st) != WF_OK) return st->code;
+  if (run->verbose)
+    printf("tlrmvm: %d x %d operator%s at %d frequencies (%g .. %g Hz), tiles of %d on %dx%d PEs, "
+           "%dx%d ranks\n",
+           s.m, s.n, s.input[0] ? "s from the input file" : "s of the survey", s.nfreq, s.hz[0],
+           s.hz[s.nfreq - 1], s.nb, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->wafer->dc.px,
+           run->wafer->dc.py);
+  measured m = {0};
+  vectors vec = {0};
+  int rc = build_operator(run, &s, &op, st);
+  if (rc == WF_OK) rc = vectors_alloc(run->comm, &s, &vec, st);
+  if (rc == WF_OK) rc = time_products(run, &s, &op, &vec, false, &m, st);
+  if (rc == WF_OK) rc = time_products(run, &s, &op, &vec, true, &m, st);
+  if (rc == WF_OK) rc = check_products(run, &s, &op, &vec, &m, st);
+  if (rc == WF_OK && s.dense_time) rc = time_dense(run, &s, &op, &vec, &m, st);
+  if (rc == WF_OK) {
+    for (int f = 0; f < s.nfreq; f++) {
+      long long R = tl_total_rank(&op.a[f]);
+      m.R += R;
+      m.bytes += tl_kaust_bytes(R, s.nb, s.m, s.n);
+    }
+    m.dense_bytes = 8.0 * s.m * s.n * s.nfreq;
+    if (wf_deck_bool(d, SECTION, "stream"))
+      m.triad = wf_stream_triad(run->comm, (size_t)4 << 20);
+    check(run, &s, &m);
+    report(run, &s, &op, &m);
+    tl_model t = project(run, &s, &op);
+    report_model(run, &s, &t);
+    run->seconds = m.forward * s.repeat;
+    run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);
+  }
+  const char *out = wf_deck_str(d, "output", "file");
+  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &op, &vec, out, st);
+  const char *png = wf_deck_str(d, SECTION, "plot");
+  if (rc == WF_OK && png[0]) {
+    rank_map r = {&op.layout, op.a[0].rank, s.hz[0]};
+    char title[128];
+    snprintf(title, sizeof title, "tile ranks, %d x %d at %g Hz, nb %d, acc %g", s.m, s.n, s.hz[0],
+             s.nb, s.opts.acc);
+    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_ranks.py", png, title, write_ranks, &r,
+                     st);
+  }
+  vectors_free(&vec);
+  operator_free(&op);
+  tl_survey_free(&s.survey);
+  return rc;
+}
+
+const wf_workload wf_tlrmvm_workload = {
+    .name = "tlrmvm",
+    .help = "tile low-rank MVM of seismic operators (GB23), checked against the dense product",
+    .sections = tlrmvm_sections,
+    .nsections = 1,
+    .run = tlrmvm_run,
+    .rank_layout = WF_RANKS_ROWS,
+};
