@@ -469,9 +469,11 @@ static int input_attr(MPI_Comm comm, const char *path, const char *name, hid_t m
   } else {
     hid_t t = H5Aget_type(a);
     bool is_string = H5Tget_class(t) == H5T_STRING;
-    bool ok = string ? is_string && !H5Tis_variable_str(t) && H5Tget_size(t) <= H5Tget_size(mtype)
+    /* A string read as NUL-terminated: one byte more than the file's, so
+     * that a NUL-padded string (h5py's) keeps its last character. */
+    bool ok = string ? is_string && !H5Tis_variable_str(t) && H5Tget_size(t) < H5Tget_size(mtype)
                      : H5Tget_class(t) == H5T_FLOAT || H5Tget_class(t) == H5T_INTEGER;
-    if (ok && string) H5Tset_size(mtype, H5Tget_size(t));
+    if (ok && string) H5Tset_size(mtype, H5Tget_size(t) + 1);
     if (!ok || H5Aread(a, mtype, v) < 0)
       wf_fail(st, WF_ERR_INPUT, "'%s': attribute '%s' is not a %s", path, name,
               string ? "fixed-length string of the expected size" : "number");

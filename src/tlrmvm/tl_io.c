@@ -28,11 +28,27 @@ static unsigned long long ranges(const tl_matrix *a, bool u, unsigned long long 
   return at;
 }
 
+enum { RANKS, U, W, NORM, M, N, NB, NNAMES };
+
 static void names(const char *tag, char (*n)[64]) {
-  snprintf(n[0], 64, "ranks_%s", tag);
-  snprintf(n[1], 64, "U_%s", tag);
-  snprintf(n[2], 64, "W_%s", tag);
-  snprintf(n[3], 64, "norm_%s", tag);
+  static const char *const what[NNAMES] = {"ranks", "U", "W", "norm", "m", "n", "nb"};
+  for (int k = 0; k < NNAMES; k++) snprintf(n[k], 64, "%s_%s", what[k], tag);
+}
+
+/* The matrix and tile sizes the file was made for must be this run's. */
+static int check_tiling(MPI_Comm comm, const char *path, char (*n)[64], const tl_layout *l,
+                        wf_status *st) {
+  double m, nn, nb;
+  if (wf_h5_input_attr_num(comm, path, n[M], &m, st) != WF_OK ||
+      wf_h5_input_attr_num(comm, path, n[N], &nn, st) != WF_OK ||
+      wf_h5_input_attr_num(comm, path, n[NB], &nb, st) != WF_OK)
+    return st->code;
+  if (m != l->m || nn != l->n || nb != l->nb)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "'%s' holds a %g x %g matrix in tiles of %g; this run has %d x %d in tiles of "
+                   "%d",
+                   path, m, nn, nb, l->m, l->n, l->nb);
+  return WF_OK;
 }
 
 /* Both stacks' ranges; NULL (and an error) when out of memory. */
@@ -50,7 +66,7 @@ static unsigned long long *ranges_alloc(const tl_matrix *a, wf_h5_rows *ru, wf_h
 
 int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, wf_status *st) {
   const tl_layout *l = a->l;
-  char n[4][64];
+  char n[NNAMES][64];
   names(tag, n);
   size_t tiles = (size_t)l->mt * l->nt;
   int64_t *rank = malloc(tiles * sizeof *rank);
@@ -70,10 +86,11 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
   wf_h5_rows rr = {.rows = (unsigned long long)l->mt, .cols = (unsigned long long)l->nt,
                    .nranges = me == 0, .first = &zero, .count = &all};
   int rc = WF_OK;
-  if (wf_h5_write_rows(f, n[0], WF_I64, &rr, rank, st) != WF_OK ||
-      wf_h5_write_rows(f, n[1], WF_F32, &ru, a->U, st) != WF_OK ||
-      wf_h5_write_rows(f, n[2], WF_F32, &rw, a->W, st) != WF_OK ||
-      wf_h5_attr_num(f, n[3], norm, st) != WF_OK)
+  if (wf_h5_write_rows(f, n[RANKS], WF_I64, &rr, rank, st) != WF_OK ||
+      wf_h5_write_rows(f, n[U], WF_F32, &ru, a->U, st) != WF_OK ||
+      wf_h5_write_rows(f, n[W], WF_F32, &rw, a->W, st) != WF_OK ||
+      wf_h5_attr_num(f, n[NORM], norm, st) != WF_OK || wf_h5_attr_int(f, n[M], l->m, st) != WF_OK ||
+      wf_h5_attr_int(f, n[N], l->n, st) != WF_OK || wf_h5_attr_int(f, n[NB], l->nb, st) != WF_OK)
     rc = st->code;
   free(rank), free(r);
   return rc;
@@ -81,7 +98,7 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
 
 int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout *l, tl_matrix *a,
                double *norm, wf_status *st) {
-  char n[4][64];
+  char n[NNAMES][64];
   names(tag, n);
   size_t tiles = (size_t)l->mt * l->nt;
   int64_t *rank64 = malloc(tiles * sizeof *rank64);
@@ -92,19 +109,20 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
   unsigned long long zero = 0, all = (unsigned long long)l->mt;
   wf_h5_rows rr = {.rows = (unsigned long long)l->mt, .cols = (unsigned long long)l->nt,
                    .nranges = 1, .first = &zero, .count = &all};
-  if (rc == WF_OK) rc = wf_h5_input_rows(comm, path, n[0], WF_I64, &rr, rank64, st);
-  if (rc == WF_OK) rc = wf_h5_input_attr_num(comm, path, n[3], norm, st);
+  if (rc == WF_OK) rc = check_tiling(comm, path, n, l, st);
+  if (rc == WF_OK) rc = wf_h5_input_rows(comm, path, n[RANKS], WF_I64, &rr, rank64, st);
+  if (rc == WF_OK) rc = wf_h5_input_attr_num(comm, path, n[NORM], norm, st);
   for (size_t t = 0; rc == WF_OK && t < tiles; t++) {
     int i = (int)(t / l->nt), j = (int)(t % l->nt);
     int most = tl_tile_rows(l, i) < tl_tile_cols(l, j) ? tl_tile_rows(l, i) : tl_tile_cols(l, j);
     if (rank64[t] < 0 || rank64[t] > most)
       rc = wf_fail(st, WF_ERR_INPUT, "'%s': %s: tile (%d, %d) has rank %lld, outside 0 .. %d",
-                   path, n[0], i, j, (long long)rank64[t], most);
+                   path, n[RANKS], i, j, (long long)rank64[t], most);
     else
       rank[t] = (int)rank64[t];
   }
   if (rc == WF_OK && !(*norm > 0 && isfinite(*norm)))
-    rc = wf_fail(st, WF_ERR_INPUT, "'%s': %s = %g is not a positive norm", path, n[3], *norm);
+    rc = wf_fail(st, WF_ERR_INPUT, "'%s': %s = %g is not a positive norm", path, n[NORM], *norm);
   /* The same file on every rank: a failure is everybody's. */
   if (rc == WF_OK) rc = tl_matrix_alloc(a, l, rank, st);
   if (rc == WF_OK) {
@@ -114,8 +132,8 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
     if (failed)
       rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
-    else if (wf_h5_input_rows(comm, path, n[1], WF_F32, &ru, a->U, st) != WF_OK ||
-             wf_h5_input_rows(comm, path, n[2], WF_F32, &rw, a->W, st) != WF_OK)
+    else if (wf_h5_input_rows(comm, path, n[U], WF_F32, &ru, a->U, st) != WF_OK ||
+             wf_h5_input_rows(comm, path, n[W], WF_F32, &rw, a->W, st) != WF_OK)
       rc = st->code;
     free(r);
     if (rc != WF_OK) tl_matrix_free(a);

@@ -8,6 +8,7 @@ void add_model_tests(void);
 void add_json_tests(void);
 void add_progress_tests(void);
 void add_eam_tests(void);
+void add_tlrmvm_tests(void);
 
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -18,6 +19,7 @@ int main(void) {
   add_json_tests();
   add_progress_tests();
   add_eam_tests();
+  add_tlrmvm_tests();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# End-to-end tests of `wafer tlrmvm`: tlrmvm.sh CASE RANKS WAFER_BINARY
+# Prints "tlrmvm CASE (N ranks): N passed, N failed".
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+tlr() { mpiexec -n "$ranks" "$wafer" tlrmvm --quiet --set tlrmvm.stream=false "$@"; }
+# 20 x 20 grids (400 x 400 operators, 7 x 7 ragged tiles of 60), two frequencies.
+SMALL="--set tlrmvm.src_nx=20 --set tlrmvm.src_ny=20 --set tlrmvm.rec_nx=20 --set tlrmvm.rec_ny=20
+       --set tlrmvm.nb=60 --set tlrmvm.frequencies=10,25 --set tlrmvm.repeat=3"
+
+case $case_name in
+numpy)
+  # wafer's compressed bases and products against numpy's dense operator,
+  # built independently (its own Hilbert curve), on every rank grid these
+  # ranks allow; the products the same as on one rank.
+  grids="auto"
+  [ "$ranks" -eq 2 ] && grids="auto 2x1"
+  [ "$ranks" -eq 4 ] && grids="auto 2x2 4x1"
+  mpiexec -n 1 "$wafer" tlrmvm --quiet --set tlrmvm.stream=false $SMALL --set output.file=one.h5 > /dev/null
+  for g in $grids; do
+    rm -f c.h5 o.h5
+    # shellcheck disable=SC2086
+    tlr $SMALL --set wafer.rank_grid=$g --set tlrmvm.compressed=c.h5 --set output.file=o.h5 \
+        --set tlrmvm.plot=ranks.png --json j.json > /dev/null
+    expect "[ $? -eq 0 ]" "ranks $g: run failed"
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+           "ranks $g: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
+    expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 o.h5 20 20 500 60 1e-4 > numpy.txt" \
+           "ranks $g: numpy disagrees: $(cat numpy.txt)"
+    expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('one.h5'), h5py.File('o.h5')
+d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1'))
+sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
+    expect "[ -s ranks.png ]" "no rank map"
+  done
+  # Each tile's own norm and ranks rounded to multiples of 8: still within acc.
+  rm -f c.h5 o.h5
+  # shellcheck disable=SC2086
+  tlr $SMALL --set tlrmvm.norm=tile --set tlrmvm.rank_multiple=8 --set tlrmvm.compressed=c.h5 \
+      --set output.file=o.h5 --json t.json > /dev/null
+  expect "json t.json \"j['checks']['failed'] == 0 and j['tlrmvm']['error'] <= 1e-4 + 1e-5\"" "tile norm"
+  expect "/usr/bin/python3 -c \"
+import h5py, sys; r = h5py.File('c.h5')['ranks_0'][...]
+sys.exit(0 if ((r % 8 == 0) | (r == 60) | (r == 40)).all() else 1)\"" "ranks not multiples of 8"
+  ;;
+reuse)
+  # A compressed file is reused: same products, bitwise; another deck's is refused.
+  rm -f c.h5
+  # shellcheck disable=SC2086
+  tlr $SMALL --set tlrmvm.compressed=c.h5 --set output.file=a.h5 --json a.json > /dev/null
+  # shellcheck disable=SC2086
+  tlr $SMALL --set tlrmvm.compressed=c.h5 --set output.file=b.h5 --json b.json > /dev/null
+  expect "json a.json \"not j['tlrmvm']['loaded']\" && json b.json \"j['tlrmvm']['loaded'] and j['status'] == 'ok'\"" \
+         "second run did not read the compressed file"
+  expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('a.h5'), h5py.File('b.h5')
+sys.exit(0 if all((a[k][...] == b[k][...]).all() for k in ('y_0', 'y_1')) else 1)\"" \
+         "products from the reused file differ"
+  # shellcheck disable=SC2086
+  expect_bad_input tlrmvm "holds another operator" $SMALL --set tlrmvm.compressed=c.h5 \
+      --set tlrmvm.acc=1e-3
+  ;;
+input)
+  # The operators as dense HDF5 input (h5py's complex values, built by numpy):
+  # the same products as from the survey, and numpy agrees with the bases.
+  /usr/bin/python3 - "$here" <<'PY'
+import sys
+import h5py, numpy as np
+sys.path.insert(0, sys.argv[1])
+import tlr_numpy
+src, rec = tlr_numpy.points(20, 20, 0.0), tlr_numpy.points(20, 20, 500.0)
+r = np.sqrt(((rec[:, None, :] - src[None, :, :]) ** 2).sum(-1))
+with h5py.File("dense.h5", "w") as f:
+    for q, hz in enumerate((10.0, 25.0)):
+        f["A_%d" % q] = (np.exp(-1j * 2 * np.pi * hz / 2000.0 * r) / (4 * np.pi * r)).astype(np.complex64)
+PY
+  rm -f c.h5
+  # shellcheck disable=SC2086
+  tlr $SMALL --set output.file=s.h5 > /dev/null
+  # shellcheck disable=SC2086
+  tlr $SMALL --set tlrmvm.input=dense.h5 --set tlrmvm.compressed=c.h5 --set output.file=d.h5 \
+      --json d.json > /dev/null
+  expect "json d.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+         "dense input: checks $(json d.json 'print(j["checks"]) or 1' 2>&1)"
+  expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 d.h5 20 20 500 60 1e-4 dense.h5 > numpy.txt" \
+         "dense input: numpy disagrees: $(cat numpy.txt)"
+  expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('s.h5'), h5py.File('d.h5')
+d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1'))
+sys.exit(0 if d <= 1e-4 else 1)\"" "dense input: products differ from the survey's"
+  ;;
+bad_input)
+  expect_bad_input tlrmvm "tile size 2000 is larger than the 1600 x 1600 matrix" --set tlrmvm.nb=2000
+  expect_bad_input tlrmvm "must lie strictly between 0 and 1" --set tlrmvm.acc=0
+  expect_bad_input tlrmvm "must lie strictly between 0 and 1" --set tlrmvm.acc=1
+  expect_bad_input tlrmvm "expected positive frequencies" --set tlrmvm.frequencies=
+  expect_bad_input tlrmvm "expected positive frequencies" --set tlrmvm.frequencies=0
+  expect_bad_input tlrmvm "expected positive frequencies" --set tlrmvm.frequencies=5:1:3
+  expect_bad_input tlrmvm "meet" --set tlrmvm.rec_depth=0
+  expect_bad_input tlrmvm "give the tiles' rank" --set tlrmvm.model_only=true
+  head -c 5000 /dev/urandom > junk.h5
+  expect_bad_input tlrmvm "cannot open 'junk.h5' as an HDF5 file" --set tlrmvm.compressed=junk.h5
+  expect_bad_input tlrmvm "cannot open 'junk.h5' as an HDF5 file" --set tlrmvm.input=junk.h5
+  # A compressed file cut short (U loses rows), or with an impossible rank.
+  rm -f c.h5
+  tlr --set tlrmvm.compressed=c.h5 > /dev/null
+  /usr/bin/python3 - <<'PY'
+import h5py
+for name, edit in (("short.h5", "U"), ("rank.h5", "ranks")):
+    src, dst = h5py.File("c.h5"), h5py.File(name, "w")
+    for k, v in src.attrs.items():
+        dst.attrs[k] = v
+    for k in src:
+        data = src[k][...]
+        if k == edit + "_0" and edit == "U":
+            data = data[:-7]
+        if k == edit + "_0" and edit == "ranks":
+            data[1, 2] = 999
+        dst[k] = data
+PY
+  expect_bad_input tlrmvm "'U_0' is not" --set tlrmvm.compressed=short.h5
+  expect_bad_input tlrmvm "has rank 999" --set tlrmvm.compressed=rank.h5
+  # Dense input of the wrong kind or shape.
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+f = h5py.File('real.h5', 'w'); f['A_0'] = np.ones((30, 40))
+g = h5py.File('shape.h5', 'w'); g['A_0'] = np.ones((30, 40), np.complex64); g['A_1'] = np.ones((30, 41), np.complex64)
+h = h5py.File('one.h5', 'w'); h['A_0'] = np.ones((30, 40), np.complex64)"
+  expect_bad_input tlrmvm "is not a complex matrix" --set tlrmvm.input=real.h5 --set tlrmvm.nb=10
+  expect_bad_input tlrmvm "'A_1' is 30 x 41" --set tlrmvm.input=shape.h5 --set tlrmvm.nb=10 \
+      --set tlrmvm.frequencies=5,10
+  expect_bad_input tlrmvm "has no dataset 'A_1'" --set tlrmvm.input=one.h5 --set tlrmvm.nb=10 --set tlrmvm.frequencies=5,10
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+finish "tlrmvm $case_name"
