@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "tl_compress.h"
+#include "tl_dense.h"
 #include "tl_io.h"
 #include "tl_matrix.h"
+#include "tl_mdd.h"
 #include "tl_model.h"
 #include "tl_survey.h"
 #include "wf_h5.h"
@@ -109,6 +111,19 @@ static const wf_key tlrmvm_keys[] = {
      "the dense product: compare with it (tile by tile), also time a dense cgemv (keeps the "
      "dense matrix in memory), or neither",
      NULL},
+    {"mdd_iterations", WF_KEY_INT, "300", 0, 100000, NULL,
+     "multi-dimensional deconvolution: at most this many LSQR iterations over all frequencies, "
+     "with the TLR and with the dense operators (0: none; needs the survey, not an input file)",
+     NULL},
+    {"mdd_damp", WF_KEY_REAL, "0.01", 0, 1e6, NULL,
+     "Tikhonov damping of the MDD, relative to the largest ||A_f||_F. With damping the two "
+     "inversions' difference has a bound to check; 0: none (LSQR's iteration count "
+     "regularises, and the difference is reported unchecked)",
+     NULL},
+    {"mdd_depth", WF_KEY_REAL, "1000", -1e6, 1e6, NULL,
+     "depth of the point source whose wavefield at the sources the MDD recovers, m", NULL},
+    {"mdd_plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "PNG of the recovered wavefield (first frequency) next to the true one ('' = none)", NULL},
     {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
      "precision of the bases in the wafer model", NULL},
     {"systems", WF_KEY_INT, "1", 1, 1e6, NULL,
@@ -132,7 +147,8 @@ static const wf_section *const tlrmvm_sections[] = {&tlrmvm_section};
 typedef struct setup {
   tl_survey survey;
   double hz[MAX_FREQS];
-  int nfreq, m, n, nb, repeat, systems, model_rank;
+  int nfreq, m, n, nb, repeat, systems, model_rank, mdd_iterations;
+  double mdd_damp, mdd_depth;
   tl_compress_opts opts;
   long seed;
   bool dense_check, dense_time;
@@ -141,6 +157,7 @@ typedef struct setup {
 } setup;
 
 static const char *const SECTION = "tlrmvm";
+
 
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   memset(s, 0, sizeof *s);
@@ -165,6 +182,9 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   s->wafer_prec = strcmp(wf_deck_str(d, SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->systems = (int)wf_deck_int(d, SECTION, "systems");
   s->model_rank = (int)wf_deck_int(d, SECTION, "model_rank");
+  s->mdd_iterations = (int)wf_deck_int(d, SECTION, "mdd_iterations");
+  s->mdd_damp = wf_deck_real(d, SECTION, "mdd_damp");
+  s->mdd_depth = wf_deck_real(d, SECTION, "mdd_depth");
   s->input = wf_deck_str(d, SECTION, "input");
   s->dataset = wf_deck_str(d, SECTION, "input_dataset");
   s->compressed = wf_deck_str(d, SECTION, "compressed");
@@ -474,53 +494,39 @@ static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec
   return rc;
 }
 
-/* y_dense = A x for frequency f, tile by tile from the operator's source;
- * with `keep` (dense = time), this rank's dense block is left in *block
- * (column-major, rows x cols) for timing. */
-static int dense_product(wf_run *run, const setup *s, const operator *op, int f,
-                         const float complex *x, float complex *y, float complex **block,
-                         wf_status *st) {
-  const tl_layout *l = &op->layout;
+/* Frequency f's dense block, from the survey or the input, into slot
+ * `slot` of d. */
+static int dense_fill(wf_run *run, const setup *s, tl_dense *d, int slot, int f, wf_status *st) {
   source src = {.s = s, .hz = s->hz[f]};
-  if (s->input[0] && input_block(run, s, l, f, &src, st) != WF_OK) return st->code;
-  int r0 = l->i0 * l->nb, c0 = l->j0 * l->nb;
-  int rows = l->i1 > l->i0 ? (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - r0 : 0;
-  int cols = l->j1 > l->j0 ? (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - c0 : 0;
-  float complex *a = malloc((size_t)rows * cols * sizeof *a + 1);
-  float complex *part = calloc((size_t)s->m, sizeof *part);
-  int failed = !a || !part;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) {
-    free(a), free(part), free((void *)src.block);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the dense product");
-  }
-  if (rows > 0 && cols > 0) {
-    fill(&src, r0, rows, c0, cols, a, rows);
-    const float complex one = 1, zero = 0;
-    cblas_cgemv(CblasColMajor, CblasNoTrans, rows, cols, &one, a, rows, x + c0, 1, &zero,
-                part + r0, 1);
-  }
-  MPI_Allreduce(part, y, 2 * s->m, MPI_FLOAT, MPI_SUM, run->comm);
-  free(part), free((void *)src.block);
-  if (block)
-    *block = a;
-  else
-    free(a);
+  if (s->input[0] && input_block(run, s, d->l, f, &src, st) != WF_OK) return st->code;
+  if (d->rows > 0 && d->cols > 0) fill(&src, d->r0, d->rows, d->c0, d->cols, d->block[slot], d->rows);
+  free((void *)src.block);
   return WF_OK;
 }
 
-/* The TLR products against the dense ones, and A^H against A. */
-static int check_products(wf_run *run, const setup *s, const operator *op, const vectors *vec,
-                          measured *m, wf_status *st) {
+/* Every frequency's dense block (dense = time, and MDD). */
+static int dense_all(wf_run *run, const setup *s, const operator *op, tl_dense *d,
+                     wf_status *st) {
+  if (tl_dense_create(d, &op->layout, s->nfreq, st) != WF_OK) return st->code;
+  for (int f = 0; f < s->nfreq; f++)
+    if (dense_fill(run, s, d, f, f, st) != WF_OK) return st->code;
+  return WF_OK;
+}
+
+/* The TLR products against the dense ones (from `all` when it holds every
+ * frequency, else one frequency at a time), and A^H against A. */
+static int check_products(wf_run *run, const setup *s, const operator *op, tl_dense *all,
+                          const vectors *vec, measured *m, wf_status *st) {
+  tl_dense one = {0};
   float complex *yd = malloc((size_t)s->m * sizeof *yd);
   int failed = !yd;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
   if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  int rc = s->dense_check && !all->block ? tl_dense_create(&one, &op->layout, 1, st) : WF_OK;
   const tl_layout *l = &op->layout;
   double tiles = (double)l->mt * l->nt;
   m->bound = s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0);
   m->dropped = op->loaded ? -1 : 0;
-  int rc = WF_OK;
   for (int f = 0; f < s->nfreq && rc == WF_OK; f++) {
     size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
     const float complex *x = vec->x + fn, *y = vec->y + fm;
@@ -534,7 +540,10 @@ static int check_products(wf_run *run, const setup *s, const operator *op, const
       m->dropped = fmax(m->dropped, sqrt(d2) / op->norm[f]);
     }
     if (!s->dense_check) continue;
-    rc = dense_product(run, s, op, f, x, yd, NULL, st);
+    if (all->block)
+      tl_dense_apply(all, f, false, x, yd);
+    else if ((rc = dense_fill(run, s, &one, 0, f, st)) == WF_OK)
+      tl_dense_apply(&one, 0, false, x, yd);
     if (rc != WF_OK) break;
     double diff = 0;
     for (int i = 0; i < s->m; i++) {
@@ -545,44 +554,197 @@ static int check_products(wf_run *run, const setup *s, const operator *op, const
     m->err = fmax(m->err, diff / (op->norm[f] * norm2(x, s->n)));
     m->rel_err = fmax(m->rel_err, diff / norm2(yd, s->m));
   }
+  if (one.block) tl_dense_free(&one);
   free(yd);
   return rc;
 }
 
-/* The dense cgemv of every frequency, `repeat` times (dense = time). */
-static int time_dense(wf_run *run, const setup *s, const operator *op, const vectors *vec,
-                      measured *m, wf_status *st) {
-  float complex **block = calloc((size_t)s->nfreq, sizeof *block);
-  float complex *y = malloc((size_t)s->m * sizeof *y), *part = calloc((size_t)s->m, sizeof *part);
+/* The dense products of every frequency, `repeat` times (dense = time). */
+static int time_dense(wf_run *run, const setup *s, tl_dense *d, const vectors *vec, measured *m,
+                      wf_status *st) {
+  float complex *y = malloc((size_t)s->m * sizeof *y);
   double *t = malloc((size_t)s->repeat * sizeof *t);
-  int failed = !block || !y || !part || !t, rc = WF_OK;
+  int failed = !y || !t;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the dense matrices");
-  for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
-    rc = dense_product(run, s, op, f, vec->x + (size_t)f * s->n, y, &block[f], st);
-  const tl_layout *l = &op->layout;
-  int r0 = l->i0 * l->nb, c0 = l->j0 * l->nb;
-  int rows = l->i1 > l->i0 ? (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - r0 : 0;
-  int cols = l->j1 > l->j0 ? (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - c0 : 0;
-  const float complex one = 1, zero = 0;
-  for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
+  if (failed) {
+    free(y), free(t);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
+  for (int r = 0; r < s->repeat; r++) {
     MPI_Barrier(run->comm);
     double t0 = MPI_Wtime();
-    for (int f = 0; f < s->nfreq; f++) {
-      if (rows > 0 && cols > 0)
-        cblas_cgemv(CblasColMajor, CblasNoTrans, rows, cols, &one, block[f], rows,
-                    vec->x + (size_t)f * s->n + c0, 1, &zero, part + r0, 1);
-      MPI_Allreduce(part, y, 2 * s->m, MPI_FLOAT, MPI_SUM, run->comm);
-    }
+    for (int f = 0; f < s->nfreq; f++) tl_dense_apply(d, f, false, vec->x + (size_t)f * s->n, y);
     t[r] = slowest(run->comm, MPI_Wtime() - t0);
   }
-  if (rc == WF_OK) m->dense = median(t, s->repeat);
-  for (int f = 0; block && f < s->nfreq; f++) free(block[f]);
-  free(block), free(y), free(part), free(t);
+  m->dense = median(t, s->repeat);
+  free(y), free(t);
+  return WF_OK;
+}
+
+/* ---- multi-dimensional deconvolution ---- */
+
+typedef struct mdd_run {
+  float complex *truth, *tlr, *dense; /* nfreq * n each: the wavefield, recovered twice */
+  double *history_tlr, *history_dense;
+  tl_lsqr_result r_tlr, r_dense;
+  double seconds_tlr, seconds_dense;
+  double misfit;               /* ||x_tlr - x_dense|| / ||x_dense|| */
+  double err_tlr, err_dense;   /* against the true wavefield */
+  double damp;                 /* absolute */
+  double bound;                /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
+} mdd_run;
+
+static void mdd_free(mdd_run *r) {
+  free(r->truth), free(r->tlr), free(r->dense), free(r->history_tlr), free(r->history_dense);
+}
+
+/* The wavefield at the sources of a point source at the grid's centre,
+ * mdd_depth deep: what MDD recovers from d_f = A_f x_f. */
+static void true_wavefield(const setup *s, float complex *x) {
+  const tl_grid *g = &s->survey.src;
+  double c[3] = {g->x0 + 0.5 * (g->nx - 1) * g->dx, g->y0 + 0.5 * (g->ny - 1) * g->dy,
+                 s->mdd_depth};
+  for (int f = 0; f < s->nfreq; f++)
+    for (int j = 0; j < s->n; j++) {
+      const double *p = s->survey.src_xyz + 3 * (size_t)j;
+      double r = sqrt(pow(p[0] - c[0], 2) + pow(p[1] - c[1], 2) + pow(p[2] - c[2], 2));
+      double k = 2 * 3.14159265358979323846 * s->hz[f] / s->survey.velocity;
+      x[(size_t)f * s->n + j] = (float complex)(cexp(-I * k * r) / (4 * 3.14159265358979323846 * fmax(r, 1e-3)));
+    }
+}
+
+static double rel_diff(const float complex *a, const float complex *b, size_t n) {
+  double d = 0, r = 0;
+  for (size_t i = 0; i < n; i++) {
+    double complex e = (double complex)a[i] - (double complex)b[i];
+    d += creal(e) * creal(e) + cimag(e) * cimag(e);
+    r += (double)crealf(b[i]) * crealf(b[i]) + (double)cimagf(b[i]) * cimagf(b[i]);
+  }
+  return r > 0 ? sqrt(d / r) : sqrt(d);
+}
+
+/* How far the damped inversion with the TLR operators may lie from the
+ * dense one's. For x = argmin ||A x - d||^2 + l^2 ||x||^2 and x~ the same
+ * with A + E (docs/tlrmvm.md): ||x~ - x|| <= ||E|| (||d - A x|| / l^2 +
+ * ||x|| / (2 l)). The solves stop short of the exact minimisers by at most
+ * ||A^H (d - A x_k) - l^2 x_k|| / l^2 each, which the bound carries too,
+ * with its effect on ||d - A x|| and ||x||. ||E||_2 <= max_f ||E_f||_F: from
+ * the dropped singular values, or (a reused file) acc's bound. */
+static int mdd_bound(const setup *s, const operator *op, const tl_mdd *p, const float complex *d,
+                     double largest, mdd_run *r, wf_status *st) {
+  double e = 0, tiles = (double)op->layout.mt * op->layout.nt;
+  for (int f = 0; f < s->nfreq; f++) {
+    double d2 = op->a[f].dropped2;
+    if (!op->loaded) MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, op->layout.comm);
+    double ef = op->loaded ? s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0) * op->norm[f]
+                           : sqrt(d2);
+    e = fmax(e, ef);
+  }
+  double res_d, normal_d, res_t, normal_t, l2 = r->damp * r->damp;
+  if (tl_mdd_residuals(p, true, d, r->dense, r->damp, &res_d, &normal_d, st) != WF_OK ||
+      tl_mdd_residuals(p, false, d, r->tlr, r->damp, &res_t, &normal_t, st) != WF_OK)
+    return st->code;
+  size_t xn = (size_t)s->nfreq * s->n;
+  double xnorm = 0;
+  for (size_t j = 0; j < xn; j++) xnorm += pow(cabsf(r->dense[j]), 2);
+  xnorm = sqrt(xnorm);
+  double short_d = normal_d / l2, short_t = normal_t / l2;
+  double exact = e * ((res_d + largest * short_d) / l2 + (xnorm + short_d) / (2 * r->damp));
+  r->bound = (exact + short_d + short_t) / xnorm;
+  return WF_OK;
+}
+
+/* Data from the dense operators, then the two inversions. */
+static int mdd(wf_run *run, const setup *s, operator *op, tl_dense *dense, mdd_run *r,
+               wf_status *st) {
+  size_t xn = (size_t)s->nfreq * s->n, dm = (size_t)s->nfreq * s->m;
+  int its = s->mdd_iterations;
+  r->truth = malloc(xn * sizeof *r->truth);
+  r->tlr = malloc(xn * sizeof *r->tlr);
+  r->dense = malloc(xn * sizeof *r->dense);
+  r->history_tlr = malloc((size_t)(its + 1) * sizeof *r->history_tlr);
+  r->history_dense = malloc((size_t)(its + 1) * sizeof *r->history_dense);
+  float complex *d = malloc(dm * sizeof *d);
+  int failed = !r->truth || !r->tlr || !r->dense || !r->history_tlr || !r->history_dense || !d;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) {
+    free(d);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the MDD");
+  }
+  true_wavefield(s, r->truth);
+  for (int f = 0; f < s->nfreq; f++)
+    tl_dense_apply(dense, f, false, r->truth + (size_t)f * s->n, d + (size_t)f * s->m);
+  tl_mdd p = {s->nfreq, s->m, s->n, op->a, dense};
+  double largest = 0; /* max_f ||A_f||_F: the scale of damp, and >= ||diag(A_f)||_2 */
+  for (int f = 0; f < s->nfreq; f++) largest = fmax(largest, op->norm[f]);
+  r->damp = s->mdd_damp * largest;
+  tl_lsqr_opts o = {.iterations = its, .damp = r->damp, .atol = 1e-6};
+  double t0 = MPI_Wtime();
+  int rc = tl_mdd_solve(&p, false, d, &o, r->tlr, r->history_tlr, &r->r_tlr, st);
+  r->seconds_tlr = slowest(run->comm, MPI_Wtime() - t0);
+  t0 = MPI_Wtime();
+  if (rc == WF_OK) rc = tl_mdd_solve(&p, true, d, &o, r->dense, r->history_dense, &r->r_dense, st);
+  r->seconds_dense = slowest(run->comm, MPI_Wtime() - t0);
+  if (rc == WF_OK) {
+    r->misfit = rel_diff(r->tlr, r->dense, xn);
+    r->err_tlr = rel_diff(r->tlr, r->truth, xn);
+    r->err_dense = rel_diff(r->dense, r->truth, xn);
+  }
+  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(s, op, &p, d, largest, r, st);
+  free(d);
   return rc;
 }
 
-static void check(wf_run *run, const setup *s, const measured *m) {
+static void report_mdd(wf_run *run, const setup *s, const mdd_run *r) {
+  if (run->verbose)
+  {
+    printf("tlrmvm: MDD over %d frequencies, damping %g ||A||_F: LSQR %d iterations with the TLR "
+           "operators (%.3f s), %d with the dense ones (%.3f s); residual %.2e vs %.2e\n",
+           s->nfreq, s->mdd_damp, r->r_tlr.iterations, r->seconds_tlr, r->r_dense.iterations,
+           r->seconds_dense, r->r_tlr.residual, r->r_dense.residual);
+    printf("tlrmvm: MDD: ||x_tlr - x_dense|| = %.2e ||x_dense||", r->misfit);
+    if (r->bound > 0)
+      printf(" (bound %.2e)", r->bound);
+    else
+      printf(" (not checked: without damping the difference has no bound)");
+    printf("; from the true wavefield %.2e (TLR), %.2e (dense)\n", r->err_tlr, r->err_dense);
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "mdd");
+  wf_json_int(j, "iterations", r->r_tlr.iterations);
+  wf_json_int(j, "dense_iterations", r->r_dense.iterations);
+  wf_json_num(j, "damp", s->mdd_damp);
+  wf_json_num(j, "tlr_seconds", r->seconds_tlr);
+  wf_json_num(j, "dense_seconds", r->seconds_dense);
+  wf_json_num(j, "tlr_residual", r->r_tlr.residual);
+  wf_json_num(j, "dense_residual", r->r_dense.residual);
+  wf_json_num(j, "misfit", r->misfit);
+  if (r->bound > 0) wf_json_num(j, "misfit_bound", r->bound);
+  wf_json_num(j, "tlr_error", r->err_tlr);
+  wf_json_num(j, "dense_error", r->err_dense);
+  wf_json_end(j);
+}
+
+typedef struct mdd_plot {
+  const setup *s;
+  const mdd_run *r;
+} mdd_plot;
+
+/* "nx ny hz", then "ix iy true tlr dense" (real parts) for every source of
+ * the first frequency (scripts/plot_mdd.py). */
+static void write_mdd(FILE *f, const void *data) {
+  const mdd_plot *p = data;
+  const tl_grid *g = &p->s->survey.src;
+  fprintf(f, "%d %d %g\n", g->nx, g->ny, p->s->hz[0]);
+  for (int j = 0; j < p->s->n; j++) {
+    const double *x = p->s->survey.src_xyz + 3 * (size_t)j;
+    fprintf(f, "%d %d %.6g %.6g %.6g\n", (int)lround((x[0] - g->x0) / g->dx),
+            (int)lround((x[1] - g->y0) / g->dy), crealf(p->r->truth[j]), crealf(p->r->tlr[j]),
+            crealf(p->r->dense[j]));
+  }
+}
+
+static void check(wf_run *run, const setup *s, const measured *m, const mdd_run *r) {
   char what[160];
   if (s->dense_check) {
     snprintf(what, sizeof what,
@@ -591,6 +753,13 @@ static void check(wf_run *run, const setup *s, const measured *m) {
     wf_run_check(run, m->err <= m->bound + 1e-5, what);
   }
   wf_run_check(run, m->adj_err <= 1e-4, "<A x, v> = <x, A^H v> to 1e-4 (the adjoint product)");
+  if (r && r->bound > 0) {
+    snprintf(what, sizeof what,
+             "damped MDD with the TLR operators within %.2e of the dense one's (the bound their "
+             "difference implies)",
+             r->bound);
+    wf_run_check(run, r->misfit <= r->bound, what);
+  }
 }
 
 /* ---- model and report ---- */
@@ -721,7 +890,7 @@ static void report(wf_run *run, const setup *s, const operator *op, const measur
 /* ---- output ---- */
 
 static int write_output(wf_run *run, const setup *s, const operator *op, const vectors *vec,
-                        const char *path, wf_status *st) {
+                        const mdd_run *r, const char *path, wf_status *st) {
   const tl_layout *l = &op->layout;
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
@@ -748,8 +917,25 @@ static int write_output(wf_run *run, const setup *s, const operator *op, const v
     if (wf_h5_write_rows(&f, name, WF_F32, &ry, vec->y + (size_t)q * s->m, st) != WF_OK) break;
     snprintf(name, sizeof name, "hz_%d", q);
     if (wf_h5_attr_num(&f, name, s->hz[q], st) != WF_OK) break;
+    const float complex *mdd[3] = {r ? r->truth : NULL, r ? r->tlr : NULL, r ? r->dense : NULL};
+    static const char *const what[3] = {"mdd_true", "mdd_tlr", "mdd_dense"};
+    for (int k = 0; r && k < 3 && st->code == WF_OK; k++) {
+      snprintf(name, sizeof name, "%s_%d", what[k], q);
+      wf_h5_write_rows(&f, name, WF_F32, &rx, mdd[k] + (size_t)q * s->n, st);
+    }
+    if (st->code != WF_OK) break;
   }
-  rc = st->code;
+  if (r && st->code == WF_OK) {
+    double *h[2] = {r->history_tlr, r->history_dense};
+    int iterations[2] = {r->r_tlr.iterations, r->r_dense.iterations};
+    static const char *const hn[2] = {"mdd_residual_tlr", "mdd_residual_dense"};
+    for (int k = 0; k < 2 && st->code == WF_OK; k++) {
+      unsigned long long its = (unsigned long long)iterations[k] + 1;
+      wf_h5_rows rh = {its, 1, root, &zero, &its};
+      wf_h5_write_rows(&f, hn[k], WF_F64, &rh, h[k], st);
+    }
+  }
+  if (rc == WF_OK) rc = st->code;
   free(rank);
   if (rc != WF_OK) {
     wf_h5_discard(&f);
@@ -790,6 +976,48 @@ static int model_only(wf_run *run, const setup *s, wf_status *st) {
   return WF_OK;
 }
 
+/* Products timed and checked, the dense ones timed when asked. */
+static int measure(wf_run *run, const setup *s, operator *op, vectors *vec, tl_dense *dense,
+                   measured *m, wf_status *st) {
+  int rc = vectors_alloc(run->comm, s, vec, st);
+  if (rc == WF_OK) rc = time_products(run, s, op, vec, false, m, st);
+  if (rc == WF_OK) rc = time_products(run, s, op, vec, true, m, st);
+  if (rc == WF_OK) rc = check_products(run, s, op, dense, vec, m, st);
+  if (rc == WF_OK && s->dense_time) rc = time_dense(run, s, dense, vec, m, st);
+  if (rc != WF_OK) return rc;
+  for (int f = 0; f < s->nfreq; f++) {
+    long long R = tl_total_rank(&op->a[f]);
+    m->R += R;
+    m->bytes += tl_kaust_bytes(R, s->nb, s->m, s->n);
+  }
+  m->dense_bytes = 8.0 * s->m * s->n * s->nfreq;
+  if (wf_deck_bool(run->deck, SECTION, "stream"))
+    m->triad = wf_stream_triad(run->comm, (size_t)4 << 20);
+  return WF_OK;
+}
+
+static int plots(wf_run *run, const setup *s, const operator *op, const mdd_run *r,
+                 wf_status *st) {
+  const char *png = wf_deck_str(run->deck, SECTION, "plot");
+  char title[160];
+  if (png[0]) {
+    rank_map map = {&op->layout, op->a[0].rank, s->hz[0]};
+    snprintf(title, sizeof title, "tile ranks, %d x %d at %g Hz, nb %d, acc %g", s->m, s->n,
+             s->hz[0], s->nb, s->opts.acc);
+    if (wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_ranks.py", png, title, write_ranks, &map,
+                    st) != WF_OK)
+      return st->code;
+  }
+  png = wf_deck_str(run->deck, SECTION, "mdd_plot");
+  if (png[0] && r->truth) {
+    mdd_plot p = {s, r};
+    snprintf(title, sizeof title, "MDD at %g Hz: %d LSQR iterations, acc %g", s->hz[0],
+             r->r_tlr.iterations, s->opts.acc);
+    return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_mdd.py", png, title, write_mdd, &p, st);
+  }
+  return WF_OK;
+}
+
 static int tlrmvm_run(wf_run *run, wf_status *st) {
   /* One BLAS thread a rank: the ranks are the parallelism. */
   openblas_set_num_threads(1);
@@ -804,47 +1032,38 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
                      st) != WF_OK)
     return wf_deck_blame(d, SECTION, "nb", st);
   if (!s.input[0] && tl_survey_init(&s.survey, st) != WF_OK) return st->code;
+  bool do_mdd = s.mdd_iterations > 0 && !s.input[0];
   if (run->verbose)
     printf("tlrmvm: %d x %d operator%s at %d frequencies (%g .. %g Hz), tiles of %d on %dx%d PEs, "
            "%dx%d ranks\n",
            s.m, s.n, s.input[0] ? "s from the input file" : "s of the survey", s.nfreq, s.hz[0],
            s.hz[s.nfreq - 1], s.nb, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->wafer->dc.px,
            run->wafer->dc.py);
+  if (run->verbose && s.mdd_iterations > 0 && !do_mdd)
+    printf("tlrmvm: no MDD: it recovers a point source's wavefield through the survey's "
+           "geometry, which an input file does not give\n");
   measured m = {0};
   vectors vec = {0};
+  tl_dense dense = {0};
+  mdd_run r = {0};
   int rc = build_operator(run, &s, &op, st);
-  if (rc == WF_OK) rc = vectors_alloc(run->comm, &s, &vec, st);
-  if (rc == WF_OK) rc = time_products(run, &s, &op, &vec, false, &m, st);
-  if (rc == WF_OK) rc = time_products(run, &s, &op, &vec, true, &m, st);
-  if (rc == WF_OK) rc = check_products(run, &s, &op, &vec, &m, st);
-  if (rc == WF_OK && s.dense_time) rc = time_dense(run, &s, &op, &vec, &m, st);
+  if (rc == WF_OK && (s.dense_time || do_mdd)) rc = dense_all(run, &s, &op, &dense, st);
+  if (rc == WF_OK) rc = measure(run, &s, &op, &vec, &dense, &m, st);
+  if (rc == WF_OK && do_mdd) rc = mdd(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {
-    for (int f = 0; f < s.nfreq; f++) {
-      long long R = tl_total_rank(&op.a[f]);
-      m.R += R;
-      m.bytes += tl_kaust_bytes(R, s.nb, s.m, s.n);
-    }
-    m.dense_bytes = 8.0 * s.m * s.n * s.nfreq;
-    if (wf_deck_bool(d, SECTION, "stream"))
-      m.triad = wf_stream_triad(run->comm, (size_t)4 << 20);
-    check(run, &s, &m);
+    check(run, &s, &m, do_mdd ? &r : NULL);
     report(run, &s, &op, &m);
+    if (do_mdd) report_mdd(run, &s, &r);
     tl_model t = project(run, &s, &op);
     report_model(run, &s, &t);
     run->seconds = m.forward * s.repeat;
     run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);
   }
   const char *out = wf_deck_str(d, "output", "file");
-  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &op, &vec, out, st);
-  const char *png = wf_deck_str(d, SECTION, "plot");
-  if (rc == WF_OK && png[0]) {
-    rank_map r = {&op.layout, op.a[0].rank, s.hz[0]};
-    char title[128];
-    snprintf(title, sizeof title, "tile ranks, %d x %d at %g Hz, nb %d, acc %g", s.m, s.n, s.hz[0],
-             s.nb, s.opts.acc);
-    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_ranks.py", png, title, write_ranks, &r,
-                     st);
-  }
+  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &op, &vec, do_mdd ? &r : NULL, out, st);
+  if (rc == WF_OK) rc = plots(run, &s, &op, &r, st);
+  mdd_free(&r);
+  if (dense.block) tl_dense_free(&dense);
   vectors_free(&vec);
   operator_free(&op);
   tl_survey_free(&s.survey);

@@ -8,7 +8,10 @@ NX x NY grid at depth 0, receivers at DEPTH_REC, 20 m apart, 2000 m/s),
 numbered along a Hilbert curve computed here, or reads the dense operators
 of INPUT.h5; rebuilds every tile from the compressed file's bases and
 checks ||A - A_tlr||_F <= sqrt(tiles) acc ||A||_F, and that the output's
-y = A_tlr x agrees with numpy's A x within that bound. Exit 1 on failure.
+y = A_tlr x agrees with numpy's A x within that bound; with an MDD in the
+output, that the residuals ||A x - d|| / ||d|| of its two recovered
+wavefields (d = A x_true, all frequencies) are the ones LSQR reported.
+Exit 1 on failure.
 """
 import sys
 
@@ -45,6 +48,7 @@ def main():
     c, o = h5py.File(comp, "r"), h5py.File(out, "r")
     failures = 0
     f = 0
+    mdd = {"tlr": [0.0, 0.0], "dense": [0.0, 0.0]}
     while "ranks_%d" % f in c:
         hz = o.attrs["hz_%d" % f]
         if dense_input:
@@ -87,7 +91,21 @@ def main():
               "||y - A x|| / (||A||_F ||x||) = %.2e, bound %.2e" % (hz, m, n, ranks.sum(), err, ey, bound))
         if not (err <= bound and ey <= bound):
             failures += 1
+        if "mdd_true_%d" % f in o:
+            truth = o["mdd_true_%d" % f][...].view(np.complex64)[:, 0].astype(np.complex128)
+            d = A @ truth
+            for kind in mdd:
+                xr = o["mdd_%s_%d" % (kind, f)][...].view(np.complex64)[:, 0]
+                mdd[kind][0] += np.linalg.norm(A @ xr - d) ** 2
+                mdd[kind][1] += np.linalg.norm(d) ** 2
         f += 1
+    for kind in mdd:
+        if mdd[kind][1] > 0:
+            res = np.sqrt(mdd[kind][0] / mdd[kind][1])
+            reported = o["mdd_residual_%s" % kind][-1, 0]
+            print("MDD %s: residual %.4e, LSQR reported %.4e" % (kind, res, reported))
+            if abs(res - reported) > 1e-2 * reported + 1e-6:
+                failures += 1
     if f == 0:
         print("no compressed matrices in", comp)
         failures += 1

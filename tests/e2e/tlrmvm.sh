@@ -24,9 +24,9 @@ numpy)
     rm -f c.h5 o.h5
     # shellcheck disable=SC2086
     tlr $SMALL --set wafer.rank_grid=$g --set tlrmvm.compressed=c.h5 --set output.file=o.h5 \
-        --set tlrmvm.plot=ranks.png --json j.json > /dev/null
+        --set tlrmvm.plot=ranks.png --set tlrmvm.mdd_plot=mdd.png --json j.json > /dev/null
     expect "[ $? -eq 0 ]" "ranks $g: run failed"
-    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 3, 'failed': 0}\"" \
            "ranks $g: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
     expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 o.h5 20 20 500 60 1e-4 > numpy.txt" \
            "ranks $g: numpy disagrees: $(cat numpy.txt)"
@@ -35,7 +35,8 @@ import h5py, numpy as np, sys
 a, b = h5py.File('one.h5'), h5py.File('o.h5')
 d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1'))
 sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
-    expect "[ -s ranks.png ]" "no rank map"
+    expect "[ -s ranks.png ] && [ -s mdd.png ]" "no rank map or MDD plot"
+    expect "grep -q 'MDD dense: residual' numpy.txt" "numpy saw no MDD"
   done
   # Each tile's own norm and ranks rounded to multiples of 8: still within acc.
   rm -f c.h5 o.h5
@@ -43,6 +44,12 @@ sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
   tlr $SMALL --set tlrmvm.norm=tile --set tlrmvm.rank_multiple=8 --set tlrmvm.compressed=c.h5 \
       --set output.file=o.h5 --json t.json > /dev/null
   expect "json t.json \"j['checks']['failed'] == 0 and j['tlrmvm']['error'] <= 1e-4 + 1e-5\"" "tile norm"
+  # Undamped MDD: LSQR's iteration count regularises; the difference is
+  # reported, not counted as a check.
+  # shellcheck disable=SC2086
+  tlr $SMALL --set tlrmvm.mdd_damp=0 --set tlrmvm.mdd_iterations=15 --json u.json > u.txt
+  expect "json u.json \"j['checks'] == {'passed': 2, 'failed': 0} and j['mdd']['iterations'] == 15 and 'misfit_bound' not in j['mdd']\"" \
+         "undamped MDD"
   expect "/usr/bin/python3 -c \"
 import h5py, sys; r = h5py.File('c.h5')['ranks_0'][...]
 sys.exit(0 if ((r % 8 == 0) | (r == 60) | (r == 40)).all() else 1)\"" "ranks not multiples of 8"

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "tl_compress.h"
+#include "tl_lsqr.h"
 #include "tl_matrix.h"
 #include "tl_model.h"
 #include "tl_survey.h"
@@ -160,6 +163,59 @@ static void test_model_hand(void) {
   wf_grid_free(&g);
 }
 
+/* LSQR against LAPACK's least-squares solution (zgels, double) of a
+ * well-conditioned complex system, plain and damped (the augmented
+ * system [A; damp I] x = [b; 0]). */
+enum { LM = 14, LN = 6 };
+static double complex lsq_a[LM * LN];
+
+static void dense_op(void *ctx, bool adjoint, const float complex *in, float complex *out) {
+  (void)ctx;
+  int rows = adjoint ? LN : LM, cols = adjoint ? LM : LN;
+  for (int i = 0; i < rows; i++) {
+    double complex s = 0;
+    for (int j = 0; j < cols; j++)
+      s += (adjoint ? conj(lsq_a[j * LN + i]) : lsq_a[i * LN + j]) * (double complex)in[j];
+    out[i] = (float complex)s;
+  }
+}
+
+static void test_lsqr(void) {
+  float complex b[LM], x[LN];
+  for (int i = 0; i < LM; i++) {
+    for (int j = 0; j < LN; j++) lsq_a[i * LN + j] = (i == j ? 3.0 : 0.0) + sin(1.7 * i + 0.3 * j) + I * cos(0.9 * i * j + 0.1);
+    b[i] = (float complex)(cos(0.5 * i) + I * sin(2.1 * i));
+  }
+  for (int damped = 0; damped < 2; damped++) {
+    double damp = damped ? 0.7 : 0;
+    /* Reference: zgels on [A; damp I] (row-major). */
+    lapack_complex_double aug[(LM + LN) * LN], rhs[LM + LN];
+    for (int i = 0; i < LM + LN; i++) {
+      for (int j = 0; j < LN; j++)
+        aug[i * LN + j] = i < LM ? lsq_a[i * LN + j] : (i - LM == j ? damp : 0);
+      rhs[i] = i < LM ? (double complex)b[i] : 0;
+    }
+    CU_ASSERT_EQUAL_FATAL(LAPACKE_zgels(LAPACK_ROW_MAJOR, 'N', LM + LN, LN, 1, aug, LN, rhs, 1), 0);
+    tl_lsqr_opts o = {.iterations = 50, .damp = damp, .atol = 1e-6};
+    tl_lsqr_result r;
+    double hist[51];
+    wf_status st;
+    CU_ASSERT_EQUAL_FATAL(tl_lsqr(dense_op, NULL, LM, LN, b, &o, x, hist, &r, &st), WF_OK);
+    double err = 0, ref = 0;
+    for (int j = 0; j < LN; j++) err += pow(cabs(x[j] - rhs[j]), 2), ref += pow(cabs(rhs[j]), 2);
+    CU_ASSERT(sqrt(err / ref) < 1e-5);
+    CU_ASSERT(r.iterations <= 2 * LN);
+    /* The recurrences' residual is the true one. */
+    float complex ax[LM];
+    dense_op(NULL, false, x, ax);
+    double res = 0, bn = 0;
+    for (int i = 0; i < LM; i++) res += pow(cabs(ax[i] - b[i]), 2), bn += pow(cabs(b[i]), 2);
+    CU_ASSERT_DOUBLE_EQUAL(r.residual, sqrt(res / bn), 1e-4);
+    /* Without damping LSQR's residual never grows. */
+    for (int k = 1; !damped && k <= r.iterations; k++) CU_ASSERT(hist[k] <= hist[k - 1] + 1e-6);
+  }
+}
+
 void add_tlrmvm_tests(void) {
   CU_pSuite s = CU_add_suite("tlrmvm", NULL, NULL);
   CU_add_test(s, "hilbert curve", test_hilbert_curve);
@@ -168,4 +224,5 @@ void add_tlrmvm_tests(void) {
   CU_add_test(s, "tiles of PEs", test_tiles_of_pes);
   CU_add_test(s, "kaust bytes", test_kaust_bytes);
   CU_add_test(s, "model by hand", test_model_hand);
+  CU_add_test(s, "lsqr against zgels", test_lsqr);
 }

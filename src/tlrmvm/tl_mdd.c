@@ -1,0 +1,54 @@
+#include "tl_mdd.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct ctx {
+  const tl_mdd *p;
+  bool dense;
+} ctx;
+
+/* diag(A_f) v or its adjoint: each frequency's segment by its operator. */
+static void blocks(void *c, bool adjoint, const float complex *in, float complex *out) {
+  const ctx *x = c;
+  const tl_mdd *p = x->p;
+  size_t in_len = (size_t)(adjoint ? p->m : p->n), out_len = (size_t)(adjoint ? p->n : p->m);
+  for (int f = 0; f < p->nfreq; f++) {
+    if (x->dense)
+      tl_dense_apply(p->dense, f, adjoint, in + f * in_len, out + f * out_len);
+    else
+      tl_matrix_apply(&p->tlr[f], adjoint, in + f * in_len, out + f * out_len, NULL);
+  }
+}
+
+int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_lsqr_opts *o,
+                 float complex *x, double *history, tl_lsqr_result *r, wf_status *st) {
+  ctx c = {p, dense};
+  return tl_lsqr(blocks, &c, p->nfreq * p->m, p->nfreq * p->n, d, o, x, history, r, st);
+}
+
+static double norm(const float complex *v, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++)
+    s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
+  return sqrt(s);
+}
+
+int tl_mdd_residuals(const tl_mdd *p, bool dense, const float complex *d, const float complex *x,
+                     double damp, double *residual, double *normal, wf_status *st) {
+  size_t m = (size_t)p->nfreq * p->m, n = (size_t)p->nfreq * p->n;
+  float complex *r = malloc(m * sizeof *r), *g = malloc(n * sizeof *g);
+  if (!r || !g) {
+    free(r), free(g);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the MDD's residuals");
+  }
+  ctx c = {p, dense};
+  blocks(&c, false, x, r);
+  for (size_t i = 0; i < m; i++) r[i] = d[i] - r[i];
+  *residual = norm(r, m);
+  blocks(&c, true, r, g);
+  for (size_t j = 0; j < n; j++) g[j] -= (float)(damp * damp) * x[j];
+  *normal = norm(g, n);
+  free(r), free(g);
+  return WF_OK;
+}
