@@ -57,6 +57,16 @@ void wf_fabric_free(wf_fabric *f) {
   wf_buffer_free(&f->recv);
 }
 
+void wf_fabric_count(wf_fabric *f, long long ops, double seconds, double cycles,
+                     long long intra_words, long long inter_bytes) {
+  f->c.ops += ops;
+  f->c.model_cycles += cycles;
+  f->c.words_intra += intra_words;
+  f->c.words_inter += inter_bytes / 4;
+  f->c.mpi_bytes += inter_bytes;
+  f->c.seconds += seconds;
+}
+
 /* One operation: its wall time, its modelled cycles, the words it moved. */
 static void count(wf_fabric *f, double t0, double cycles, long long intra_words,
                   long long inter_bytes) {

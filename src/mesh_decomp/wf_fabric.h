@@ -108,6 +108,12 @@ typedef int (*wf_unpack_fn)(void *ctx, const char *data, size_t bytes, wf_status
 int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,
                        void *ctx, wf_status *st);
 
+/* Count `ops` operations a workload ran over the fabric's communicators
+ * itself (the TLR product's sums and gathers): their wall time, modelled
+ * cycles, the words moved inside this rank and the bytes it received. */
+void wf_fabric_count(wf_fabric *f, long long ops, double seconds, double cycles,
+                     long long intra_words, long long inter_bytes);
+
 /* Sum the counters over all ranks (collective). */
 wf_fabric_counters wf_fabric_totals(const wf_fabric *f);
 

@@ -1,4 +1,3 @@
-#define _DEFAULT_SOURCE /* madvise(2), MADV_HUGEPAGE: Linux */
 /* The pencil FFT over the PE grid (ff_pencil.h). */
 #include "ff_pencil.h"
 
@@ -6,9 +5,9 @@
 #include <fftw3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "ff_model.h"
+#include "wf_memory.h"
 #include "st_mesh.h"
 
 MPI_Datatype ff_mpi_type(ff_prec prec) {
@@ -70,13 +69,9 @@ void ff_fftw_destroy(ff_prec prec, void *plan) {
  * along x and y touch a new 4 KiB page at almost every element otherwise.
  * Measured here at 256^3: 7% off a 3D transform. */
 static void *alloc_array(size_t cells, size_t elem) {
-  const size_t huge = 2u << 20;
   size_t bytes = cells * elem;
-  if (bytes < huge) return fftw_malloc(bytes ? bytes : elem);
-  bytes = (bytes + huge - 1) / huge * huge;
-  void *a = aligned_alloc(huge, bytes);
-  if (a) madvise(a, bytes, MADV_HUGEPAGE); /* advice: failure is harmless */
-  return a;
+  if (bytes < (2u << 20)) return fftw_malloc(bytes ? bytes : elem);
+  return wf_alloc_large(bytes);
 }
 
 static void free_array(void *a, size_t cells, size_t elem) {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_memory.h"
+
 int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, wf_status *st) {
   *d = (tl_dense){.l = l, .nfreq = nfreq, .r0 = l->i0 * l->nb, .c0 = l->j0 * l->nb};
   if (l->i1 > l->i0 && l->j1 > l->j0) {
@@ -15,7 +17,7 @@ int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, wf_status *st) {
   d->part = malloc((size_t)whole * sizeof *d->part);
   int failed = !d->block || !d->part;
   for (int f = 0; !failed && f < nfreq; f++) {
-    d->block[f] = malloc((size_t)d->rows * d->cols * sizeof **d->block + 1);
+    d->block[f] = wf_alloc_large((size_t)d->rows * d->cols * sizeof **d->block);
     failed = !d->block[f];
   }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_memory.h"
+
 int tl_tile_pe(int tile, int ntiles, int npe) { return (int)((long long)tile * npe / ntiles); }
 
 /* Tiles t with pe0 <= tl_tile_pe(t) < pe1: a contiguous range, since the
@@ -92,8 +94,9 @@ int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status
     a->w_at[lj] = w;
     a->local_rank = yu;
     int part = l->m > l->n ? l->m : l->n;
-    a->U = malloc(u * sizeof *a->U + 1);
-    a->W = malloc(w * sizeof *a->W + 1);
+    /* The bases are what a product streams: on huge pages. */
+    a->U = wf_alloc_large(u * sizeof *a->U);
+    a->W = wf_alloc_large(w * sizeof *a->W);
     a->yu = malloc(yu * sizeof *a->yu + 1);
     a->yv = malloc(yv * sizeof *a->yv + 1);
     a->part = malloc((size_t)part * sizeof *a->part);
@@ -161,11 +164,20 @@ static void reshuffle(tl_matrix *a, bool to_rows) {
 static void combine(tl_matrix *a, MPI_Comm sum, const tl_gather *g, float complex *out) {
   int nsum;
   MPI_Comm_size(sum, &nsum);
-  if (nsum > 1) MPI_Allreduce(MPI_IN_PLACE, a->part, 2 * g->len, MPI_FLOAT, MPI_SUM, sum);
-  if (g->n == 1)
+  /* Received bytes: an allreduce's least (reduce-scatter, then allgather),
+   * and the other ranks' blocks of the gather. */
+  long long bytes = (long long)g->len * (long long)sizeof *out;
+  if (nsum > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, a->part, 2 * g->len, MPI_FLOAT, MPI_SUM, sum);
+    a->received += 2 * bytes * (nsum - 1) / nsum;
+  }
+  if (g->n == 1) {
     memcpy(out, a->part, (size_t)g->len * sizeof *out);
-  else
-    MPI_Allgatherv(a->part, 2 * g->len, MPI_FLOAT, out, g->counts, g->displs, MPI_FLOAT, g->comm);
+    return;
+  }
+  MPI_Allgatherv(a->part, 2 * g->len, MPI_FLOAT, out, g->counts, g->displs, MPI_FLOAT, g->comm);
+  for (int r = 0; r < g->n; r++) a->received += (long long)g->counts[r] * (long long)sizeof(float);
+  a->received -= bytes;
 }
 
 void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float complex *out,

@@ -76,6 +76,7 @@ typedef struct tl_matrix {
   float complex *part;    /* scratch: this rank's partial product */
   tl_gather rows, cols;    /* y's blocks over the column communicator; x's over the row one */
   double dropped2;        /* sum of the squared singular values the local tiles dropped */
+  long long received;     /* bytes this rank received in its products' sums and gathers */
 } tl_matrix;
 
 /* Room for the local tiles of ranks `rank` (every tile's): bases

@@ -282,18 +282,20 @@ static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, s
 }
 
 /* What the compressed file must have been made from: every key that
- * changes the operator or its compression. */
+ * changes the operators (the survey's, unless they come from a file) or
+ * their compression. */
 static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
-  static const char *const keys[] = {"src_nx", "src_ny", "rec_nx", "rec_ny", "spacing",
-                                     "src_depth", "rec_depth", "velocity", "frequencies",
-                                     "order", "input", "input_dataset", "nb", "acc", "norm",
-                                     "rank_multiple"};
+  static const char *const survey[] = {"src_nx", "src_ny", "rec_nx", "rec_ny", "spacing",
+                                       "src_depth", "rec_depth", "velocity", "order"};
+  static const char *const always[] = {"frequencies", "input", "input_dataset", "nb", "acc",
+                                       "norm", "rank_multiple"};
   size_t at = 0;
-  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && at < len; k++) {
-    if (s->input[0] && k < 10 && strcmp(keys[k], "frequencies") != 0) continue;
-    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", keys[k],
-                           wf_deck_str(d, SECTION, keys[k]));
-  }
+  for (size_t k = 0; !s->input[0] && k < sizeof survey / sizeof *survey && at < len; k++)
+    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", survey[k],
+                           wf_deck_str(d, SECTION, survey[k]));
+  for (size_t k = 0; k < sizeof always / sizeof *always && at < len; k++)
+    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", always[k],
+                           wf_deck_str(d, SECTION, always[k]));
 }
 
 typedef struct operator {
@@ -452,9 +454,12 @@ static int vectors_alloc(MPI_Comm comm, const setup *s, vectors *vec, wf_status 
 static void vectors_free(vectors *vec) { free(vec->x), free(vec->y), free(vec->v), free(vec->xa); }
 
 /* `repeat` products of every frequency, forward (A x) or adjoint (A^H v);
- * a signal stops the run between two. */
+ * a signal stops the run between two. Their sums and gathers go into the
+ * fabric's counters, each frequency's with `cycles` modelled. */
 static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec, bool adjoint,
-                         measured *m, wf_status *st) {
+                         double cycles, measured *m, wf_status *st) {
+  long long received = 0;
+  for (int f = 0; f < s->nfreq; f++) received -= op->a[f].received;
   double *t = malloc((size_t)s->repeat * sizeof *t), phase[4] = {0};
   int failed = !t;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
@@ -482,6 +487,9 @@ static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec
     t[r] = slowest(run->comm, MPI_Wtime() - t0);
   }
   wf_signal_poll_end(&poll);
+  for (int f = 0; f < s->nfreq; f++) received += op->a[f].received;
+  long long ops = (long long)s->repeat * s->nfreq;
+  wf_fabric_count(&run->wafer->fab, ops, phase[3], cycles * (double)ops, 0, received);
   if (rc == WF_OK) {
     if (adjoint) {
       m->adjoint = median(t, s->repeat);
@@ -978,10 +986,11 @@ static int model_only(wf_run *run, const setup *s, wf_status *st) {
 
 /* Products timed and checked, the dense ones timed when asked. */
 static int measure(wf_run *run, const setup *s, operator *op, vectors *vec, tl_dense *dense,
-                   measured *m, wf_status *st) {
+                   const tl_model *t, measured *m, wf_status *st) {
+  double cycles = t->bcast_cycles + t->reduce_cycles; /* a product's fabric, the wafer's */
   int rc = vectors_alloc(run->comm, s, vec, st);
-  if (rc == WF_OK) rc = time_products(run, s, op, vec, false, m, st);
-  if (rc == WF_OK) rc = time_products(run, s, op, vec, true, m, st);
+  if (rc == WF_OK) rc = time_products(run, s, op, vec, false, cycles, m, st);
+  if (rc == WF_OK) rc = time_products(run, s, op, vec, true, cycles, m, st);
   if (rc == WF_OK) rc = check_products(run, s, op, dense, vec, m, st);
   if (rc == WF_OK && s->dense_time) rc = time_dense(run, s, dense, vec, m, st);
   if (rc != WF_OK) return rc;
@@ -1046,15 +1055,16 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   vectors vec = {0};
   tl_dense dense = {0};
   mdd_run r = {0};
+  tl_model t = {0};
   int rc = build_operator(run, &s, &op, st);
+  if (rc == WF_OK) t = project(run, &s, &op);
   if (rc == WF_OK && (s.dense_time || do_mdd)) rc = dense_all(run, &s, &op, &dense, st);
-  if (rc == WF_OK) rc = measure(run, &s, &op, &vec, &dense, &m, st);
+  if (rc == WF_OK) rc = measure(run, &s, &op, &vec, &dense, &t, &m, st);
   if (rc == WF_OK && do_mdd) rc = mdd(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {
     check(run, &s, &m, do_mdd ? &r : NULL);
     report(run, &s, &op, &m);
     if (do_mdd) report_mdd(run, &s, &r);
-    tl_model t = project(run, &s, &op);
     report_model(run, &s, &t);
     run->seconds = m.forward * s.repeat;
     run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);

@@ -1,0 +1,14 @@
+#define _DEFAULT_SOURCE /* madvise(2), MADV_HUGEPAGE: Linux */
+#include "wf_memory.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+void *wf_alloc_large(size_t bytes) {
+  const size_t huge = (size_t)2 << 20;
+  if (bytes < huge) return malloc(bytes ? bytes : 1);
+  bytes = (bytes + huge - 1) / huge * huge;
+  void *a = aligned_alloc(huge, bytes);
+  if (a) madvise(a, bytes, MADV_HUGEPAGE); /* advice: failure is harmless */
+  return a;
+}
