@@ -6,7 +6,7 @@
 
 #include "wf_memory.h"
 
-int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, wf_status *st) {
+int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, const bool *used, wf_status *st) {
   *d = (tl_dense){.l = l, .nfreq = nfreq, .r0 = l->i0 * l->nb, .c0 = l->j0 * l->nb};
   if (l->i1 > l->i0 && l->j1 > l->j0) {
     d->rows = (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - d->r0;
@@ -17,6 +17,7 @@ int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, wf_status *st) {
   d->part = malloc((size_t)whole * sizeof *d->part);
   int failed = !d->block || !d->part;
   for (int f = 0; !failed && f < nfreq; f++) {
+    if (used && !used[f]) continue;
     d->block[f] = wf_alloc_large((size_t)d->rows * d->cols * sizeof **d->block);
     failed = !d->block[f];
   }

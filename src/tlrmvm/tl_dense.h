@@ -19,8 +19,9 @@ typedef struct tl_dense {
   float complex *part;    /* scratch: a whole partial product */
 } tl_dense;
 
-/* Room for every frequency's block (uninitialised). Collective. */
-int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, wf_status *st);
+/* Room for the blocks of the frequencies `used` marks (NULL: all; the
+ * others' blocks stay NULL), uninitialised. Collective. */
+int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, const bool *used, wf_status *st);
 void tl_dense_free(tl_dense *d);
 /* out = A_f in, or A_f^H in: whole vectors on every rank. Collective. */
 void tl_dense_apply(tl_dense *d, int f, bool adjoint, const float complex *in, float complex *out);

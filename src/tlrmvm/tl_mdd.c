@@ -14,11 +14,15 @@ static void blocks(void *c, bool adjoint, const float complex *in, float complex
   const tl_mdd *p = x->p;
   size_t in_len = (size_t)(adjoint ? p->m : p->n), out_len = (size_t)(adjoint ? p->n : p->m);
   for (int f = 0; f < p->nfreq; f++) {
+    if (f % p->systems != p->system) continue;
     if (x->dense)
       tl_dense_apply(p->dense, f, adjoint, in + f * in_len, out + f * out_len);
     else
       tl_matrix_apply(&p->tlr[f], adjoint, in + f * in_len, out + f * out_len, NULL);
   }
+  for (int f = 0; p->systems > 1 && f < p->nfreq; f++)
+    MPI_Bcast(out + f * out_len, 2 * (int)out_len, MPI_FLOAT, (f % p->systems) * p->per,
+              p->world);
 }
 
 int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_lsqr_opts *o,

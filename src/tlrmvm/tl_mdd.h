@@ -15,6 +15,11 @@ typedef struct tl_mdd {
   int nfreq, m, n;
   tl_matrix *tlr;  /* nfreq compressed operators */
   tl_dense *dense; /* the same operators, dense */
+  /* Frequencies shared out over `systems` groups of `per` ranks (frequency
+   * f on system f % systems, whose first rank is per (f % systems)); each
+   * product is broadcast from its system over `world`. */
+  int systems, system, per;
+  MPI_Comm world;
 } tl_mdd;
 
 /* x (nfreq * n) from d (nfreq * m) with the TLR operators (dense = false)

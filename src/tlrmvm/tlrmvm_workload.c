@@ -127,7 +127,9 @@ static const wf_key tlrmvm_keys[] = {
     {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
      "precision of the bases in the wafer model", NULL},
     {"systems", WF_KEY_INT, "1", 1, 1e6, NULL,
-     "wafers sharing the frequencies out in the model (GB23: 48 CS-2)", NULL},
+     "wafers sharing the frequencies out, as GB23's 48 CS-2: the ranks split into this many "
+     "equal groups, each a wafer (at most one a frequency); the model projects that many",
+     NULL},
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project the products onto the wafer, with every tile at rank model_rank", NULL},
     {"model_rank", WF_KEY_INT, "0", 0, 100000, NULL,
@@ -199,6 +201,65 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   return WF_OK;
 }
 
+/* ---- systems: the wafers the frequencies are shared out over ---- */
+
+/* GB23 shares its frequencies out over 48 CS-2. Here the ranks split into
+ * `count` equal groups, one wafer each with its own rank grid over the same
+ * PE grid; system g holds the frequencies f with f % count == g and its
+ * first rank is `per` g. Vectors stay whole on every rank: a frequency's
+ * results are broadcast from its system. With one system the run's own
+ * wafer is used. */
+typedef struct systems {
+  int count, index, per;
+  wf_decomp dc;      /* this system's rank grid (count > 1) */
+  MPI_Comm row, col; /* its rows and columns of ranks */
+  MPI_Comm world;    /* every rank of the run */
+  bool own;          /* dc and the communicators were made here */
+} systems;
+
+static bool mine(const systems *y, int f) { return f % y->count == y->index; }
+static int root_of(const systems *y, int f) { return (f % y->count) * y->per; }
+
+static int systems_create(wf_run *run, const setup *s, systems *y, wf_status *st) {
+  const wf_wafer *w = run->wafer;
+  *y = (systems){.count = s->systems, .per = run->nranks / s->systems, .world = run->comm,
+                 .row = w->fab.row_comm, .col = w->fab.col_comm};
+  if (run->nranks % s->systems != 0 || s->systems > s->nfreq)
+    return wf_deck_fail(run->deck, SECTION, "systems", st,
+                        "%d systems need a multiple of %d ranks (this run has %d) and at most "
+                        "one system a frequency (%d frequencies)",
+                        s->systems, s->systems, run->nranks, s->nfreq);
+  if (s->systems == 1) {
+    y->dc = w->dc;
+    return WF_OK;
+  }
+  y->index = run->rank / y->per;
+  MPI_Comm group;
+  MPI_Comm_split(run->comm, y->index, run->rank, &group);
+  /* Bands of PE rows, as the one-system run lays its ranks out. */
+  int py = y->per <= w->dc.pe_ny ? y->per : 0, px = py ? 1 : 0;
+  int rc = wf_decomp_create(&y->dc, group, w->dc.pe_nx, w->dc.pe_ny, px, py, st);
+  MPI_Comm_free(&group);
+  if (rc != WF_OK) return wf_deck_blame(run->deck, SECTION, "systems", st);
+  MPI_Comm_split(y->dc.comm, y->dc.cy, y->dc.cx, &y->row);
+  MPI_Comm_split(y->dc.comm, y->dc.cx, y->dc.cy, &y->col);
+  y->own = true;
+  return WF_OK;
+}
+
+static void systems_free(systems *y) {
+  if (!y->own) return;
+  MPI_Comm_free(&y->row);
+  MPI_Comm_free(&y->col);
+  wf_decomp_free(&y->dc);
+  y->own = false;
+}
+
+/* Frequency f's `len` values at `v`, from its system to every rank. */
+static void share(const systems *y, int f, float complex *v, size_t len) {
+  if (y->count > 1) MPI_Bcast(v, 2 * (int)len, MPI_FLOAT, root_of(y, f), y->world);
+}
+
 /* ---- the operator ---- */
 
 /* Where a matrix's entries come from: the survey at one frequency, or this
@@ -262,7 +323,7 @@ static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, s
                   .cols = c1 - c0};
   double *block = malloc(2 * (size_t)src->rows * src->cols * sizeof *block + 1);
   int failed = !block;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
   if (failed) {
     free(block);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a block of '%s'", name);
@@ -272,8 +333,8 @@ static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, s
   unsigned long long off[2] = {(unsigned long long)r0, (unsigned long long)c0};
   unsigned long long cnt[2] = {(unsigned long long)src->rows, (unsigned long long)src->cols};
   wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
-  if (wf_h5_input_open(run->comm, s->input, name, &in, st) != WF_OK ||
-      wf_h5_input_read(run->comm, s->input, name, &in, &b, block, st) != WF_OK) {
+  if (wf_h5_input_open(l->comm, s->input, name, &in, st) != WF_OK ||
+      wf_h5_input_read(l->comm, s->input, name, &in, &b, block, st) != WF_OK) {
     free(block);
     return wf_deck_blame(run->deck, SECTION, "input", st);
   }
@@ -300,7 +361,9 @@ static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
 
 typedef struct operator {
   tl_layout layout;
-  tl_matrix *a;    /* one per frequency */
+  tl_layout empty; /* the layout without tiles: other systems' frequencies */
+  const systems *sys;
+  tl_matrix *a;    /* one per frequency (another system's: its ranks only) */
   double *norm;    /* ||A||_F per frequency */
   int nfreq;
   bool loaded;     /* read from the compressed file */
@@ -325,14 +388,16 @@ static int load_compressed(wf_run *run, const setup *s, operator *op, wf_status 
                         "the file holds another operator (made with: %s; this deck: %s): "
                         "remove it or name another file",
                         have, want);
-  for (int f = 0; f < s->nfreq; f++) {
+  int rc = WF_OK;
+  for (int f = 0; f < s->nfreq && rc == WF_OK; f++) {
     char t[16];
     tag(f, t, sizeof t);
-    if (tl_io_read(run->comm, s->compressed, t, &op->layout, &op->a[f], &op->norm[f], st) !=
-        WF_OK)
-      return wf_deck_blame(run->deck, SECTION, "compressed", st);
-    op->nfreq = f + 1;
+    if (mine(op->sys, f))
+      rc = tl_io_read(op->layout.comm, s->compressed, t, &op->layout, &op->a[f], &op->norm[f], st);
   }
+  /* One system's bad file is every rank's error. */
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return wf_deck_blame(run->deck, SECTION, "compressed", st);
   op->loaded = true;
   return WF_OK;
 }
@@ -357,25 +422,57 @@ static int save_compressed(wf_run *run, const setup *s, const operator *op, wf_s
   return wf_h5_close(&f, st);
 }
 
+/* Every rank learns every frequency's norm and tile ranks from its system;
+ * the other systems' frequencies get matrices without tiles (their ranks
+ * only: for the report, the model and the compressed file). */
+static int share_operators(operator *op, wf_status *st) {
+  const systems *y = op->sys;
+  if (y->count == 1) return WF_OK;
+  const tl_layout *l = &op->layout;
+  size_t tiles = (size_t)l->mt * l->nt;
+  int *rank = malloc(tiles * sizeof *rank);
+  int failed = !rank, rc = WF_OK;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, y->world);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  op->empty = *l;
+  op->empty.i0 = op->empty.i1 = op->empty.j0 = op->empty.j1 = 0;
+  for (int f = 0; f < op->nfreq && rc == WF_OK; f++) {
+    if (mine(y, f)) memcpy(rank, op->a[f].rank, tiles * sizeof *rank);
+    MPI_Bcast(rank, (int)tiles, MPI_INT, root_of(y, f), y->world);
+    MPI_Bcast(&op->norm[f], 1, MPI_DOUBLE, root_of(y, f), y->world);
+    if (!mine(y, f)) rc = tl_matrix_alloc(&op->a[f], &op->empty, rank, st);
+  }
+  free(rank);
+  wf_status_agree(y->world, st);
+  return st->code;
+}
+
 static int build_operator(wf_run *run, const setup *s, operator *op, wf_status *st) {
+  wf_status_clear(st);
   op->a = calloc((size_t)s->nfreq, sizeof *op->a);
   op->norm = calloc((size_t)s->nfreq, sizeof *op->norm);
-  if (!op->a || !op->norm) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  if (s->compressed[0] && access(s->compressed, F_OK) == 0)
-    return load_compressed(run, s, op, st);
+  int failed = !op->a || !op->norm;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  op->nfreq = s->nfreq;
+  bool reuse = s->compressed[0] && access(s->compressed, F_OK) == 0;
   double t0 = MPI_Wtime();
-  for (int f = 0; f < s->nfreq; f++) {
+  int rc = reuse ? load_compressed(run, s, op, st) : WF_OK;
+  for (int f = 0; !reuse && f < s->nfreq && rc == WF_OK; f++) {
+    if (!mine(op->sys, f)) continue;
     source src = {.s = s, .hz = s->hz[f]};
-    if (s->input[0] && input_block(run, s, &op->layout, f, &src, st) != WF_OK) return st->code;
-    if (run->verbose && s->nfreq > 1) printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
-    int rc = tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose,
-                         &op->norm[f], st);
+    rc = s->input[0] ? input_block(run, s, &op->layout, f, &src, st) : WF_OK;
+    if (rc == WF_OK && run->verbose && s->nfreq > 1) printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
+    if (rc == WF_OK)
+      rc = tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f],
+                       st);
     free((void *)src.block);
-    if (rc != WF_OK) return rc;
-    op->nfreq = f + 1;
   }
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return st->code;
   op->compress_seconds = MPI_Wtime() - t0;
-  if (s->compressed[0]) return save_compressed(run, s, op, st);
+  if (share_operators(op, st) != WF_OK) return st->code;
+  if (!reuse && s->compressed[0]) return save_compressed(run, s, op, st);
   return WF_OK;
 }
 
@@ -477,14 +574,23 @@ static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec
     }
     MPI_Barrier(run->comm);
     double t0 = MPI_Wtime();
+    /* Each system its own frequencies, all systems at once. */
     for (int f = 0; f < s->nfreq; f++) {
       size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
+      if (!mine(op->sys, f)) continue;
       if (adjoint)
         tl_matrix_apply(&op->a[f], true, vec->v + fm, vec->xa + fn, phase);
       else
         tl_matrix_apply(&op->a[f], false, vec->x + fn, vec->y + fm, phase);
     }
     t[r] = slowest(run->comm, MPI_Wtime() - t0);
+  }
+  /* The products, whole on every rank, for the checks and the output. */
+  for (int f = 0; f < s->nfreq; f++) {
+    if (adjoint)
+      share(op->sys, f, vec->xa + (size_t)f * s->n, (size_t)s->n);
+    else
+      share(op->sys, f, vec->y + (size_t)f * s->m, (size_t)s->m);
   }
   wf_signal_poll_end(&poll);
   for (int f = 0; f < s->nfreq; f++) received += op->a[f].received;
@@ -515,10 +621,15 @@ static int dense_fill(wf_run *run, const setup *s, tl_dense *d, int slot, int f,
 /* Every frequency's dense block (dense = time, and MDD). */
 static int dense_all(wf_run *run, const setup *s, const operator *op, tl_dense *d,
                      wf_status *st) {
-  if (tl_dense_create(d, &op->layout, s->nfreq, st) != WF_OK) return st->code;
-  for (int f = 0; f < s->nfreq; f++)
-    if (dense_fill(run, s, d, f, f, st) != WF_OK) return st->code;
-  return WF_OK;
+  bool *used = malloc((size_t)s->nfreq * sizeof *used);
+  if (!used) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  for (int f = 0; f < s->nfreq; f++) used[f] = mine(op->sys, f);
+  int rc = tl_dense_create(d, &op->layout, s->nfreq, used, st);
+  free(used);
+  for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
+    if (mine(op->sys, f)) rc = dense_fill(run, s, d, f, f, st);
+  wf_status_agree(run->comm, st);
+  return st->code;
 }
 
 /* The TLR products against the dense ones (from `all` when it holds every
@@ -530,7 +641,7 @@ static int check_products(wf_run *run, const setup *s, const operator *op, tl_de
   int failed = !yd;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
   if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  int rc = s->dense_check && !all->block ? tl_dense_create(&one, &op->layout, 1, st) : WF_OK;
+  int rc = s->dense_check && !all->block ? tl_dense_create(&one, &op->layout, 1, NULL, st) : WF_OK;
   const tl_layout *l = &op->layout;
   double tiles = (double)l->mt * l->nt;
   m->bound = s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0);
@@ -547,7 +658,7 @@ static int check_products(wf_run *run, const setup *s, const operator *op, tl_de
       MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
       m->dropped = fmax(m->dropped, sqrt(d2) / op->norm[f]);
     }
-    if (!s->dense_check) continue;
+    if (!s->dense_check || !mine(op->sys, f)) continue;
     if (all->block)
       tl_dense_apply(all, f, false, x, yd);
     else if ((rc = dense_fill(run, s, &one, 0, f, st)) == WF_OK)
@@ -562,9 +673,14 @@ static int check_products(wf_run *run, const setup *s, const operator *op, tl_de
     m->err = fmax(m->err, diff / (op->norm[f] * norm2(x, s->n)));
     m->rel_err = fmax(m->rel_err, diff / norm2(yd, s->m));
   }
+  /* The largest over every system's frequencies. */
+  wf_status_agree(run->comm, st);
+  double worst[2] = {m->err, m->rel_err};
+  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, run->comm);
+  m->err = worst[0], m->rel_err = worst[1];
   if (one.block) tl_dense_free(&one);
   free(yd);
-  return rc;
+  return st->code;
 }
 
 /* The dense products of every frequency, `repeat` times (dense = time). */
@@ -581,7 +697,8 @@ static int time_dense(wf_run *run, const setup *s, tl_dense *d, const vectors *v
   for (int r = 0; r < s->repeat; r++) {
     MPI_Barrier(run->comm);
     double t0 = MPI_Wtime();
-    for (int f = 0; f < s->nfreq; f++) tl_dense_apply(d, f, false, vec->x + (size_t)f * s->n, y);
+    for (int f = 0; f < s->nfreq; f++)
+      if (d->block[f]) tl_dense_apply(d, f, false, vec->x + (size_t)f * s->n, y);
     t[r] = slowest(run->comm, MPI_Wtime() - t0);
   }
   m->dense = median(t, s->repeat);
@@ -638,12 +755,12 @@ static double rel_diff(const float complex *a, const float complex *b, size_t n)
  * ||A^H (d - A x_k) - l^2 x_k|| / l^2 each, which the bound carries too,
  * with its effect on ||d - A x|| and ||x||. ||E||_2 <= max_f ||E_f||_F: from
  * the dropped singular values, or (a reused file) acc's bound. */
-static int mdd_bound(const setup *s, const operator *op, const tl_mdd *p, const float complex *d,
-                     double largest, mdd_run *r, wf_status *st) {
+static int mdd_bound(wf_run *run, const setup *s, const operator *op, const tl_mdd *p,
+                     const float complex *d, double largest, mdd_run *r, wf_status *st) {
   double e = 0, tiles = (double)op->layout.mt * op->layout.nt;
   for (int f = 0; f < s->nfreq; f++) {
     double d2 = op->a[f].dropped2;
-    if (!op->loaded) MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, op->layout.comm);
+    if (!op->loaded) MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
     double ef = op->loaded ? s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0) * op->norm[f]
                            : sqrt(d2);
     e = fmax(e, ef);
@@ -680,9 +797,13 @@ static int mdd(wf_run *run, const setup *s, operator *op, tl_dense *dense, mdd_r
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the MDD");
   }
   true_wavefield(s, r->truth);
-  for (int f = 0; f < s->nfreq; f++)
-    tl_dense_apply(dense, f, false, r->truth + (size_t)f * s->n, d + (size_t)f * s->m);
-  tl_mdd p = {s->nfreq, s->m, s->n, op->a, dense};
+  const systems *y = op->sys;
+  for (int f = 0; f < s->nfreq; f++) {
+    if (mine(y, f))
+      tl_dense_apply(dense, f, false, r->truth + (size_t)f * s->n, d + (size_t)f * s->m);
+    share(y, f, d + (size_t)f * s->m, (size_t)s->m);
+  }
+  tl_mdd p = {s->nfreq, s->m, s->n, op->a, dense, y->count, y->index, y->per, y->world};
   double largest = 0; /* max_f ||A_f||_F: the scale of damp, and >= ||diag(A_f)||_2 */
   for (int f = 0; f < s->nfreq; f++) largest = fmax(largest, op->norm[f]);
   r->damp = s->mdd_damp * largest;
@@ -698,7 +819,7 @@ static int mdd(wf_run *run, const setup *s, operator *op, tl_dense *dense, mdd_r
     r->err_tlr = rel_diff(r->tlr, r->truth, xn);
     r->err_dense = rel_diff(r->dense, r->truth, xn);
   }
-  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(s, op, &p, d, largest, r, st);
+  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(run, s, op, &p, d, largest, r, st);
   free(d);
   return rc;
 }
@@ -1035,19 +1156,24 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   if (read_setup(d, &s, st) != WF_OK) return st->code;
   if (wf_deck_bool(d, SECTION, "model_only")) return model_only(run, &s, st);
   if (s.input[0] && input_shape(run, &s, st) != WF_OK) return st->code;
-  operator op = {0};
-  wf_fabric *fab = &run->wafer->fab;
-  if (tl_layout_init(&op.layout, s.m, s.n, s.nb, &run->wafer->dc, fab->row_comm, fab->col_comm,
-                     st) != WF_OK)
+  systems sys;
+  if (systems_create(run, &s, &sys, st) != WF_OK) return st->code;
+  operator op = {.sys = &sys};
+  if (tl_layout_init(&op.layout, s.m, s.n, s.nb, &sys.dc, sys.row, sys.col, st) != WF_OK) {
+    systems_free(&sys);
     return wf_deck_blame(d, SECTION, "nb", st);
-  if (!s.input[0] && tl_survey_init(&s.survey, st) != WF_OK) return st->code;
+  }
+  if (!s.input[0] && tl_survey_init(&s.survey, st) != WF_OK) {
+    systems_free(&sys);
+    return st->code;
+  }
   bool do_mdd = s.mdd_iterations > 0 && !s.input[0];
   if (run->verbose)
     printf("tlrmvm: %d x %d operator%s at %d frequencies (%g .. %g Hz), tiles of %d on %dx%d PEs, "
-           "%dx%d ranks\n",
+           "%d system%s of %dx%d ranks\n",
            s.m, s.n, s.input[0] ? "s from the input file" : "s of the survey", s.nfreq, s.hz[0],
-           s.hz[s.nfreq - 1], s.nb, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->wafer->dc.px,
-           run->wafer->dc.py);
+           s.hz[s.nfreq - 1], s.nb, sys.dc.pe_nx, sys.dc.pe_ny, sys.count, sys.count > 1 ? "s" : "",
+           sys.dc.px, sys.dc.py);
   if (run->verbose && s.mdd_iterations > 0 && !do_mdd)
     printf("tlrmvm: no MDD: it recovers a point source's wavefield through the survey's "
            "geometry, which an input file does not give\n");
@@ -1077,6 +1203,7 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   vectors_free(&vec);
   operator_free(&op);
   tl_survey_free(&s.survey);
+  systems_free(&sys);
   return rc;
 }
 

@@ -54,6 +54,30 @@ sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
 import h5py, sys; r = h5py.File('c.h5')['ranks_0'][...]
 sys.exit(0 if ((r % 8 == 0) | (r == 60) | (r == 40)).all() else 1)\"" "ranks not multiples of 8"
   ;;
+systems)
+  # Frequencies shared out over systems (groups of ranks, a wafer each), as
+  # GB23 over its CS-2s: the same products as one rank's, and MDD.
+  # shellcheck disable=SC2086
+  mpiexec -n 1 "$wafer" tlrmvm --quiet --set tlrmvm.stream=false $SMALL --set tlrmvm.frequencies=10,25,40,55 \
+      --set output.file=one.h5 > /dev/null
+  for k in 2 4; do
+    [ $((ranks % k)) -eq 0 ] || continue
+    rm -f c.h5
+    # shellcheck disable=SC2086
+    tlr $SMALL --set tlrmvm.frequencies=10,25,40,55 --set tlrmvm.systems=$k --set tlrmvm.compressed=c.h5 \
+        --set output.file=o.h5 --json j.json > /dev/null
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 3, 'failed': 0} and j['model']['systems'] == $k\"" \
+           "$k systems: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
+    expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('one.h5'), h5py.File('o.h5')
+d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1', 'y_2', 'y_3'))
+m = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('mdd_tlr_0', 'mdd_tlr_3'))
+sys.exit(0 if d <= 1e-5 and m <= 1e-3 else 1)\"" "$k systems: products or MDD differ from one rank's"
+    expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 o.h5 20 20 500 60 1e-4 > numpy.txt" \
+           "$k systems: numpy disagrees: $(cat numpy.txt)"
+  done
+  ;;
 reuse)
   # A compressed file is reused: same products, bitwise; another deck's is refused.
   rm -f c.h5
@@ -111,6 +135,9 @@ bad_input)
   expect_bad_input tlrmvm "expected positive frequencies" --set tlrmvm.frequencies=5:1:3
   expect_bad_input tlrmvm "meet" --set tlrmvm.rec_depth=0
   expect_bad_input tlrmvm "give the tiles' rank" --set tlrmvm.model_only=true
+  expect_bad_input tlrmvm "3 systems need a multiple of 3 ranks" --set tlrmvm.systems=3 \
+      --set tlrmvm.frequencies=5,10,20
+  expect_bad_input tlrmvm "at most one system a frequency" --set tlrmvm.systems=2
   head -c 5000 /dev/urandom > junk.h5
   expect_bad_input tlrmvm "cannot open 'junk.h5' as an HDF5 file" --set tlrmvm.compressed=junk.h5
   expect_bad_input tlrmvm "cannot open 'junk.h5' as an HDF5 file" --set tlrmvm.input=junk.h5
