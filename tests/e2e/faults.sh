@@ -133,6 +133,17 @@ signals)
   expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "fft: the ranks ended after $ms ms, exit status $rc"
   expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' run.err" "fft: no message: $(cat run.err)"
   expect "[ ! -e spectrum.h5 ]" "fft: an interrupted run left its output"
+
+  # TLR-MVM, SIGINT to one rank during many products: ends between two, writes nothing.
+  launch tlrmvm --quiet --set tlrmvm.repeat=1000000 --set tlrmvm.stream=false \
+         --set tlrmvm.mdd_iterations=0 --set output.file=products.h5
+  sleep 3
+  ms=$(signal_ms INT rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 130 ]" "tlrmvm: the ranks ended after $ms ms, exit status $rc"
+  expect "grep -q 'interrupted by SIGINT after [0-9]* of 1000000 products' run.err" "tlrmvm: no message: $(cat run.err)"
+  expect "[ ! -e products.h5 ]" "tlrmvm: an interrupted run left its output"
   ;;
 inject)
   # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in
