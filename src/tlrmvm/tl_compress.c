@@ -109,8 +109,7 @@ int tl_compress(tl_matrix *a, const tl_layout *l, tl_fill_fn fill, void *ctx,
   /* Every rank learns every tile's rank (each tile has one owner). */
   failed = rc != WF_OK;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
-  if (failed && rc == WF_OK)
-    rc = wf_fail(st, WF_ERR_RUNTIME, "compression failed on another rank");
+  if (failed && rc == WF_OK) rc = wf_fail(st, WF_ERR_RUNTIME, "compression failed on another rank");
   if (rc == WF_OK) {
     MPI_Allreduce(MPI_IN_PLACE, rank, (int)tiles, MPI_INT, MPI_SUM, l->comm);
     rc = tl_matrix_alloc(a, l, rank, st);

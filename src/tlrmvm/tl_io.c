@@ -83,8 +83,11 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
   int me;
   MPI_Comm_rank(f->comm, &me);
   unsigned long long zero = 0, all = (unsigned long long)l->mt;
-  wf_h5_rows rr = {.rows = (unsigned long long)l->mt, .cols = (unsigned long long)l->nt,
-                   .nranges = me == 0, .first = &zero, .count = &all};
+  wf_h5_rows rr = {.rows = (unsigned long long)l->mt,
+                   .cols = (unsigned long long)l->nt,
+                   .nranges = me == 0,
+                   .first = &zero,
+                   .count = &all};
   int rc = WF_OK;
   if (wf_h5_write_rows(f, n[RANKS], WF_I64, &rr, rank, st) != WF_OK ||
       wf_h5_write_rows(f, n[U], WF_F32, &ru, a->U, st) != WF_OK ||
@@ -107,8 +110,11 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   int rc = failed ? wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path) : WF_OK;
   unsigned long long zero = 0, all = (unsigned long long)l->mt;
-  wf_h5_rows rr = {.rows = (unsigned long long)l->mt, .cols = (unsigned long long)l->nt,
-                   .nranges = 1, .first = &zero, .count = &all};
+  wf_h5_rows rr = {.rows = (unsigned long long)l->mt,
+                   .cols = (unsigned long long)l->nt,
+                   .nranges = 1,
+                   .first = &zero,
+                   .count = &all};
   if (rc == WF_OK) rc = check_tiling(comm, path, n, l, st);
   if (rc == WF_OK) rc = wf_h5_input_rows(comm, path, n[RANKS], WF_I64, &rr, rank64, st);
   if (rc == WF_OK) rc = wf_h5_input_attr_num(comm, path, n[NORM], norm, st);
@@ -116,8 +122,8 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
     int i = (int)(t / l->nt), j = (int)(t % l->nt);
     int most = tl_tile_rows(l, i) < tl_tile_cols(l, j) ? tl_tile_rows(l, i) : tl_tile_cols(l, j);
     if (rank64[t] < 0 || rank64[t] > most)
-      rc = wf_fail(st, WF_ERR_INPUT, "'%s': %s: tile (%d, %d) has rank %lld, outside 0 .. %d",
-                   path, n[RANKS], i, j, (long long)rank64[t], most);
+      rc = wf_fail(st, WF_ERR_INPUT, "'%s': %s: tile (%d, %d) has rank %lld, outside 0 .. %d", path,
+                   n[RANKS], i, j, (long long)rank64[t], most);
     else
       rank[t] = (int)rank64[t];
   }

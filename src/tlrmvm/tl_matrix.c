@@ -21,13 +21,23 @@ void tl_tiles_of_pes(int ntiles, int npe, int pe0, int pe1, int *t0, int *t1) {
 int tl_layout_init(tl_layout *l, int m, int n, int nb, const wf_decomp *dc, MPI_Comm row_comm,
                    MPI_Comm col_comm, wf_status *st) {
   if (m < 1 || n < 1 || nb < 1)
-    return wf_fail(st, WF_ERR_INPUT, "a %d x %d matrix in %d x %d tiles: sizes must be positive",
-                   m, n, nb, nb);
+    return wf_fail(st, WF_ERR_INPUT, "a %d x %d matrix in %d x %d tiles: sizes must be positive", m,
+                   n, nb, nb);
   if (nb > m || nb > n)
     return wf_fail(st, WF_ERR_INPUT, "tile size %d is larger than the %d x %d matrix", nb, m, n);
-  *l = (tl_layout){.m = m, .n = n, .nb = nb, .mt = (m + nb - 1) / nb, .nt = (n + nb - 1) / nb,
-                   .pe_nx = dc->pe_nx, .pe_ny = dc->pe_ny, .px = dc->px, .py = dc->py,
-                   .cx = dc->cx, .cy = dc->cy, .comm = dc->comm, .row_comm = row_comm,
+  *l = (tl_layout){.m = m,
+                   .n = n,
+                   .nb = nb,
+                   .mt = (m + nb - 1) / nb,
+                   .nt = (n + nb - 1) / nb,
+                   .pe_nx = dc->pe_nx,
+                   .pe_ny = dc->pe_ny,
+                   .px = dc->px,
+                   .py = dc->py,
+                   .cx = dc->cx,
+                   .cy = dc->cy,
+                   .comm = dc->comm,
+                   .row_comm = row_comm,
                    .col_comm = col_comm};
   tl_tiles_of_pes(l->mt, dc->pe_ny, dc->y0, dc->y0 + dc->ny, &l->i0, &l->i1);
   tl_tiles_of_pes(l->nt, dc->pe_nx, dc->x0, dc->x0 + dc->nx, &l->j0, &l->j1);
@@ -191,8 +201,7 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
       if (r > 0)
         cblas_cgemv(CblasColMajor, CblasConjTrans, n, r, &one, a->W + a->w_at[j - l->j0], n,
-                    in + (size_t)j * l->nb, 1, &zero, a->yv + a->yv_at[local_tile(a, l->i0, j)],
-                    1);
+                    in + (size_t)j * l->nb, 1, &zero, a->yv + a->yv_at[local_tile(a, l->i0, j)], 1);
     }
     t1 = MPI_Wtime();
     reshuffle(a, true);
@@ -215,8 +224,7 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
       if (r > 0)
         cblas_cgemv(CblasColMajor, CblasConjTrans, m, r, &one, a->U + a->u_at[i - l->i0], m,
-                    in + (size_t)i * l->nb, 1, &zero, a->yu + a->yu_at[local_tile(a, i, l->j0)],
-                    1);
+                    in + (size_t)i * l->nb, 1, &zero, a->yu + a->yu_at[local_tile(a, i, l->j0)], 1);
     }
     t1 = MPI_Wtime();
     reshuffle(a, false);

@@ -30,13 +30,13 @@
 #include "wf_error.h"
 
 typedef struct tl_layout {
-  int m, n, nb;           /* matrix rows, columns, tile size */
-  int mt, nt;             /* tile rows, tile columns */
-  int i0, i1, j0, j1;     /* this rank's tile rows [i0, i1) and tile columns [j0, j1) */
+  int m, n, nb;                     /* matrix rows, columns, tile size */
+  int mt, nt;                       /* tile rows, tile columns */
+  int i0, i1, j0, j1;               /* this rank's tile rows [i0, i1) and tile columns [j0, j1) */
   int pe_nx, pe_ny, px, py, cx, cy; /* the PE grid, the rank grid and this rank's place */
-  MPI_Comm comm;          /* every rank of the matrix */
-  MPI_Comm row_comm;      /* ranks holding the same tile rows (other columns); rank = cx */
-  MPI_Comm col_comm;      /* ranks holding the same tile columns (other rows); rank = cy */
+  MPI_Comm comm;                    /* every rank of the matrix */
+  MPI_Comm row_comm; /* ranks holding the same tile rows (other columns); rank = cx */
+  MPI_Comm col_comm; /* ranks holding the same tile columns (other rows); rank = cy */
 } tl_layout;
 
 static inline int tl_tile_rows(const tl_layout *l, int i) {
@@ -74,7 +74,7 @@ typedef struct tl_matrix {
   size_t local_rank;      /* sum of the local tiles' ranks */
   float complex *yu, *yv; /* scratch: the segments in row and column order */
   float complex *part;    /* scratch: this rank's partial product */
-  tl_gather rows, cols;    /* y's blocks over the column communicator; x's over the row one */
+  tl_gather rows, cols;   /* y's blocks over the column communicator; x's over the row one */
   double dropped2;        /* sum of the squared singular values the local tiles dropped */
   long long received;     /* bytes this rank received in its products' sums and gathers */
 } tl_matrix;

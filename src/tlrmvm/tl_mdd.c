@@ -21,8 +21,7 @@ static void blocks(void *c, bool adjoint, const float complex *in, float complex
       tl_matrix_apply(&p->tlr[f], adjoint, in + f * in_len, out + f * out_len, NULL);
   }
   for (int f = 0; p->systems > 1 && f < p->nfreq; f++)
-    MPI_Bcast(out + f * out_len, 2 * (int)out_len, MPI_FLOAT, (f % p->systems) * p->per,
-              p->world);
+    MPI_Bcast(out + f * out_len, 2 * (int)out_len, MPI_FLOAT, (f % p->systems) * p->per, p->world);
 }
 
 int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_lsqr_opts *o,

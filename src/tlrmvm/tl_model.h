@@ -21,23 +21,23 @@
 
 /* One frequency's matrix as the model sees it. */
 typedef struct tl_model_case {
-  int m, n, nb;       /* matrix and tile size */
-  const int *rank;    /* [mt * nt] tile ranks; NULL: every tile has rank `uniform_rank` */
+  int m, n, nb;    /* matrix and tile size */
+  const int *rank; /* [mt * nt] tile ranks; NULL: every tile has rank `uniform_rank` */
   int uniform_rank;
-  int frequencies;    /* matrices of this shape (and ranks) */
-  int systems;        /* wafers sharing them out */
+  int frequencies; /* matrices of this shape (and ranks) */
+  int systems;     /* wafers sharing them out */
 } tl_model_case;
 
 typedef struct tl_model {
-  wf_range seconds;          /* one product of every frequency, [fast, slow] */
-  wf_range compute_seconds;  /* of which the busiest PE's multiply-adds */
+  wf_range seconds;                   /* one product of every frequency, [fast, slow] */
+  wf_range compute_seconds;           /* of which the busiest PE's multiply-adds */
   double bcast_cycles, reduce_cycles; /* per frequency */
-  double pe_elements;        /* complex base elements of the busiest PE, per frequency */
-  double bytes_per_pe;       /* its bases for the system's frequencies, and its vectors */
-  double kaust_bytes;        /* KAUST's byte count of one product of every frequency */
-  double flops;              /* 8 per complex base element, every frequency */
-  wf_range bandwidth;        /* kaust_bytes / seconds: [slow, fast] in bytes/s */
-  long long total_rank;      /* R of one frequency */
+  double pe_elements;                 /* complex base elements of the busiest PE, per frequency */
+  double bytes_per_pe;                /* its bases for the system's frequencies, and its vectors */
+  double kaust_bytes;                 /* KAUST's byte count of one product of every frequency */
+  double flops;                       /* 8 per complex base element, every frequency */
+  wf_range bandwidth;                 /* kaust_bytes / seconds: [slow, fast] in bytes/s */
+  long long total_rank;               /* R of one frequency */
 } tl_model;
 
 /* KAUST's bytes of one MVM: complex float (2 R nb + M + N + 4 R). */

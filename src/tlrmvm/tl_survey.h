@@ -19,15 +19,15 @@
 
 /* A rectangular grid of points at one depth. */
 typedef struct tl_grid {
-  int nx, ny;          /* points */
-  double dx, dy;       /* spacing, m */
-  double x0, y0, z;    /* first point and depth, m */
+  int nx, ny;       /* points */
+  double dx, dy;    /* spacing, m */
+  double x0, y0, z; /* first point and depth, m */
 } tl_grid;
 
 typedef struct tl_survey {
   tl_grid src, rec;
-  double velocity;     /* m/s */
-  bool hilbert;        /* number the points along a Hilbert curve (else row by row) */
+  double velocity; /* m/s */
+  bool hilbert;    /* number the points along a Hilbert curve (else row by row) */
   /* Filled by tl_survey_init: the points in matrix order, x, y, z each. */
   double *src_xyz, *rec_xyz;
 } tl_survey;

@@ -51,8 +51,10 @@ static int parse_freqs(const char *v, double *hz, int max) {
     if (end == p || !(f > 0) || !isfinite(f) || n == max) return -1;
     hz[n++] = f;
     p = end;
-    if (*p == ',') p++;
-    else if (*p) return -1;
+    if (*p == ',')
+      p++;
+    else if (*p)
+      return -1;
   }
   return n;
 }
@@ -90,8 +92,7 @@ static const wf_key tlrmvm_keys[] = {
      "HDF5 file of dense operators instead of the survey ('' = none): one complex M x N dataset "
      "per frequency, named <input_dataset>_<index> (0, 1, ...)",
      NULL},
-    {"input_dataset", WF_KEY_STRING, "A", 0, 0, NULL, "prefix of the input file's datasets",
-     NULL},
+    {"input_dataset", WF_KEY_STRING, "A", 0, 0, NULL, "prefix of the input file's datasets", NULL},
     {"nb", WF_KEY_INT, "64", 1, 100000, NULL, "tile size", NULL},
     {"acc", WF_KEY_REAL, "1e-4", 0, 1, NULL,
      "compression accuracy, 0 < acc < 1: each tile's dropped singular values weigh at most acc "
@@ -160,7 +161,6 @@ typedef struct setup {
 
 static const char *const SECTION = "tlrmvm";
 
-
 static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   memset(s, 0, sizeof *s);
   double h = wf_deck_real(d, SECTION, "spacing");
@@ -181,7 +181,8 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
   const char *dense = wf_deck_str(d, SECTION, "dense");
   s->dense_check = strcmp(dense, "none") != 0;
   s->dense_time = strcmp(dense, "time") == 0;
-  s->wafer_prec = strcmp(wf_deck_str(d, SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
+  s->wafer_prec =
+      strcmp(wf_deck_str(d, SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->systems = (int)wf_deck_int(d, SECTION, "systems");
   s->model_rank = (int)wf_deck_int(d, SECTION, "model_rank");
   s->mdd_iterations = (int)wf_deck_int(d, SECTION, "mdd_iterations");
@@ -222,8 +223,11 @@ static int root_of(const systems *y, int f) { return (f % y->count) * y->per; }
 
 static int systems_create(wf_run *run, const setup *s, systems *y, wf_status *st) {
   const wf_wafer *w = run->wafer;
-  *y = (systems){.count = s->systems, .per = run->nranks / s->systems, .world = run->comm,
-                 .row = w->fab.row_comm, .col = w->fab.col_comm};
+  *y = (systems){.count = s->systems,
+                 .per = run->nranks / s->systems,
+                 .world = run->comm,
+                 .row = w->fab.row_comm,
+                 .col = w->fab.col_comm};
   if (run->nranks % s->systems != 0 || s->systems > s->nfreq)
     return wf_deck_fail(run->deck, SECTION, "systems", st,
                         "%d systems need a multiple of %d ranks (this run has %d) and at most "
@@ -319,8 +323,7 @@ static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, s
   int c0 = l->j0 * l->nb, c1 = l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n;
   if (r1 < r0) r1 = r0;
   if (c1 < c0) c1 = c0;
-  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = r1 - r0,
-                  .cols = c1 - c0};
+  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = r1 - r0, .cols = c1 - c0};
   double *block = malloc(2 * (size_t)src->rows * src->cols * sizeof *block + 1);
   int failed = !block;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
@@ -346,10 +349,10 @@ static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, s
  * changes the operators (the survey's, unless they come from a file) or
  * their compression. */
 static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
-  static const char *const survey[] = {"src_nx", "src_ny", "rec_nx", "rec_ny", "spacing",
+  static const char *const survey[] = {"src_nx",    "src_ny",    "rec_nx",   "rec_ny", "spacing",
                                        "src_depth", "rec_depth", "velocity", "order"};
-  static const char *const always[] = {"frequencies", "input", "input_dataset", "nb", "acc",
-                                       "norm", "rank_multiple"};
+  static const char *const always[] = {"frequencies", "input", "input_dataset", "nb",
+                                       "acc",         "norm",  "rank_multiple"};
   size_t at = 0;
   for (size_t k = 0; !s->input[0] && k < sizeof survey / sizeof *survey && at < len; k++)
     at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", survey[k],
@@ -359,25 +362,26 @@ static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
                            wf_deck_str(d, SECTION, always[k]));
 }
 
-typedef struct operator {
+typedef struct operator{
   tl_layout layout;
   tl_layout empty; /* the layout without tiles: other systems' frequencies */
   const systems *sys;
-  tl_matrix *a;    /* one per frequency (another system's: its ranks only) */
-  double *norm;    /* ||A||_F per frequency */
+  tl_matrix *a; /* one per frequency (another system's: its ranks only) */
+  double *norm; /* ||A||_F per frequency */
   int nfreq;
-  bool loaded;     /* read from the compressed file */
+  bool loaded; /* read from the compressed file */
   double compress_seconds;
-} operator;
+}
+operator;
 
-static void operator_free(operator *op) {
+static void operator_free(operator* op) {
   for (int f = 0; op->a && f < op->nfreq; f++) tl_matrix_free(&op->a[f]);
   free(op->a), free(op->norm);
 }
 
 static void tag(int f, char *t, size_t len) { snprintf(t, len, "%d", f); }
 
-static int load_compressed(wf_run *run, const setup *s, operator *op, wf_status *st) {
+static int load_compressed(wf_run *run, const setup *s, operator* op, wf_status *st) {
   char want[2048], have[2048];
   signature(run->deck, s, want, sizeof want);
   if (wf_h5_input_attr_str(run->comm, s->compressed, "tlr_signature", have, sizeof have, st) !=
@@ -402,7 +406,7 @@ static int load_compressed(wf_run *run, const setup *s, operator *op, wf_status 
   return WF_OK;
 }
 
-static int save_compressed(wf_run *run, const setup *s, const operator *op, wf_status *st) {
+static int save_compressed(wf_run *run, const setup *s, const operator* op, wf_status *st) {
   char sig[2048];
   signature(run->deck, s, sig, sizeof sig);
   wf_h5file f;
@@ -425,7 +429,7 @@ static int save_compressed(wf_run *run, const setup *s, const operator *op, wf_s
 /* Every rank learns every frequency's norm and tile ranks from its system;
  * the other systems' frequencies get matrices without tiles (their ranks
  * only: for the report, the model and the compressed file). */
-static int share_operators(operator *op, wf_status *st) {
+static int share_operators(operator* op, wf_status *st) {
   const systems *y = op->sys;
   if (y->count == 1) return WF_OK;
   const tl_layout *l = &op->layout;
@@ -447,7 +451,7 @@ static int share_operators(operator *op, wf_status *st) {
   return st->code;
 }
 
-static int build_operator(wf_run *run, const setup *s, operator *op, wf_status *st) {
+static int build_operator(wf_run *run, const setup *s, operator* op, wf_status *st) {
   wf_status_clear(st);
   op->a = calloc((size_t)s->nfreq, sizeof *op->a);
   op->norm = calloc((size_t)s->nfreq, sizeof *op->norm);
@@ -462,10 +466,11 @@ static int build_operator(wf_run *run, const setup *s, operator *op, wf_status *
     if (!mine(op->sys, f)) continue;
     source src = {.s = s, .hz = s->hz[f]};
     rc = s->input[0] ? input_block(run, s, &op->layout, f, &src, st) : WF_OK;
-    if (rc == WF_OK && run->verbose && s->nfreq > 1) printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
+    if (rc == WF_OK && run->verbose && s->nfreq > 1)
+      printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
     if (rc == WF_OK)
-      rc = tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f],
-                       st);
+      rc =
+          tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f], st);
     free((void *)src.block);
   }
   wf_status_agree(run->comm, st);
@@ -482,14 +487,15 @@ typedef struct measured {
   double forward, adjoint; /* median seconds of one product of every frequency */
   double phase[4];         /* per product, slowest rank: phase 1, reshuffle, phase 3, combine */
   double dense;            /* median seconds of the dense products (dense = time) */
-  double err, rel_err;     /* largest over frequencies: ||y - y_dense|| / (||A||_F ||x||), / ||y_dense|| */
-  double bound;            /* the bound acc implies on err */
-  double dropped;          /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
-  double adj_err;          /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
-  double triad;            /* STREAM triad, bytes/s */
-  long long R;             /* sum of every frequency's total rank */
-  double bytes;            /* KAUST's bytes of one product of every frequency */
-  double dense_bytes;      /* the dense matrices' bytes */
+  double err,
+      rel_err;    /* largest over frequencies: ||y - y_dense|| / (||A||_F ||x||), / ||y_dense|| */
+  double bound;   /* the bound acc implies on err */
+  double dropped; /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
+  double adj_err; /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
+  double triad;   /* STREAM triad, bytes/s */
+  long long R;    /* sum of every frequency's total rank */
+  double bytes;   /* KAUST's bytes of one product of every frequency */
+  double dense_bytes; /* the dense matrices' bytes */
 } measured;
 
 /* Uniform complex entries in [-1, 1)^2: the same on every rank. */
@@ -503,7 +509,8 @@ static void random_vector(long seed, uint64_t stream, int len, float complex *v)
 
 static double norm2(const float complex *v, int len) {
   double s = 0;
-  for (int i = 0; i < len; i++) s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
+  for (int i = 0; i < len; i++)
+    s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
   return sqrt(s);
 }
 
@@ -553,7 +560,7 @@ static void vectors_free(vectors *vec) { free(vec->x), free(vec->y), free(vec->v
 /* `repeat` products of every frequency, forward (A x) or adjoint (A^H v);
  * a signal stops the run between two. Their sums and gathers go into the
  * fabric's counters, each frequency's with `cycles` modelled. */
-static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec, bool adjoint,
+static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec, bool adjoint,
                          double cycles, measured *m, wf_status *st) {
   long long received = 0;
   for (int f = 0; f < s->nfreq; f++) received -= op->a[f].received;
@@ -613,14 +620,14 @@ static int time_products(wf_run *run, const setup *s, operator *op, vectors *vec
 static int dense_fill(wf_run *run, const setup *s, tl_dense *d, int slot, int f, wf_status *st) {
   source src = {.s = s, .hz = s->hz[f]};
   if (s->input[0] && input_block(run, s, d->l, f, &src, st) != WF_OK) return st->code;
-  if (d->rows > 0 && d->cols > 0) fill(&src, d->r0, d->rows, d->c0, d->cols, d->block[slot], d->rows);
+  if (d->rows > 0 && d->cols > 0)
+    fill(&src, d->r0, d->rows, d->c0, d->cols, d->block[slot], d->rows);
   free((void *)src.block);
   return WF_OK;
 }
 
 /* Every frequency's dense block (dense = time, and MDD). */
-static int dense_all(wf_run *run, const setup *s, const operator *op, tl_dense *d,
-                     wf_status *st) {
+static int dense_all(wf_run *run, const setup *s, const operator* op, tl_dense *d, wf_status *st) {
   bool *used = malloc((size_t)s->nfreq * sizeof *used);
   if (!used) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   for (int f = 0; f < s->nfreq; f++) used[f] = mine(op->sys, f);
@@ -634,7 +641,7 @@ static int dense_all(wf_run *run, const setup *s, const operator *op, tl_dense *
 
 /* The TLR products against the dense ones (from `all` when it holds every
  * frequency, else one frequency at a time), and A^H against A. */
-static int check_products(wf_run *run, const setup *s, const operator *op, tl_dense *all,
+static int check_products(wf_run *run, const setup *s, const operator* op, tl_dense *all,
                           const vectors *vec, measured *m, wf_status *st) {
   tl_dense one = {0};
   float complex *yd = malloc((size_t)s->m * sizeof *yd);
@@ -713,10 +720,10 @@ typedef struct mdd_run {
   double *history_tlr, *history_dense;
   tl_lsqr_result r_tlr, r_dense;
   double seconds_tlr, seconds_dense;
-  double misfit;               /* ||x_tlr - x_dense|| / ||x_dense|| */
-  double err_tlr, err_dense;   /* against the true wavefield */
-  double damp;                 /* absolute */
-  double bound;                /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
+  double misfit;             /* ||x_tlr - x_dense|| / ||x_dense|| */
+  double err_tlr, err_dense; /* against the true wavefield */
+  double damp;               /* absolute */
+  double bound;              /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
 } mdd_run;
 
 static void mdd_free(mdd_run *r) {
@@ -734,7 +741,8 @@ static void true_wavefield(const setup *s, float complex *x) {
       const double *p = s->survey.src_xyz + 3 * (size_t)j;
       double r = sqrt(pow(p[0] - c[0], 2) + pow(p[1] - c[1], 2) + pow(p[2] - c[2], 2));
       double k = 2 * 3.14159265358979323846 * s->hz[f] / s->survey.velocity;
-      x[(size_t)f * s->n + j] = (float complex)(cexp(-I * k * r) / (4 * 3.14159265358979323846 * fmax(r, 1e-3)));
+      x[(size_t)f * s->n + j] =
+          (float complex)(cexp(-I * k * r) / (4 * 3.14159265358979323846 * fmax(r, 1e-3)));
     }
 }
 
@@ -755,7 +763,7 @@ static double rel_diff(const float complex *a, const float complex *b, size_t n)
  * ||A^H (d - A x_k) - l^2 x_k|| / l^2 each, which the bound carries too,
  * with its effect on ||d - A x|| and ||x||. ||E||_2 <= max_f ||E_f||_F: from
  * the dropped singular values, or (a reused file) acc's bound. */
-static int mdd_bound(wf_run *run, const setup *s, const operator *op, const tl_mdd *p,
+static int mdd_bound(wf_run *run, const setup *s, const operator* op, const tl_mdd *p,
                      const float complex *d, double largest, mdd_run *r, wf_status *st) {
   double e = 0, tiles = (double)op->layout.mt * op->layout.nt;
   for (int f = 0; f < s->nfreq; f++) {
@@ -780,7 +788,7 @@ static int mdd_bound(wf_run *run, const setup *s, const operator *op, const tl_m
 }
 
 /* Data from the dense operators, then the two inversions. */
-static int mdd(wf_run *run, const setup *s, operator *op, tl_dense *dense, mdd_run *r,
+static int mdd(wf_run *run, const setup *s, operator* op, tl_dense *dense, mdd_run *r,
                wf_status *st) {
   size_t xn = (size_t)s->nfreq * s->n, dm = (size_t)s->nfreq * s->m;
   int its = s->mdd_iterations;
@@ -825,12 +833,12 @@ static int mdd(wf_run *run, const setup *s, operator *op, tl_dense *dense, mdd_r
 }
 
 static void report_mdd(wf_run *run, const setup *s, const mdd_run *r) {
-  if (run->verbose)
-  {
-    printf("tlrmvm: MDD over %d frequencies, damping %g ||A||_F: LSQR %d iterations with the TLR "
-           "operators (%.3f s), %d with the dense ones (%.3f s); residual %.2e vs %.2e\n",
-           s->nfreq, s->mdd_damp, r->r_tlr.iterations, r->seconds_tlr, r->r_dense.iterations,
-           r->seconds_dense, r->r_tlr.residual, r->r_dense.residual);
+  if (run->verbose) {
+    printf(
+        "tlrmvm: MDD over %d frequencies, damping %g ||A||_F: LSQR %d iterations with the TLR "
+        "operators (%.3f s), %d with the dense ones (%.3f s); residual %.2e vs %.2e\n",
+        s->nfreq, s->mdd_damp, r->r_tlr.iterations, r->seconds_tlr, r->r_dense.iterations,
+        r->seconds_dense, r->r_tlr.residual, r->r_dense.residual);
     printf("tlrmvm: MDD: ||x_tlr - x_dense|| = %.2e ||x_dense||", r->misfit);
     if (r->bound > 0)
       printf(" (bound %.2e)", r->bound);
@@ -895,17 +903,23 @@ static void check(wf_run *run, const setup *s, const measured *m, const mdd_run 
 
 /* The wafer projection of one product of every frequency: each frequency's
  * own ranks, the frequencies shared out over `systems` wafers. */
-static tl_model project(wf_run *run, const setup *s, const operator *op) {
+static tl_model project(wf_run *run, const setup *s, const operator* op) {
   const wf_wafer *w = run->wafer;
   tl_model sum = {0};
   int per_system = (s->nfreq + s->systems - 1) / s->systems;
   for (int f = 0; f < s->nfreq; f++) {
-    tl_model_case c = {.m = s->m, .n = s->n, .nb = s->nb, .rank = op ? op->a[f].rank : NULL,
-                       .uniform_rank = s->model_rank, .frequencies = 1, .systems = 1};
+    tl_model_case c = {.m = s->m,
+                       .n = s->n,
+                       .nb = s->nb,
+                       .rank = op ? op->a[f].rank : NULL,
+                       .uniform_rank = s->model_rank,
+                       .frequencies = 1,
+                       .systems = 1};
     tl_model t = tl_model_mvm(&w->hw, &w->grid, w->dc.pe_nx, w->dc.pe_ny, &c, s->wafer_prec);
     double share = (double)per_system / s->nfreq; /* of this frequency's time on its wafer */
     sum.seconds = wf_range_add(sum.seconds, wf_range_scale(t.seconds, share));
-    sum.compute_seconds = wf_range_add(sum.compute_seconds, wf_range_scale(t.compute_seconds, share));
+    sum.compute_seconds =
+        wf_range_add(sum.compute_seconds, wf_range_scale(t.compute_seconds, share));
     sum.bytes_per_pe += t.bytes_per_pe * share;
     sum.kaust_bytes += t.kaust_bytes;
     sum.flops += t.flops;
@@ -935,9 +949,9 @@ static void report_model(const wf_run *run, const setup *s, const tl_model *t) {
         "[%.3g, %.3g] PB/s by KAUST's count; %.0f B/PE of %.0f (%s)\n",
         hw->machine, s->systems, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
         run->wafer->dc.pe_ny, p->seconds.lo * 1e6, p->seconds.hi * 1e6, s->nfreq,
-        t->compute_seconds.lo * 1e6, t->compute_seconds.hi * 1e6, t->bcast_cycles,
-        t->reduce_cycles, t->bandwidth.lo / 1e15, t->bandwidth.hi / 1e15, p->bytes_per_pe,
-        p->sram_for_data, p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+        t->compute_seconds.lo * 1e6, t->compute_seconds.hi * 1e6, t->bcast_cycles, t->reduce_cycles,
+        t->bandwidth.lo / 1e15, t->bandwidth.hi / 1e15, p->bytes_per_pe, p->sram_for_data,
+        p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
   wf_json *j = run->summary;
   wf_json_begin(j, "model");
   wf_projection_json(p, j);
@@ -950,19 +964,21 @@ static void report_model(const wf_run *run, const setup *s, const tl_model *t) {
   wf_json_end(j);
 }
 
-static void report(wf_run *run, const setup *s, const operator *op, const measured *m) {
+static void report(wf_run *run, const setup *s, const operator* op, const measured *m) {
   const tl_layout *l = &op->layout;
-  double gbps = m->bytes / m->forward / 1e9, ratio = (double)s->m * s->n * s->nfreq /
-                                                    (2.0 * (double)m->R * s->nb);
+  double gbps = m->bytes / m->forward / 1e9,
+         ratio = (double)s->m * s->n * s->nfreq / (2.0 * (double)m->R * s->nb);
   if (run->verbose) {
-    printf("tlrmvm: %d frequencies, %d x %d in %dx%d tiles of %d, R = %lld (%.1fx smaller than "
-           "dense)%s\n",
-           s->nfreq, s->m, s->n, l->mt, l->nt, s->nb, m->R, ratio,
-           op->loaded ? ", read from the compressed file" : "");
-    printf("tlrmvm: A x %.3f ms, A^H y %.3f ms (median of %d, every frequency); phases %.3f + "
-           "%.3f + %.3f ms, combine %.3f ms\n",
-           m->forward * 1e3, m->adjoint * 1e3, s->repeat, m->phase[0] * 1e3, m->phase[1] * 1e3,
-           m->phase[2] * 1e3, m->phase[3] * 1e3);
+    printf(
+        "tlrmvm: %d frequencies, %d x %d in %dx%d tiles of %d, R = %lld (%.1fx smaller than "
+        "dense)%s\n",
+        s->nfreq, s->m, s->n, l->mt, l->nt, s->nb, m->R, ratio,
+        op->loaded ? ", read from the compressed file" : "");
+    printf(
+        "tlrmvm: A x %.3f ms, A^H y %.3f ms (median of %d, every frequency); phases %.3f + "
+        "%.3f + %.3f ms, combine %.3f ms\n",
+        m->forward * 1e3, m->adjoint * 1e3, s->repeat, m->phase[0] * 1e3, m->phase[1] * 1e3,
+        m->phase[2] * 1e3, m->phase[3] * 1e3);
     printf("tlrmvm: %.1f GB/s by KAUST's byte count", gbps);
     if (m->triad > 0)
       printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbps * 1e9 / m->triad, m->triad / 1e9);
@@ -974,7 +990,8 @@ static void report(wf_run *run, const setup *s, const operator *op, const measur
       printf("tlrmvm: ||y_tlr - y_dense|| = %.2e ||A||_F ||x|| (bound %.2e) = %.2e ||y_dense||\n",
              m->err, m->bound, m->rel_err);
     if (m->dropped >= 0)
-      printf("tlrmvm: ||A - A_tlr||_F / ||A||_F = %.2e (the dropped singular values)\n", m->dropped);
+      printf("tlrmvm: ||A - A_tlr||_F / ||A||_F = %.2e (the dropped singular values)\n",
+             m->dropped);
     printf("tlrmvm: adjoint: |<A x, v> - <x, A^H v>| = %.2e ||A x|| ||v||\n", m->adj_err);
   }
   wf_json *j = run->summary;
@@ -1018,7 +1035,7 @@ static void report(wf_run *run, const setup *s, const operator *op, const measur
 
 /* ---- output ---- */
 
-static int write_output(wf_run *run, const setup *s, const operator *op, const vectors *vec,
+static int write_output(wf_run *run, const setup *s, const operator* op, const vectors *vec,
                         const mdd_run *r, const char *path, wf_status *st) {
   const tl_layout *l = &op->layout;
   wf_h5file f;
@@ -1095,8 +1112,10 @@ static int model_only(wf_run *run, const setup *s, wf_status *st) {
     return wf_deck_fail(run->deck, SECTION, "model_rank", st,
                         "a model-only run compresses nothing: give the tiles' rank (>= 1)");
   if (s->nb > s->m || s->nb > s->n)
-    return wf_deck_fail(run->deck, SECTION, "nb", st, "tile size %d is larger than the %d x %d "
-                        "matrix", s->nb, s->m, s->n);
+    return wf_deck_fail(run->deck, SECTION, "nb", st,
+                        "tile size %d is larger than the %d x %d "
+                        "matrix",
+                        s->nb, s->m, s->n);
   tl_model t = project(run, s, NULL);
   report_model(run, s, &t);
   run->wafer_seconds = run->model.seconds;
@@ -1106,7 +1125,7 @@ static int model_only(wf_run *run, const setup *s, wf_status *st) {
 }
 
 /* Products timed and checked, the dense ones timed when asked. */
-static int measure(wf_run *run, const setup *s, operator *op, vectors *vec, tl_dense *dense,
+static int measure(wf_run *run, const setup *s, operator* op, vectors *vec, tl_dense *dense,
                    const tl_model *t, measured *m, wf_status *st) {
   double cycles = t->bcast_cycles + t->reduce_cycles; /* a product's fabric, the wafer's */
   int rc = vectors_alloc(run->comm, s, vec, st);
@@ -1126,8 +1145,7 @@ static int measure(wf_run *run, const setup *s, operator *op, vectors *vec, tl_d
   return WF_OK;
 }
 
-static int plots(wf_run *run, const setup *s, const operator *op, const mdd_run *r,
-                 wf_status *st) {
+static int plots(wf_run *run, const setup *s, const operator* op, const mdd_run *r, wf_status *st) {
   const char *png = wf_deck_str(run->deck, SECTION, "plot");
   char title[160];
   if (png[0]) {
@@ -1169,14 +1187,16 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   }
   bool do_mdd = s.mdd_iterations > 0 && !s.input[0];
   if (run->verbose)
-    printf("tlrmvm: %d x %d operator%s at %d frequencies (%g .. %g Hz), tiles of %d on %dx%d PEs, "
-           "%d system%s of %dx%d ranks\n",
-           s.m, s.n, s.input[0] ? "s from the input file" : "s of the survey", s.nfreq, s.hz[0],
-           s.hz[s.nfreq - 1], s.nb, sys.dc.pe_nx, sys.dc.pe_ny, sys.count, sys.count > 1 ? "s" : "",
-           sys.dc.px, sys.dc.py);
+    printf(
+        "tlrmvm: %d x %d operator%s at %d frequencies (%g .. %g Hz), tiles of %d on %dx%d PEs, "
+        "%d system%s of %dx%d ranks\n",
+        s.m, s.n, s.input[0] ? "s from the input file" : "s of the survey", s.nfreq, s.hz[0],
+        s.hz[s.nfreq - 1], s.nb, sys.dc.pe_nx, sys.dc.pe_ny, sys.count, sys.count > 1 ? "s" : "",
+        sys.dc.px, sys.dc.py);
   if (run->verbose && s.mdd_iterations > 0 && !do_mdd)
-    printf("tlrmvm: no MDD: it recovers a point source's wavefield through the survey's "
-           "geometry, which an input file does not give\n");
+    printf(
+        "tlrmvm: no MDD: it recovers a point source's wavefield through the survey's "
+        "geometry, which an input file does not give\n");
   measured m = {0};
   vectors vec = {0};
   tl_dense dense = {0};

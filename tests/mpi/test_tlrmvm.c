@@ -51,8 +51,10 @@ static void test_case(checks *ck, int pe_nx, int pe_ny, int px, int py, int snx,
                       int rny, int nb, double acc, bool global) {
   test_wafer t;
   if (test_wafer_create_ranks(ck, &t, pe_nx, pe_ny, px, py) != 0) return;
-  problem p = {.s = {.src = {snx, sny, 15, 15, 0, 0, 0}, .rec = {rnx, rny, 15, 15, 0, 0, 200},
-                     .velocity = 1500, .hilbert = true},
+  problem p = {.s = {.src = {snx, sny, 15, 15, 0, 0, 0},
+                     .rec = {rnx, rny, 15, 15, 0, 0, 200},
+                     .velocity = 1500,
+                     .hilbert = true},
                .hz = 25};
   wf_status st;
   CHECK(ck, tl_survey_init(&p.s, &st) == WF_OK, "survey: %s", st.msg);
@@ -71,7 +73,8 @@ static void test_case(checks *ck, int pe_nx, int pe_ny, int px, int py, int snx,
   }
   /* The dense products, by the formula. */
   double complex *A = malloc((size_t)M * N * sizeof *A), *x = malloc(N * sizeof *x),
-                 *v = malloc(M * sizeof *v), *Ax = calloc(M, sizeof *Ax), *Ahv = calloc(N, sizeof *Ahv);
+                 *v = malloc(M * sizeof *v), *Ax = calloc(M, sizeof *Ax),
+                 *Ahv = calloc(N, sizeof *Ahv);
   double fro_ref = 0;
   for (int r = 0; r < M; r++)
     for (int c = 0; c < N; c++) {

@@ -3,11 +3,10 @@
  * map, and the wafer model and KAUST's byte count against hand computations. */
 #include <CUnit/CUnit.h>
 #include <complex.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <lapacke.h>
 
 #include "tl_compress.h"
 #include "tl_lsqr.h"
@@ -29,7 +28,8 @@ static void test_hilbert_curve(void) {
         at[d] = (int)(y * n + x);
       }
     for (uint32_t d = 1; d < n * n; d++) {
-      int dx = abs(at[d] % (int)n - at[d - 1] % (int)n), dy = abs(at[d] / (int)n - at[d - 1] / (int)n);
+      int dx = abs(at[d] % (int)n - at[d - 1] % (int)n),
+          dy = abs(at[d] / (int)n - at[d - 1] / (int)n);
       CU_ASSERT_EQUAL(dx + dy, 1);
     }
     /* It starts at the origin and ends at the other bottom corner. */
@@ -74,7 +74,8 @@ static void test_compress_tile(void) {
     int k;
     double dropped2;
     wf_status st;
-    CU_ASSERT_EQUAL_FATAL(tl_compress_tile(M, N, work, tols[t], 1, &k, &U, &W, &dropped2, &st), WF_OK);
+    CU_ASSERT_EQUAL_FATAL(tl_compress_tile(M, N, work, tols[t], 1, &k, &U, &W, &dropped2, &st),
+                          WF_OK);
     CU_ASSERT_EQUAL(k, want[t]);
     double err2 = 0;
     for (int c = 0; c < N; c++)
@@ -183,7 +184,9 @@ static void dense_op(void *ctx, bool adjoint, const float complex *in, float com
 static void test_lsqr(void) {
   float complex b[LM], x[LN];
   for (int i = 0; i < LM; i++) {
-    for (int j = 0; j < LN; j++) lsq_a[i * LN + j] = (i == j ? 3.0 : 0.0) + sin(1.7 * i + 0.3 * j) + I * cos(0.9 * i * j + 0.1);
+    for (int j = 0; j < LN; j++)
+      lsq_a[i * LN + j] =
+          (i == j ? 3.0 : 0.0) + sin(1.7 * i + 0.3 * j) + I * cos(0.9 * i * j + 0.1);
     b[i] = (float complex)(cos(0.5 * i) + I * sin(2.1 * i));
   }
   for (int damped = 0; damped < 2; damped++) {
