@@ -328,18 +328,23 @@ static hid_t complex_double_type(void) {
   return t;
 }
 
-static hid_t open_input(MPI_Comm comm, const char *path, const char *name, hid_t *dset,
-                        wf_status *st) {
+/* An input file opened read-only for collective reads; -1 (and an input
+ * error) if it cannot be. */
+static hid_t open_file(MPI_Comm comm, const char *path, wf_status *st) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
   H5Pclose(fapl);
+  if (file < 0) wf_fail(st, WF_ERR_INPUT, "cannot open '%s' as an HDF5 file", path);
+  return file;
+}
+
+static hid_t open_input(MPI_Comm comm, const char *path, const char *name, hid_t *dset,
+                        wf_status *st) {
+  hid_t file = open_file(comm, path, st);
   *dset = -1;
-  if (file < 0) {
-    wf_fail(st, WF_ERR_INPUT, "cannot open '%s' as an HDF5 file", path);
-    return -1;
-  }
+  if (file < 0) return -1;
   *dset = H5Dopen2(file, name, H5P_DEFAULT);
   if (*dset < 0) {
     H5Fclose(file);
@@ -380,6 +385,24 @@ int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_in
   return st->code;
 }
 
+/* The collective read of the selections into `data` as `mtype`; closes the
+ * spaces, the dataset and the file. */
+static int collective_read(MPI_Comm comm, const char *path, const char *name, hid_t file,
+                           hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, void *data,
+                           wf_status *st) {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  herr_t rc = H5Dread(dset, mtype, mspace, fspace, dxpl, data);
+  H5Pclose(dxpl);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  H5Fclose(file);
+  if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
+  wf_status_agree(comm, st);
+  return st->code;
+}
+
 int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf_h5_input *in,
                      const wf_h5_block *b, double *data, wf_status *st) {
   wf_status_clear(st);
@@ -403,18 +426,9 @@ int wf_h5_input_read(MPI_Comm comm, const char *path, const char *name, const wf
     H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, cnt, NULL);
   }
   hid_t mtype = in->complex_values ? complex_double_type() : H5Tcopy(H5T_NATIVE_DOUBLE);
-  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-  herr_t rc = H5Dread(dset, mtype, mspace, fspace, dxpl, data);
-  H5Pclose(dxpl);
+  int rc = collective_read(comm, path, name, file, dset, mtype, mspace, fspace, data, st);
   H5Tclose(mtype);
-  H5Sclose(mspace);
-  H5Sclose(fspace);
-  H5Dclose(dset);
-  H5Fclose(file);
-  if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
-  wf_status_agree(comm, st);
-  return st->code;
+  return rc;
 }
 
 int wf_h5_input_rows(MPI_Comm comm, const char *path, const char *name, wf_dtype type,
@@ -438,17 +452,7 @@ int wf_h5_input_rows(MPI_Comm comm, const char *path, const char *name, wf_dtype
   }
   hid_t fspace, mspace;
   select_rows(r, &fspace, &mspace);
-  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-  herr_t rc = H5Dread(dset, wf_h5_type(type), mspace, fspace, dxpl, data);
-  H5Pclose(dxpl);
-  H5Sclose(mspace);
-  H5Sclose(fspace);
-  H5Dclose(dset);
-  H5Fclose(file);
-  if (rc < 0) wf_fail(st, WF_ERR_INPUT, "'%s': reading dataset '%s' failed", path, name);
-  wf_status_agree(comm, st);
-  return st->code;
+  return collective_read(comm, path, name, file, dset, wf_h5_type(type), mspace, fspace, data, st);
 }
 
 /* Read root attribute `name` as `mtype` (a string type: its size bounds
@@ -456,17 +460,11 @@ int wf_h5_input_rows(MPI_Comm comm, const char *path, const char *name, wf_dtype
 static int input_attr(MPI_Comm comm, const char *path, const char *name, hid_t mtype, bool string,
                       void *v, wf_status *st) {
   wf_status_clear(st);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  hid_t file = open_file(comm, path, st);
   hid_t a = file >= 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
-  if (file < 0) {
-    wf_fail(st, WF_ERR_INPUT, "cannot open '%s' as an HDF5 file", path);
-  } else if (a < 0) {
+  if (file >= 0 && a < 0) {
     wf_fail(st, WF_ERR_INPUT, "'%s' has no attribute '%s'", path, name);
-  } else {
+  } else if (a >= 0) {
     hid_t t = H5Aget_type(a);
     bool is_string = H5Tget_class(t) == H5T_STRING;
     /* A string read as NUL-terminated: one byte more than the file's, so

@@ -23,6 +23,7 @@
 #include "wf_random.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
+#include "wf_timing.h"
 #include "wf_wafer.h"
 
 static const wf_key fft_keys[] = {
@@ -353,21 +354,7 @@ static double spectrum_sum_sq(MPI_Comm comm, const setup *s, const ff_box *b, co
   return g;
 }
 
-static double median(double *v, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1], v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-/* The slowest rank's time of `fn` (after a barrier). */
-static double timed_max(MPI_Comm comm, double t_local) {
-  double t;
-  MPI_Allreduce(&t_local, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return t;
-}
 
 /* ---- FFTW wisdom (either precision) ---- */
 
@@ -476,10 +463,10 @@ static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box
       MPI_Barrier(comm);
       double t0 = MPI_Wtime();
       ff_fftw_execute(s->prec, plan);
-      double tr = timed_max(comm, MPI_Wtime() - t0);
+      double tr = wf_slowest(comm, MPI_Wtime() - t0);
       if (t) t[r] = tr;
     }
-    ref->seconds[layout] = t ? median(t, s->repeat) : 0;
+    ref->seconds[layout] = t ? wf_median(t, s->repeat) : 0;
     free(t);
     memcpy(theirs, a, ff_box_cells(&res) * elem);
     rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
@@ -543,7 +530,7 @@ static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const
     if (plan) {
       ff_fftw_execute(s->prec, plan);
     }
-    ref->seconds[0] = timed_max(comm, MPI_Wtime() - t0);
+    ref->seconds[0] = wf_slowest(comm, MPI_Wtime() - t0);
     rc = ff_redistribute(comm, s->prec, ob, out, &slab, ours, st);
     if (rc == WF_OK) ref->rel[0] = rel(compare(comm, s->prec, ours, a, cells, 1));
   }
@@ -620,7 +607,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     rc = ff_execute(p, FFTW_FORWARD, st);
-    t[r] = timed_max(comm, MPI_Wtime() - t0);
+    t[r] = wf_slowest(comm, MPI_Wtime() - t0);
     if (rc != WF_OK) break;
     if (r == 0) {
       memcpy(kept, ff_out(p), out_cells * p->elem);
@@ -634,17 +621,17 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     MPI_Barrier(comm);
     t0 = MPI_Wtime();
     rc = ff_execute(p, FFTW_BACKWARD, st);
-    t[s->repeat + r] = timed_max(comm, MPI_Wtime() - t0);
+    t[s->repeat + r] = wf_slowest(comm, MPI_Wtime() - t0);
     if (rc == WF_OK && r == 0)
       m->roundtrip = rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
   }
   wf_signal_poll_end(&poll);
   if (rc == WF_OK) {
-    m->forward = median(t, s->repeat);
-    m->backward = median(t + s->repeat, s->repeat);
+    m->forward = wf_median(t, s->repeat);
+    m->backward = wf_median(t + s->repeat, s->repeat);
     double pair = 2.0 * s->repeat;
-    m->fft = timed_max(comm, p->fft_seconds / pair);
-    m->transpose = timed_max(comm, p->transpose_seconds / pair);
+    m->fft = wf_slowest(comm, p->fft_seconds / pair);
+    m->transpose = wf_slowest(comm, p->transpose_seconds / pair);
     double bytes = p->transpose_bytes / pair, total;
     MPI_Allreduce(&bytes, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
     m->transpose_GBps = m->transpose > 0 ? total / m->transpose / 1e9 : 0;

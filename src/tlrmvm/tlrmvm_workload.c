@@ -30,6 +30,7 @@
 #include "wf_random.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
+#include "wf_timing.h"
 #include "wf_wafer.h"
 
 #define MAX_FREQS 1024
@@ -521,19 +522,7 @@ static double complex dot(const float complex *u, const float complex *v, int le
   return s;
 }
 
-static double median(double *v, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1], v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-static double slowest(MPI_Comm comm, double t) {
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return t;
-}
 
 typedef struct vectors {
   float complex *x, *y, *v, *xa; /* per frequency: x (N), y = A x (M), v (M), xa = A^H v (N) */
@@ -590,7 +579,7 @@ static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec
       else
         tl_matrix_apply(&op->a[f], false, vec->x + fn, vec->y + fm, phase);
     }
-    t[r] = slowest(run->comm, MPI_Wtime() - t0);
+    t[r] = wf_slowest(run->comm, MPI_Wtime() - t0);
   }
   /* The products, whole on every rank, for the checks and the output. */
   for (int f = 0; f < s->nfreq; f++) {
@@ -605,10 +594,10 @@ static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec
   wf_fabric_count(&run->wafer->fab, ops, phase[3], cycles * (double)ops, 0, received);
   if (rc == WF_OK) {
     if (adjoint) {
-      m->adjoint = median(t, s->repeat);
+      m->adjoint = wf_median(t, s->repeat);
     } else {
-      m->forward = median(t, s->repeat);
-      for (int k = 0; k < 4; k++) m->phase[k] = slowest(run->comm, phase[k] / s->repeat);
+      m->forward = wf_median(t, s->repeat);
+      for (int k = 0; k < 4; k++) m->phase[k] = wf_slowest(run->comm, phase[k] / s->repeat);
     }
   }
   free(t);
@@ -706,9 +695,9 @@ static int time_dense(wf_run *run, const setup *s, tl_dense *d, const vectors *v
     double t0 = MPI_Wtime();
     for (int f = 0; f < s->nfreq; f++)
       if (d->block[f]) tl_dense_apply(d, f, false, vec->x + (size_t)f * s->n, y);
-    t[r] = slowest(run->comm, MPI_Wtime() - t0);
+    t[r] = wf_slowest(run->comm, MPI_Wtime() - t0);
   }
-  m->dense = median(t, s->repeat);
+  m->dense = wf_median(t, s->repeat);
   free(y), free(t);
   return WF_OK;
 }
@@ -818,10 +807,10 @@ static int mdd(wf_run *run, const setup *s, operator* op, tl_dense *dense, mdd_r
   tl_lsqr_opts o = {.iterations = its, .damp = r->damp, .atol = 1e-6};
   double t0 = MPI_Wtime();
   int rc = tl_mdd_solve(&p, false, d, &o, r->tlr, r->history_tlr, &r->r_tlr, st);
-  r->seconds_tlr = slowest(run->comm, MPI_Wtime() - t0);
+  r->seconds_tlr = wf_slowest(run->comm, MPI_Wtime() - t0);
   t0 = MPI_Wtime();
   if (rc == WF_OK) rc = tl_mdd_solve(&p, true, d, &o, r->dense, r->history_dense, &r->r_dense, st);
-  r->seconds_dense = slowest(run->comm, MPI_Wtime() - t0);
+  r->seconds_dense = wf_slowest(run->comm, MPI_Wtime() - t0);
   if (rc == WF_OK) {
     r->misfit = rel_diff(r->tlr, r->dense, xn);
     r->err_tlr = rel_diff(r->tlr, r->truth, xn);
