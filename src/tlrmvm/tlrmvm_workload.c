@@ -15,15 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tl_compress.h"
 #include "tl_dense.h"
-#include "tl_io.h"
 #include "tl_matrix.h"
-#include "tl_mdd.h"
 #include "tl_model.h"
 #include "tl_survey.h"
+#include "tlrmvm_parts.h"
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_model.h"
@@ -33,7 +31,6 @@
 #include "wf_timing.h"
 #include "wf_wafer.h"
 
-#define MAX_FREQS 1024
 
 /* "20", "5,10,20" or "first:last:count" (count equally spaced values). */
 static int parse_freqs(const char *v, double *hz, int max) {
@@ -61,12 +58,12 @@ static int parse_freqs(const char *v, double *hz, int max) {
 }
 
 static int check_freqs(const char *v, char *why, size_t len) {
-  double hz[MAX_FREQS];
-  if (parse_freqs(v, hz, MAX_FREQS) >= 1) return 0;
+  double hz[TLRMVM_MAX_FREQS];
+  if (parse_freqs(v, hz, TLRMVM_MAX_FREQS) >= 1) return 0;
   snprintf(why, len,
            "expected positive frequencies in Hz: one (20), a list (5,10,20) or first:last:count "
            "(5:60:12), at most %d",
-           MAX_FREQS);
+           TLRMVM_MAX_FREQS);
   return 1;
 }
 
@@ -148,337 +145,47 @@ static const wf_section tlrmvm_section = {
     tlrmvm_keys, (int)(sizeof tlrmvm_keys / sizeof tlrmvm_keys[0])};
 static const wf_section *const tlrmvm_sections[] = {&tlrmvm_section};
 
-typedef struct setup {
-  tl_survey survey;
-  double hz[MAX_FREQS];
-  int nfreq, m, n, nb, repeat, systems, model_rank, mdd_iterations;
-  double mdd_damp, mdd_depth;
-  tl_compress_opts opts;
-  long seed;
-  bool dense_check, dense_time;
-  wf_prec wafer_prec;
-  const char *input, *dataset, *compressed;
-} setup;
 
-static const char *const SECTION = "tlrmvm";
-
-static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
+static int read_setup(const wf_deck *d, tlrmvm_setup *s, wf_status *st) {
   memset(s, 0, sizeof *s);
-  double h = wf_deck_real(d, SECTION, "spacing");
-  s->survey = (tl_survey){
-      .src = {(int)wf_deck_int(d, SECTION, "src_nx"), (int)wf_deck_int(d, SECTION, "src_ny"), h, h,
-              0, 0, wf_deck_real(d, SECTION, "src_depth")},
-      .rec = {(int)wf_deck_int(d, SECTION, "rec_nx"), (int)wf_deck_int(d, SECTION, "rec_ny"), h, h,
-              0, 0, wf_deck_real(d, SECTION, "rec_depth")},
-      .velocity = wf_deck_real(d, SECTION, "velocity"),
-      .hilbert = strcmp(wf_deck_str(d, SECTION, "order"), "hilbert") == 0};
-  s->nfreq = parse_freqs(wf_deck_str(d, SECTION, "frequencies"), s->hz, MAX_FREQS);
-  s->nb = (int)wf_deck_int(d, SECTION, "nb");
-  s->opts = (tl_compress_opts){wf_deck_real(d, SECTION, "acc"),
-                               strcmp(wf_deck_str(d, SECTION, "norm"), "global") == 0,
-                               (int)wf_deck_int(d, SECTION, "rank_multiple")};
-  s->repeat = (int)wf_deck_int(d, SECTION, "repeat");
-  s->seed = wf_deck_int(d, SECTION, "seed");
-  const char *dense = wf_deck_str(d, SECTION, "dense");
+  double h = wf_deck_real(d, TLRMVM_SECTION, "spacing");
+  s->survey =
+      (tl_survey){.src = {(int)wf_deck_int(d, TLRMVM_SECTION, "src_nx"),
+                          (int)wf_deck_int(d, TLRMVM_SECTION, "src_ny"), h, h, 0, 0,
+                          wf_deck_real(d, TLRMVM_SECTION, "src_depth")},
+                  .rec = {(int)wf_deck_int(d, TLRMVM_SECTION, "rec_nx"),
+                          (int)wf_deck_int(d, TLRMVM_SECTION, "rec_ny"), h, h, 0, 0,
+                          wf_deck_real(d, TLRMVM_SECTION, "rec_depth")},
+                  .velocity = wf_deck_real(d, TLRMVM_SECTION, "velocity"),
+                  .hilbert = strcmp(wf_deck_str(d, TLRMVM_SECTION, "order"), "hilbert") == 0};
+  s->nfreq = parse_freqs(wf_deck_str(d, TLRMVM_SECTION, "frequencies"), s->hz, TLRMVM_MAX_FREQS);
+  s->nb = (int)wf_deck_int(d, TLRMVM_SECTION, "nb");
+  s->opts = (tl_compress_opts){wf_deck_real(d, TLRMVM_SECTION, "acc"),
+                               strcmp(wf_deck_str(d, TLRMVM_SECTION, "norm"), "global") == 0,
+                               (int)wf_deck_int(d, TLRMVM_SECTION, "rank_multiple")};
+  s->repeat = (int)wf_deck_int(d, TLRMVM_SECTION, "repeat");
+  s->seed = wf_deck_int(d, TLRMVM_SECTION, "seed");
+  const char *dense = wf_deck_str(d, TLRMVM_SECTION, "dense");
   s->dense_check = strcmp(dense, "none") != 0;
   s->dense_time = strcmp(dense, "time") == 0;
   s->wafer_prec =
-      strcmp(wf_deck_str(d, SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
-  s->systems = (int)wf_deck_int(d, SECTION, "systems");
-  s->model_rank = (int)wf_deck_int(d, SECTION, "model_rank");
-  s->mdd_iterations = (int)wf_deck_int(d, SECTION, "mdd_iterations");
-  s->mdd_damp = wf_deck_real(d, SECTION, "mdd_damp");
-  s->mdd_depth = wf_deck_real(d, SECTION, "mdd_depth");
-  s->input = wf_deck_str(d, SECTION, "input");
-  s->dataset = wf_deck_str(d, SECTION, "input_dataset");
-  s->compressed = wf_deck_str(d, SECTION, "compressed");
+      strcmp(wf_deck_str(d, TLRMVM_SECTION, "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
+  s->systems = (int)wf_deck_int(d, TLRMVM_SECTION, "systems");
+  s->model_rank = (int)wf_deck_int(d, TLRMVM_SECTION, "model_rank");
+  s->mdd_iterations = (int)wf_deck_int(d, TLRMVM_SECTION, "mdd_iterations");
+  s->mdd_damp = wf_deck_real(d, TLRMVM_SECTION, "mdd_damp");
+  s->mdd_depth = wf_deck_real(d, TLRMVM_SECTION, "mdd_depth");
+  s->input = wf_deck_str(d, TLRMVM_SECTION, "input");
+  s->dataset = wf_deck_str(d, TLRMVM_SECTION, "input_dataset");
+  s->compressed = wf_deck_str(d, TLRMVM_SECTION, "compressed");
   s->m = tl_survey_rows(&s->survey);
   s->n = tl_survey_cols(&s->survey);
   if (!(s->opts.acc > 0 && s->opts.acc < 1))
-    return wf_deck_fail(d, SECTION, "acc", st, "must lie strictly between 0 and 1");
+    return wf_deck_fail(d, TLRMVM_SECTION, "acc", st, "must lie strictly between 0 and 1");
   if (!s->input[0] && s->survey.src.z == s->survey.rec.z)
-    return wf_deck_fail(d, SECTION, "rec_depth", st,
+    return wf_deck_fail(d, TLRMVM_SECTION, "rec_depth", st,
                         "sources and receivers at the same depth meet: the Green's function "
                         "1 / (4 pi r) is infinite at r = 0");
-  return WF_OK;
-}
-
-/* ---- systems: the wafers the frequencies are shared out over ---- */
-
-/* GB23 shares its frequencies out over 48 CS-2. Here the ranks split into
- * `count` equal groups, one wafer each with its own rank grid over the same
- * PE grid; system g holds the frequencies f with f % count == g and its
- * first rank is `per` g. Vectors stay whole on every rank: a frequency's
- * results are broadcast from its system. With one system the run's own
- * wafer is used. */
-typedef struct systems {
-  int count, index, per;
-  wf_decomp dc;      /* this system's rank grid (count > 1) */
-  MPI_Comm row, col; /* its rows and columns of ranks */
-  MPI_Comm world;    /* every rank of the run */
-  bool own;          /* dc and the communicators were made here */
-} systems;
-
-static bool mine(const systems *y, int f) { return f % y->count == y->index; }
-static int root_of(const systems *y, int f) { return (f % y->count) * y->per; }
-
-static int systems_create(wf_run *run, const setup *s, systems *y, wf_status *st) {
-  const wf_wafer *w = run->wafer;
-  *y = (systems){.count = s->systems,
-                 .per = run->nranks / s->systems,
-                 .world = run->comm,
-                 .row = w->fab.row_comm,
-                 .col = w->fab.col_comm};
-  if (run->nranks % s->systems != 0 || s->systems > s->nfreq)
-    return wf_deck_fail(run->deck, SECTION, "systems", st,
-                        "%d systems need a multiple of %d ranks (this run has %d) and at most "
-                        "one system a frequency (%d frequencies)",
-                        s->systems, s->systems, run->nranks, s->nfreq);
-  if (s->systems == 1) {
-    y->dc = w->dc;
-    return WF_OK;
-  }
-  y->index = run->rank / y->per;
-  MPI_Comm group;
-  MPI_Comm_split(run->comm, y->index, run->rank, &group);
-  /* Bands of PE rows, as the one-system run lays its ranks out. */
-  int py = y->per <= w->dc.pe_ny ? y->per : 0, px = py ? 1 : 0;
-  int rc = wf_decomp_create(&y->dc, group, w->dc.pe_nx, w->dc.pe_ny, px, py, st);
-  MPI_Comm_free(&group);
-  if (rc != WF_OK) return wf_deck_blame(run->deck, SECTION, "systems", st);
-  MPI_Comm_split(y->dc.comm, y->dc.cy, y->dc.cx, &y->row);
-  MPI_Comm_split(y->dc.comm, y->dc.cx, y->dc.cy, &y->col);
-  y->own = true;
-  return WF_OK;
-}
-
-static void systems_free(systems *y) {
-  if (!y->own) return;
-  MPI_Comm_free(&y->row);
-  MPI_Comm_free(&y->col);
-  wf_decomp_free(&y->dc);
-  y->own = false;
-}
-
-/* Frequency f's `len` values at `v`, from its system to every rank. */
-static void share(const systems *y, int f, float complex *v, size_t len) {
-  if (y->count > 1) MPI_Bcast(v, 2 * (int)len, MPI_FLOAT, root_of(y, f), y->world);
-}
-
-/* ---- the operator ---- */
-
-/* Where a matrix's entries come from: the survey at one frequency, or this
- * rank's block of a dense input (rows r0.., columns c0.., (re, im) pairs). */
-typedef struct source {
-  const setup *s;
-  double hz;
-  const double *block;
-  int row0, col0, rows, cols;
-} source;
-
-static void fill(void *ctx, int r0, int nr, int c0, int nc, float complex *a, int ld) {
-  const source *src = ctx;
-  if (!src->block) {
-    tl_survey_block(&src->s->survey, src->hz, r0, nr, c0, nc, a, ld);
-    return;
-  }
-  for (int c = 0; c < nc; c++)
-    for (int r = 0; r < nr; r++) {
-      size_t e = (size_t)(r0 - src->row0 + r) * src->cols + (size_t)(c0 - src->col0 + c);
-      a[(size_t)c * ld + r] = (float)src->block[2 * e] + I * (float)src->block[2 * e + 1];
-    }
-}
-
-static void dataset_name(const setup *s, int f, char *name, size_t len) {
-  snprintf(name, len, "%s_%d", s->dataset, f);
-}
-
-/* The input's matrix size, from its first dataset; every dataset must have it. */
-static int input_shape(wf_run *run, setup *s, wf_status *st) {
-  for (int f = 0; f < s->nfreq; f++) {
-    char name[WF_DECK_TEXT_MAX + 16];
-    dataset_name(s, f, name, sizeof name);
-    wf_h5_input in;
-    if (wf_h5_input_open(run->comm, s->input, name, &in, st) != WF_OK)
-      return wf_deck_blame(run->deck, SECTION, "input", st);
-    if (in.ndim != 2 || !in.complex_values)
-      return wf_deck_fail(run->deck, SECTION, "input", st,
-                          "dataset '%s' is not a complex matrix (a 2D array of h5py's complex "
-                          "values)",
-                          name);
-    if (f == 0) s->m = (int)in.dims[0], s->n = (int)in.dims[1];
-    if ((int)in.dims[0] != s->m || (int)in.dims[1] != s->n)
-      return wf_deck_fail(run->deck, SECTION, "input", st,
-                          "dataset '%s' is %llu x %llu; '%s_0' is %d x %d", name, in.dims[0],
-                          in.dims[1], s->dataset, s->m, s->n);
-  }
-  return WF_OK;
-}
-
-/* This rank's block of dense input matrix f (NULL block when it has no tiles). */
-static int input_block(wf_run *run, const setup *s, const tl_layout *l, int f, source *src,
-                       wf_status *st) {
-  char name[WF_DECK_TEXT_MAX + 16];
-  dataset_name(s, f, name, sizeof name);
-  int r0 = l->i0 * l->nb, r1 = l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m;
-  int c0 = l->j0 * l->nb, c1 = l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n;
-  if (r1 < r0) r1 = r0;
-  if (c1 < c0) c1 = c0;
-  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = r1 - r0, .cols = c1 - c0};
-  double *block = malloc(2 * (size_t)src->rows * src->cols * sizeof *block + 1);
-  int failed = !block;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
-  if (failed) {
-    free(block);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a block of '%s'", name);
-  }
-  wf_h5_input in;
-  unsigned long long g[2] = {(unsigned long long)s->m, (unsigned long long)s->n};
-  unsigned long long off[2] = {(unsigned long long)r0, (unsigned long long)c0};
-  unsigned long long cnt[2] = {(unsigned long long)src->rows, (unsigned long long)src->cols};
-  wf_h5_block b = {.ndim = 2, .global = g, .offset = off, .count = cnt};
-  if (wf_h5_input_open(l->comm, s->input, name, &in, st) != WF_OK ||
-      wf_h5_input_read(l->comm, s->input, name, &in, &b, block, st) != WF_OK) {
-    free(block);
-    return wf_deck_blame(run->deck, SECTION, "input", st);
-  }
-  src->block = block;
-  return WF_OK;
-}
-
-/* What the compressed file must have been made from: every key that
- * changes the operators (the survey's, unless they come from a file) or
- * their compression. */
-static void signature(const wf_deck *d, const setup *s, char *sig, size_t len) {
-  static const char *const survey[] = {"src_nx",    "src_ny",    "rec_nx",   "rec_ny", "spacing",
-                                       "src_depth", "rec_depth", "velocity", "order"};
-  static const char *const always[] = {"frequencies", "input", "input_dataset", "nb",
-                                       "acc",         "norm",  "rank_multiple"};
-  size_t at = 0;
-  for (size_t k = 0; !s->input[0] && k < sizeof survey / sizeof *survey && at < len; k++)
-    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", survey[k],
-                           wf_deck_str(d, SECTION, survey[k]));
-  for (size_t k = 0; k < sizeof always / sizeof *always && at < len; k++)
-    at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", always[k],
-                           wf_deck_str(d, SECTION, always[k]));
-}
-
-typedef struct operator{
-  tl_layout layout;
-  tl_layout empty; /* the layout without tiles: other systems' frequencies */
-  const systems *sys;
-  tl_matrix *a; /* one per frequency (another system's: its ranks only) */
-  double *norm; /* ||A||_F per frequency */
-  int nfreq;
-  bool loaded; /* read from the compressed file */
-  double compress_seconds;
-}
-operator;
-
-static void operator_free(operator* op) {
-  for (int f = 0; op->a && f < op->nfreq; f++) tl_matrix_free(&op->a[f]);
-  free(op->a), free(op->norm);
-}
-
-static void tag(int f, char *t, size_t len) { snprintf(t, len, "%d", f); }
-
-static int load_compressed(wf_run *run, const setup *s, operator* op, wf_status *st) {
-  char want[2048], have[2048];
-  signature(run->deck, s, want, sizeof want);
-  if (wf_h5_input_attr_str(run->comm, s->compressed, "tlr_signature", have, sizeof have, st) !=
-      WF_OK)
-    return wf_deck_blame(run->deck, SECTION, "compressed", st);
-  if (strcmp(want, have) != 0)
-    return wf_deck_fail(run->deck, SECTION, "compressed", st,
-                        "the file holds another operator (made with: %s; this deck: %s): "
-                        "remove it or name another file",
-                        have, want);
-  int rc = WF_OK;
-  for (int f = 0; f < s->nfreq && rc == WF_OK; f++) {
-    char t[16];
-    tag(f, t, sizeof t);
-    if (mine(op->sys, f))
-      rc = tl_io_read(op->layout.comm, s->compressed, t, &op->layout, &op->a[f], &op->norm[f], st);
-  }
-  /* One system's bad file is every rank's error. */
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return wf_deck_blame(run->deck, SECTION, "compressed", st);
-  op->loaded = true;
-  return WF_OK;
-}
-
-static int save_compressed(wf_run *run, const setup *s, const operator* op, wf_status *st) {
-  char sig[2048];
-  signature(run->deck, s, sig, sizeof sig);
-  wf_h5file f;
-  if (wf_run_h5_create(run, s->compressed, &f, st) != WF_OK) return st->code;
-  int rc = wf_h5_attr_str(&f, "tlr_signature", sig, st);
-  for (int q = 0; rc == WF_OK && q < s->nfreq; q++) {
-    char t[16], name[32];
-    tag(q, t, sizeof t);
-    snprintf(name, sizeof name, "hz_%d", q);
-    rc = tl_io_write(&f, t, &op->a[q], op->norm[q], st);
-    if (rc == WF_OK) rc = wf_h5_attr_num(&f, name, s->hz[q], st);
-  }
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
-}
-
-/* Every rank learns every frequency's norm and tile ranks from its system;
- * the other systems' frequencies get matrices without tiles (their ranks
- * only: for the report, the model and the compressed file). */
-static int share_operators(operator* op, wf_status *st) {
-  const systems *y = op->sys;
-  if (y->count == 1) return WF_OK;
-  const tl_layout *l = &op->layout;
-  size_t tiles = (size_t)l->mt * l->nt;
-  int *rank = malloc(tiles * sizeof *rank);
-  int failed = !rank, rc = WF_OK;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, y->world);
-  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  op->empty = *l;
-  op->empty.i0 = op->empty.i1 = op->empty.j0 = op->empty.j1 = 0;
-  for (int f = 0; f < op->nfreq && rc == WF_OK; f++) {
-    if (mine(y, f)) memcpy(rank, op->a[f].rank, tiles * sizeof *rank);
-    MPI_Bcast(rank, (int)tiles, MPI_INT, root_of(y, f), y->world);
-    MPI_Bcast(&op->norm[f], 1, MPI_DOUBLE, root_of(y, f), y->world);
-    if (!mine(y, f)) rc = tl_matrix_alloc(&op->a[f], &op->empty, rank, st);
-  }
-  free(rank);
-  wf_status_agree(y->world, st);
-  return st->code;
-}
-
-static int build_operator(wf_run *run, const setup *s, operator* op, wf_status *st) {
-  wf_status_clear(st);
-  op->a = calloc((size_t)s->nfreq, sizeof *op->a);
-  op->norm = calloc((size_t)s->nfreq, sizeof *op->norm);
-  int failed = !op->a || !op->norm;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  op->nfreq = s->nfreq;
-  bool reuse = s->compressed[0] && access(s->compressed, F_OK) == 0;
-  double t0 = MPI_Wtime();
-  int rc = reuse ? load_compressed(run, s, op, st) : WF_OK;
-  for (int f = 0; !reuse && f < s->nfreq && rc == WF_OK; f++) {
-    if (!mine(op->sys, f)) continue;
-    source src = {.s = s, .hz = s->hz[f]};
-    rc = s->input[0] ? input_block(run, s, &op->layout, f, &src, st) : WF_OK;
-    if (rc == WF_OK && run->verbose && s->nfreq > 1)
-      printf("tlrmvm: compressing %g Hz\n", s->hz[f]);
-    if (rc == WF_OK)
-      rc =
-          tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f], st);
-    free((void *)src.block);
-  }
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return st->code;
-  op->compress_seconds = MPI_Wtime() - t0;
-  if (share_operators(op, st) != WF_OK) return st->code;
-  if (!reuse && s->compressed[0]) return save_compressed(run, s, op, st);
   return WF_OK;
 }
 
@@ -522,13 +229,11 @@ static double complex dot(const float complex *u, const float complex *v, int le
   return s;
 }
 
-
-
 typedef struct vectors {
   float complex *x, *y, *v, *xa; /* per frequency: x (N), y = A x (M), v (M), xa = A^H v (N) */
 } vectors;
 
-static int vectors_alloc(MPI_Comm comm, const setup *s, vectors *vec, wf_status *st) {
+static int vectors_alloc(MPI_Comm comm, const tlrmvm_setup *s, vectors *vec, wf_status *st) {
   size_t fm = (size_t)s->nfreq * s->m, fn = (size_t)s->nfreq * s->n;
   vec->x = malloc(fn * sizeof *vec->x);
   vec->xa = malloc(fn * sizeof *vec->xa);
@@ -549,8 +254,8 @@ static void vectors_free(vectors *vec) { free(vec->x), free(vec->y), free(vec->v
 /* `repeat` products of every frequency, forward (A x) or adjoint (A^H v);
  * a signal stops the run between two. Their sums and gathers go into the
  * fabric's counters, each frequency's with `cycles` modelled. */
-static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec, bool adjoint,
-                         double cycles, measured *m, wf_status *st) {
+static int time_products(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, vectors *vec,
+                         bool adjoint, double cycles, measured *m, wf_status *st) {
   long long received = 0;
   for (int f = 0; f < s->nfreq; f++) received -= op->a[f].received;
   double *t = malloc((size_t)s->repeat * sizeof *t), phase[4] = {0};
@@ -573,7 +278,7 @@ static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec
     /* Each system its own frequencies, all systems at once. */
     for (int f = 0; f < s->nfreq; f++) {
       size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
-      if (!mine(op->sys, f)) continue;
+      if (!tlrmvm_mine(op->sys, f)) continue;
       if (adjoint)
         tl_matrix_apply(&op->a[f], true, vec->v + fm, vec->xa + fn, phase);
       else
@@ -584,9 +289,9 @@ static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec
   /* The products, whole on every rank, for the checks and the output. */
   for (int f = 0; f < s->nfreq; f++) {
     if (adjoint)
-      share(op->sys, f, vec->xa + (size_t)f * s->n, (size_t)s->n);
+      tlrmvm_share(op->sys, f, vec->xa + (size_t)f * s->n, (size_t)s->n);
     else
-      share(op->sys, f, vec->y + (size_t)f * s->m, (size_t)s->m);
+      tlrmvm_share(op->sys, f, vec->y + (size_t)f * s->m, (size_t)s->m);
   }
   wf_signal_poll_end(&poll);
   for (int f = 0; f < s->nfreq; f++) received += op->a[f].received;
@@ -604,33 +309,9 @@ static int time_products(wf_run *run, const setup *s, operator* op, vectors *vec
   return rc;
 }
 
-/* Frequency f's dense block, from the survey or the input, into slot
- * `slot` of d. */
-static int dense_fill(wf_run *run, const setup *s, tl_dense *d, int slot, int f, wf_status *st) {
-  source src = {.s = s, .hz = s->hz[f]};
-  if (s->input[0] && input_block(run, s, d->l, f, &src, st) != WF_OK) return st->code;
-  if (d->rows > 0 && d->cols > 0)
-    fill(&src, d->r0, d->rows, d->c0, d->cols, d->block[slot], d->rows);
-  free((void *)src.block);
-  return WF_OK;
-}
-
-/* Every frequency's dense block (dense = time, and MDD). */
-static int dense_all(wf_run *run, const setup *s, const operator* op, tl_dense *d, wf_status *st) {
-  bool *used = malloc((size_t)s->nfreq * sizeof *used);
-  if (!used) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  for (int f = 0; f < s->nfreq; f++) used[f] = mine(op->sys, f);
-  int rc = tl_dense_create(d, &op->layout, s->nfreq, used, st);
-  free(used);
-  for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
-    if (mine(op->sys, f)) rc = dense_fill(run, s, d, f, f, st);
-  wf_status_agree(run->comm, st);
-  return st->code;
-}
-
 /* The TLR products against the dense ones (from `all` when it holds every
  * frequency, else one frequency at a time), and A^H against A. */
-static int check_products(wf_run *run, const setup *s, const operator* op, tl_dense *all,
+static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, tl_dense *all,
                           const vectors *vec, measured *m, wf_status *st) {
   tl_dense one = {0};
   float complex *yd = malloc((size_t)s->m * sizeof *yd);
@@ -654,10 +335,10 @@ static int check_products(wf_run *run, const setup *s, const operator* op, tl_de
       MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
       m->dropped = fmax(m->dropped, sqrt(d2) / op->norm[f]);
     }
-    if (!s->dense_check || !mine(op->sys, f)) continue;
+    if (!s->dense_check || !tlrmvm_mine(op->sys, f)) continue;
     if (all->block)
       tl_dense_apply(all, f, false, x, yd);
-    else if ((rc = dense_fill(run, s, &one, 0, f, st)) == WF_OK)
+    else if ((rc = tlrmvm_dense_fill(run, s, &one, 0, f, st)) == WF_OK)
       tl_dense_apply(&one, 0, false, x, yd);
     if (rc != WF_OK) break;
     double diff = 0;
@@ -680,8 +361,8 @@ static int check_products(wf_run *run, const setup *s, const operator* op, tl_de
 }
 
 /* The dense products of every frequency, `repeat` times (dense = time). */
-static int time_dense(wf_run *run, const setup *s, tl_dense *d, const vectors *vec, measured *m,
-                      wf_status *st) {
+static int time_dense(wf_run *run, const tlrmvm_setup *s, tl_dense *d, const vectors *vec,
+                      measured *m, wf_status *st) {
   float complex *y = malloc((size_t)s->m * sizeof *y);
   double *t = malloc((size_t)s->repeat * sizeof *t);
   int failed = !y || !t;
@@ -702,175 +383,7 @@ static int time_dense(wf_run *run, const setup *s, tl_dense *d, const vectors *v
   return WF_OK;
 }
 
-/* ---- multi-dimensional deconvolution ---- */
-
-typedef struct mdd_run {
-  float complex *truth, *tlr, *dense; /* nfreq * n each: the wavefield, recovered twice */
-  double *history_tlr, *history_dense;
-  tl_lsqr_result r_tlr, r_dense;
-  double seconds_tlr, seconds_dense;
-  double misfit;             /* ||x_tlr - x_dense|| / ||x_dense|| */
-  double err_tlr, err_dense; /* against the true wavefield */
-  double damp;               /* absolute */
-  double bound;              /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
-} mdd_run;
-
-static void mdd_free(mdd_run *r) {
-  free(r->truth), free(r->tlr), free(r->dense), free(r->history_tlr), free(r->history_dense);
-}
-
-/* The wavefield at the sources of a point source at the grid's centre,
- * mdd_depth deep: what MDD recovers from d_f = A_f x_f. */
-static void true_wavefield(const setup *s, float complex *x) {
-  const tl_grid *g = &s->survey.src;
-  double c[3] = {g->x0 + 0.5 * (g->nx - 1) * g->dx, g->y0 + 0.5 * (g->ny - 1) * g->dy,
-                 s->mdd_depth};
-  for (int f = 0; f < s->nfreq; f++)
-    for (int j = 0; j < s->n; j++) {
-      const double *p = s->survey.src_xyz + 3 * (size_t)j;
-      double r = sqrt(pow(p[0] - c[0], 2) + pow(p[1] - c[1], 2) + pow(p[2] - c[2], 2));
-      double k = 2 * 3.14159265358979323846 * s->hz[f] / s->survey.velocity;
-      x[(size_t)f * s->n + j] =
-          (float complex)(cexp(-I * k * r) / (4 * 3.14159265358979323846 * fmax(r, 1e-3)));
-    }
-}
-
-static double rel_diff(const float complex *a, const float complex *b, size_t n) {
-  double d = 0, r = 0;
-  for (size_t i = 0; i < n; i++) {
-    double complex e = (double complex)a[i] - (double complex)b[i];
-    d += creal(e) * creal(e) + cimag(e) * cimag(e);
-    r += (double)crealf(b[i]) * crealf(b[i]) + (double)cimagf(b[i]) * cimagf(b[i]);
-  }
-  return r > 0 ? sqrt(d / r) : sqrt(d);
-}
-
-/* How far the damped inversion with the TLR operators may lie from the
- * dense one's. For x = argmin ||A x - d||^2 + l^2 ||x||^2 and x~ the same
- * with A + E (docs/tlrmvm.md): ||x~ - x|| <= ||E|| (||d - A x|| / l^2 +
- * ||x|| / (2 l)). The solves stop short of the exact minimisers by at most
- * ||A^H (d - A x_k) - l^2 x_k|| / l^2 each, which the bound carries too,
- * with its effect on ||d - A x|| and ||x||. ||E||_2 <= max_f ||E_f||_F: from
- * the dropped singular values, or (a reused file) acc's bound. */
-static int mdd_bound(wf_run *run, const setup *s, const operator* op, const tl_mdd *p,
-                     const float complex *d, double largest, mdd_run *r, wf_status *st) {
-  double e = 0, tiles = (double)op->layout.mt * op->layout.nt;
-  for (int f = 0; f < s->nfreq; f++) {
-    double d2 = op->a[f].dropped2;
-    if (!op->loaded) MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
-    double ef = op->loaded ? s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0) * op->norm[f]
-                           : sqrt(d2);
-    e = fmax(e, ef);
-  }
-  double res_d, normal_d, res_t, normal_t, l2 = r->damp * r->damp;
-  if (tl_mdd_residuals(p, true, d, r->dense, r->damp, &res_d, &normal_d, st) != WF_OK ||
-      tl_mdd_residuals(p, false, d, r->tlr, r->damp, &res_t, &normal_t, st) != WF_OK)
-    return st->code;
-  size_t xn = (size_t)s->nfreq * s->n;
-  double xnorm = 0;
-  for (size_t j = 0; j < xn; j++) xnorm += pow(cabsf(r->dense[j]), 2);
-  xnorm = sqrt(xnorm);
-  double short_d = normal_d / l2, short_t = normal_t / l2;
-  double exact = e * ((res_d + largest * short_d) / l2 + (xnorm + short_d) / (2 * r->damp));
-  r->bound = (exact + short_d + short_t) / xnorm;
-  return WF_OK;
-}
-
-/* Data from the dense operators, then the two inversions. */
-static int mdd(wf_run *run, const setup *s, operator* op, tl_dense *dense, mdd_run *r,
-               wf_status *st) {
-  size_t xn = (size_t)s->nfreq * s->n, dm = (size_t)s->nfreq * s->m;
-  int its = s->mdd_iterations;
-  r->truth = malloc(xn * sizeof *r->truth);
-  r->tlr = malloc(xn * sizeof *r->tlr);
-  r->dense = malloc(xn * sizeof *r->dense);
-  r->history_tlr = malloc((size_t)(its + 1) * sizeof *r->history_tlr);
-  r->history_dense = malloc((size_t)(its + 1) * sizeof *r->history_dense);
-  float complex *d = malloc(dm * sizeof *d);
-  int failed = !r->truth || !r->tlr || !r->dense || !r->history_tlr || !r->history_dense || !d;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) {
-    free(d);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the MDD");
-  }
-  true_wavefield(s, r->truth);
-  const systems *y = op->sys;
-  for (int f = 0; f < s->nfreq; f++) {
-    if (mine(y, f))
-      tl_dense_apply(dense, f, false, r->truth + (size_t)f * s->n, d + (size_t)f * s->m);
-    share(y, f, d + (size_t)f * s->m, (size_t)s->m);
-  }
-  tl_mdd p = {s->nfreq, s->m, s->n, op->a, dense, y->count, y->index, y->per, y->world};
-  double largest = 0; /* max_f ||A_f||_F: the scale of damp, and >= ||diag(A_f)||_2 */
-  for (int f = 0; f < s->nfreq; f++) largest = fmax(largest, op->norm[f]);
-  r->damp = s->mdd_damp * largest;
-  tl_lsqr_opts o = {.iterations = its, .damp = r->damp, .atol = 1e-6};
-  double t0 = MPI_Wtime();
-  int rc = tl_mdd_solve(&p, false, d, &o, r->tlr, r->history_tlr, &r->r_tlr, st);
-  r->seconds_tlr = wf_slowest(run->comm, MPI_Wtime() - t0);
-  t0 = MPI_Wtime();
-  if (rc == WF_OK) rc = tl_mdd_solve(&p, true, d, &o, r->dense, r->history_dense, &r->r_dense, st);
-  r->seconds_dense = wf_slowest(run->comm, MPI_Wtime() - t0);
-  if (rc == WF_OK) {
-    r->misfit = rel_diff(r->tlr, r->dense, xn);
-    r->err_tlr = rel_diff(r->tlr, r->truth, xn);
-    r->err_dense = rel_diff(r->dense, r->truth, xn);
-  }
-  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(run, s, op, &p, d, largest, r, st);
-  free(d);
-  return rc;
-}
-
-static void report_mdd(wf_run *run, const setup *s, const mdd_run *r) {
-  if (run->verbose) {
-    printf(
-        "tlrmvm: MDD over %d frequencies, damping %g ||A||_F: LSQR %d iterations with the TLR "
-        "operators (%.3f s), %d with the dense ones (%.3f s); residual %.2e vs %.2e\n",
-        s->nfreq, s->mdd_damp, r->r_tlr.iterations, r->seconds_tlr, r->r_dense.iterations,
-        r->seconds_dense, r->r_tlr.residual, r->r_dense.residual);
-    printf("tlrmvm: MDD: ||x_tlr - x_dense|| = %.2e ||x_dense||", r->misfit);
-    if (r->bound > 0)
-      printf(" (bound %.2e)", r->bound);
-    else
-      printf(" (not checked: without damping the difference has no bound)");
-    printf("; from the true wavefield %.2e (TLR), %.2e (dense)\n", r->err_tlr, r->err_dense);
-  }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "mdd");
-  wf_json_int(j, "iterations", r->r_tlr.iterations);
-  wf_json_int(j, "dense_iterations", r->r_dense.iterations);
-  wf_json_num(j, "damp", s->mdd_damp);
-  wf_json_num(j, "tlr_seconds", r->seconds_tlr);
-  wf_json_num(j, "dense_seconds", r->seconds_dense);
-  wf_json_num(j, "tlr_residual", r->r_tlr.residual);
-  wf_json_num(j, "dense_residual", r->r_dense.residual);
-  wf_json_num(j, "misfit", r->misfit);
-  if (r->bound > 0) wf_json_num(j, "misfit_bound", r->bound);
-  wf_json_num(j, "tlr_error", r->err_tlr);
-  wf_json_num(j, "dense_error", r->err_dense);
-  wf_json_end(j);
-}
-
-typedef struct mdd_plot {
-  const setup *s;
-  const mdd_run *r;
-} mdd_plot;
-
-/* "nx ny hz", then "ix iy true tlr dense" (real parts) for every source of
- * the first frequency (scripts/plot_mdd.py). */
-static void write_mdd(FILE *f, const void *data) {
-  const mdd_plot *p = data;
-  const tl_grid *g = &p->s->survey.src;
-  fprintf(f, "%d %d %g\n", g->nx, g->ny, p->s->hz[0]);
-  for (int j = 0; j < p->s->n; j++) {
-    const double *x = p->s->survey.src_xyz + 3 * (size_t)j;
-    fprintf(f, "%d %d %.6g %.6g %.6g\n", (int)lround((x[0] - g->x0) / g->dx),
-            (int)lround((x[1] - g->y0) / g->dy), crealf(p->r->truth[j]), crealf(p->r->tlr[j]),
-            crealf(p->r->dense[j]));
-  }
-}
-
-static void check(wf_run *run, const setup *s, const measured *m, const mdd_run *r) {
+static void check(wf_run *run, const tlrmvm_setup *s, const measured *m, const tlrmvm_mdd *r) {
   char what[160];
   if (s->dense_check) {
     snprintf(what, sizeof what,
@@ -892,7 +405,7 @@ static void check(wf_run *run, const setup *s, const measured *m, const mdd_run 
 
 /* The wafer projection of one product of every frequency: each frequency's
  * own ranks, the frequencies shared out over `systems` wafers. */
-static tl_model project(wf_run *run, const setup *s, const operator* op) {
+static tl_model project(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op) {
   const wf_wafer *w = run->wafer;
   tl_model sum = {0};
   int per_system = (s->nfreq + s->systems - 1) / s->systems;
@@ -928,7 +441,7 @@ static tl_model project(wf_run *run, const setup *s, const operator* op) {
   return sum;
 }
 
-static void report_model(const wf_run *run, const setup *s, const tl_model *t) {
+static void report_model(const wf_run *run, const tlrmvm_setup *s, const tl_model *t) {
   const wf_hw *hw = &run->wafer->hw;
   const wf_projection *p = &run->model;
   if (run->verbose)
@@ -953,7 +466,7 @@ static void report_model(const wf_run *run, const setup *s, const tl_model *t) {
   wf_json_end(j);
 }
 
-static void report(wf_run *run, const setup *s, const operator* op, const measured *m) {
+static void report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const measured *m) {
   const tl_layout *l = &op->layout;
   double gbps = m->bytes / m->forward / 1e9,
          ratio = (double)s->m * s->n * s->nfreq / (2.0 * (double)m->R * s->nb);
@@ -1024,8 +537,8 @@ static void report(wf_run *run, const setup *s, const operator* op, const measur
 
 /* ---- output ---- */
 
-static int write_output(wf_run *run, const setup *s, const operator* op, const vectors *vec,
-                        const mdd_run *r, const char *path, wf_status *st) {
+static int write_output(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op,
+                        const vectors *vec, const tlrmvm_mdd *r, const char *path, wf_status *st) {
   const tl_layout *l = &op->layout;
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
@@ -1096,12 +609,12 @@ static void write_ranks(FILE *f, const void *data) {
 
 /* ---- the run ---- */
 
-static int model_only(wf_run *run, const setup *s, wf_status *st) {
+static int model_only(wf_run *run, const tlrmvm_setup *s, wf_status *st) {
   if (s->model_rank < 1)
-    return wf_deck_fail(run->deck, SECTION, "model_rank", st,
+    return wf_deck_fail(run->deck, TLRMVM_SECTION, "model_rank", st,
                         "a model-only run compresses nothing: give the tiles' rank (>= 1)");
   if (s->nb > s->m || s->nb > s->n)
-    return wf_deck_fail(run->deck, SECTION, "nb", st,
+    return wf_deck_fail(run->deck, TLRMVM_SECTION, "nb", st,
                         "tile size %d is larger than the %d x %d "
                         "matrix",
                         s->nb, s->m, s->n);
@@ -1114,8 +627,8 @@ static int model_only(wf_run *run, const setup *s, wf_status *st) {
 }
 
 /* Products timed and checked, the dense ones timed when asked. */
-static int measure(wf_run *run, const setup *s, operator* op, vectors *vec, tl_dense *dense,
-                   const tl_model *t, measured *m, wf_status *st) {
+static int measure(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, vectors *vec,
+                   tl_dense *dense, const tl_model *t, measured *m, wf_status *st) {
   double cycles = t->bcast_cycles + t->reduce_cycles; /* a product's fabric, the wafer's */
   int rc = vectors_alloc(run->comm, s, vec, st);
   if (rc == WF_OK) rc = time_products(run, s, op, vec, false, cycles, m, st);
@@ -1129,13 +642,14 @@ static int measure(wf_run *run, const setup *s, operator* op, vectors *vec, tl_d
     m->bytes += tl_kaust_bytes(R, s->nb, s->m, s->n);
   }
   m->dense_bytes = 8.0 * s->m * s->n * s->nfreq;
-  if (wf_deck_bool(run->deck, SECTION, "stream"))
+  if (wf_deck_bool(run->deck, TLRMVM_SECTION, "stream"))
     m->triad = wf_stream_triad(run->comm, (size_t)4 << 20);
   return WF_OK;
 }
 
-static int plots(wf_run *run, const setup *s, const operator* op, const mdd_run *r, wf_status *st) {
-  const char *png = wf_deck_str(run->deck, SECTION, "plot");
+static int plots(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const tlrmvm_mdd *r,
+                 wf_status *st) {
+  const char *png = wf_deck_str(run->deck, TLRMVM_SECTION, "plot");
   char title[160];
   if (png[0]) {
     rank_map map = {&op->layout, op->a[0].rank, s->hz[0]};
@@ -1145,12 +659,13 @@ static int plots(wf_run *run, const setup *s, const operator* op, const mdd_run 
                     st) != WF_OK)
       return st->code;
   }
-  png = wf_deck_str(run->deck, SECTION, "mdd_plot");
+  png = wf_deck_str(run->deck, TLRMVM_SECTION, "mdd_plot");
   if (png[0] && r->truth) {
-    mdd_plot p = {s, r};
+    tlrmvm_mdd_plot p = {s, r};
     snprintf(title, sizeof title, "MDD at %g Hz: %d LSQR iterations, acc %g", s->hz[0],
              r->r_tlr.iterations, s->opts.acc);
-    return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_mdd.py", png, title, write_mdd, &p, st);
+    return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_mdd.py", png, title, tlrmvm_mdd_write,
+                       &p, st);
   }
   return WF_OK;
 }
@@ -1159,19 +674,19 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   /* One BLAS thread a rank: the ranks are the parallelism. */
   openblas_set_num_threads(1);
   const wf_deck *d = run->deck;
-  setup s;
+  tlrmvm_setup s;
   if (read_setup(d, &s, st) != WF_OK) return st->code;
-  if (wf_deck_bool(d, SECTION, "model_only")) return model_only(run, &s, st);
-  if (s.input[0] && input_shape(run, &s, st) != WF_OK) return st->code;
-  systems sys;
-  if (systems_create(run, &s, &sys, st) != WF_OK) return st->code;
-  operator op = {.sys = &sys};
+  if (wf_deck_bool(d, TLRMVM_SECTION, "model_only")) return model_only(run, &s, st);
+  if (s.input[0] && tlrmvm_input_shape(run, &s, st) != WF_OK) return st->code;
+  tlrmvm_systems sys;
+  if (tlrmvm_systems_create(run, &s, &sys, st) != WF_OK) return st->code;
+  tlrmvm_ops op = {.sys = &sys};
   if (tl_layout_init(&op.layout, s.m, s.n, s.nb, &sys.dc, sys.row, sys.col, st) != WF_OK) {
-    systems_free(&sys);
-    return wf_deck_blame(d, SECTION, "nb", st);
+    tlrmvm_systems_free(&sys);
+    return wf_deck_blame(d, TLRMVM_SECTION, "nb", st);
   }
   if (!s.input[0] && tl_survey_init(&s.survey, st) != WF_OK) {
-    systems_free(&sys);
+    tlrmvm_systems_free(&sys);
     return st->code;
   }
   bool do_mdd = s.mdd_iterations > 0 && !s.input[0];
@@ -1189,17 +704,17 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   measured m = {0};
   vectors vec = {0};
   tl_dense dense = {0};
-  mdd_run r = {0};
+  tlrmvm_mdd r = {0};
   tl_model t = {0};
-  int rc = build_operator(run, &s, &op, st);
+  int rc = tlrmvm_build(run, &s, &op, st);
   if (rc == WF_OK) t = project(run, &s, &op);
-  if (rc == WF_OK && (s.dense_time || do_mdd)) rc = dense_all(run, &s, &op, &dense, st);
+  if (rc == WF_OK && (s.dense_time || do_mdd)) rc = tlrmvm_dense_all(run, &s, &op, &dense, st);
   if (rc == WF_OK) rc = measure(run, &s, &op, &vec, &dense, &t, &m, st);
-  if (rc == WF_OK && do_mdd) rc = mdd(run, &s, &op, &dense, &r, st);
+  if (rc == WF_OK && do_mdd) rc = tlrmvm_mdd_solve(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {
     check(run, &s, &m, do_mdd ? &r : NULL);
     report(run, &s, &op, &m);
-    if (do_mdd) report_mdd(run, &s, &r);
+    if (do_mdd) tlrmvm_mdd_report(run, &s, &r);
     report_model(run, &s, &t);
     run->seconds = m.forward * s.repeat;
     run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);
@@ -1207,12 +722,12 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   const char *out = wf_deck_str(d, "output", "file");
   if (rc == WF_OK && out[0]) rc = write_output(run, &s, &op, &vec, do_mdd ? &r : NULL, out, st);
   if (rc == WF_OK) rc = plots(run, &s, &op, &r, st);
-  mdd_free(&r);
+  tlrmvm_mdd_free(&r);
   if (dense.block) tl_dense_free(&dense);
   vectors_free(&vec);
-  operator_free(&op);
+  tlrmvm_ops_free(&op);
   tl_survey_free(&s.survey);
-  systems_free(&sys);
+  tlrmvm_systems_free(&sys);
   return rc;
 }
 

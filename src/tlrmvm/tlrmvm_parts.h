@@ -1,0 +1,115 @@
+/* The parts of `wafer tlrmvm` (tlrmvm_workload.c): its resolved deck, the
+ * systems the frequencies are shared out over (tlrmvm_systems.c), the
+ * operators and their compression (tlrmvm_operators.c), and the
+ * multi-dimensional deconvolution (tlrmvm_mdd.c). Private to the workload. */
+#ifndef TLRMVM_PARTS_H
+#define TLRMVM_PARTS_H
+
+#include <complex.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tl_compress.h"
+#include "tl_dense.h"
+#include "tl_lsqr.h"
+#include "tl_matrix.h"
+#include "tl_survey.h"
+#include "wf_decomp.h"
+#include "wf_hw.h"
+#include "wf_workload.h"
+
+#define TLRMVM_SECTION "tlrmvm"
+#define TLRMVM_MAX_FREQS 1024
+
+/* The deck's [tlrmvm] section, resolved. */
+typedef struct tlrmvm_setup {
+  tl_survey survey;
+  double hz[TLRMVM_MAX_FREQS];
+  int nfreq, m, n, nb, repeat, systems, model_rank, mdd_iterations;
+  double mdd_damp, mdd_depth;
+  tl_compress_opts opts;
+  long seed;
+  bool dense_check, dense_time;
+  wf_prec wafer_prec;
+  const char *input, *dataset, *compressed;
+} tlrmvm_setup;
+
+/* GB23 shares its frequencies out over 48 CS-2. Here the ranks split into
+ * `count` equal groups, one wafer each with its own rank grid over the same
+ * PE grid; system g holds the frequencies f with f % count == g and its
+ * first rank is `per` g. Vectors stay whole on every rank: a frequency's
+ * results are broadcast from its system. With one system the run's own
+ * wafer is used. */
+typedef struct tlrmvm_systems {
+  int count, index, per;
+  wf_decomp dc;      /* this system's rank grid (count > 1) */
+  MPI_Comm row, col; /* its rows and columns of ranks */
+  MPI_Comm world;    /* every rank of the run */
+  bool own;          /* dc and the communicators were made here */
+} tlrmvm_systems;
+
+/* Whether frequency f is this rank's system's, and that system's first rank. */
+bool tlrmvm_mine(const tlrmvm_systems *y, int f);
+int tlrmvm_root_of(const tlrmvm_systems *y, int f);
+/* The ranks split into the deck's systems (a deck error when they cannot be). */
+int tlrmvm_systems_create(wf_run *run, const tlrmvm_setup *s, tlrmvm_systems *y, wf_status *st);
+void tlrmvm_systems_free(tlrmvm_systems *y);
+/* Frequency f's `len` values at `v`, from its system to every rank. */
+void tlrmvm_share(const tlrmvm_systems *y, int f, float complex *v, size_t len);
+
+/* Every frequency's operator: this system's compressed, the others' tile
+ * ranks only. */
+typedef struct tlrmvm_ops {
+  tl_layout layout;
+  tl_layout empty; /* the layout without tiles: other systems' frequencies */
+  const tlrmvm_systems *sys;
+  tl_matrix *a; /* one per frequency (another system's: its ranks only) */
+  double *norm; /* ||A||_F per frequency */
+  int nfreq;
+  bool loaded; /* read from the compressed file */
+  double compress_seconds;
+} tlrmvm_ops;
+
+/* The input file's matrix size into s->m, s->n (every dataset must have it). */
+int tlrmvm_input_shape(wf_run *run, tlrmvm_setup *s, wf_status *st);
+/* Every frequency's operator, compressed here or read from the compressed
+ * file; every rank learns every frequency's ranks and norm. Collective. */
+int tlrmvm_build(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *st);
+void tlrmvm_ops_free(tlrmvm_ops *op);
+/* Frequency f's dense block (survey or input) into slot `slot` of d. */
+int tlrmvm_dense_fill(wf_run *run, const tlrmvm_setup *s, tl_dense *d, int slot, int f,
+                      wf_status *st);
+/* Every frequency of this rank's system, dense (dense = time, and MDD). */
+int tlrmvm_dense_all(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, tl_dense *d,
+                     wf_status *st);
+
+/* A multi-dimensional deconvolution's results. */
+/* ---- multi-dimensional deconvolution ---- */
+
+typedef struct tlrmvm_mdd {
+  float complex *truth, *tlr, *dense; /* nfreq * n each: the wavefield, recovered twice */
+  double *history_tlr, *history_dense;
+  tl_lsqr_result r_tlr, r_dense;
+  double seconds_tlr, seconds_dense;
+  double misfit;             /* ||x_tlr - x_dense|| / ||x_dense|| */
+  double err_tlr, err_dense; /* against the true wavefield */
+  double damp;               /* absolute */
+  double bound;              /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
+} tlrmvm_mdd;
+
+/* Data from the dense operators, then the inversions with the TLR and the
+ * dense ones, and (damped) the bound on their difference. Collective. */
+int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dense *dense,
+                     tlrmvm_mdd *r, wf_status *st);
+void tlrmvm_mdd_free(tlrmvm_mdd *r);
+void tlrmvm_mdd_report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_mdd *r);
+
+typedef struct tlrmvm_mdd_plot {
+  const tlrmvm_setup *s;
+  const tlrmvm_mdd *r;
+} tlrmvm_mdd_plot;
+
+/* The plot's data file (scripts/plot_mdd.py); `data`: a tlrmvm_mdd_plot. */
+void tlrmvm_mdd_write(FILE *f, const void *data);
+
+#endif
