@@ -99,6 +99,21 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
   return rc;
 }
 
+/* A base that is not a number would spread through every product. */
+static int check_finite(MPI_Comm comm, const char *path, const tl_matrix *a, wf_status *st) {
+  const tl_layout *l = a->l;
+  size_t nu = a->u_at[l->i1 - l->i0], nw = a->w_at[l->j1 - l->j0];
+  int bad = 0;
+  for (size_t e = 0; e < nu && !bad; e++)
+    bad = !isfinite(crealf(a->U[e])) || !isfinite(cimagf(a->U[e]));
+  for (size_t e = 0; e < nw && !bad; e++)
+    bad = !isfinite(crealf(a->W[e])) || !isfinite(cimagf(a->W[e]));
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+  if (bad)
+    return wf_fail(st, WF_ERR_INPUT, "'%s': the bases hold values that are not finite", path);
+  return WF_OK;
+}
+
 int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout *l, tl_matrix *a,
                double *norm, wf_status *st) {
   char n[NNAMES][64];
@@ -141,6 +156,8 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
     else if (wf_h5_input_rows(comm, path, n[U], WF_F32, &ru, a->U, st) != WF_OK ||
              wf_h5_input_rows(comm, path, n[W], WF_F32, &rw, a->W, st) != WF_OK)
       rc = st->code;
+    else
+      rc = check_finite(comm, path, a, st);
     free(r);
     if (rc != WF_OK) tl_matrix_free(a);
   }

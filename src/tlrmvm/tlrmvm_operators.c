@@ -87,6 +87,14 @@ static int input_block(wf_run *run, const tlrmvm_setup *s, const tl_layout *l, i
     free(block);
     return wf_deck_blame(run->deck, TLRMVM_SECTION, "input", st);
   }
+  int bad = 0;
+  for (size_t e = 0; e < 2 * (size_t)src->rows * src->cols && !bad; e++) bad = !isfinite(block[e]);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, l->comm);
+  if (bad) {
+    free(block);
+    return wf_deck_fail(run->deck, TLRMVM_SECTION, "input", st,
+                        "dataset '%s' holds values that are not finite", name);
+  }
   src->block = block;
   return WF_OK;
 }

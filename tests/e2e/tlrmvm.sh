@@ -146,7 +146,7 @@ bad_input)
   tlr --set tlrmvm.compressed=c.h5 > /dev/null
   /usr/bin/python3 - <<'PY'
 import h5py
-for name, edit in (("short.h5", "U"), ("rank.h5", "ranks")):
+for name, edit in (("short.h5", "U"), ("rank.h5", "ranks"), ("nan.h5", "W")):
     src, dst = h5py.File("c.h5"), h5py.File(name, "w")
     for k, v in src.attrs.items():
         dst.attrs[k] = v
@@ -156,19 +156,24 @@ for name, edit in (("short.h5", "U"), ("rank.h5", "ranks")):
             data = data[:-7]
         if k == edit + "_0" and edit == "ranks":
             data[1, 2] = 999
+        if k == edit + "_0" and edit == "W":
+            data[5, 1] = float("nan")
         dst[k] = data
 PY
   expect_bad_input tlrmvm "'U_0' is not" --set tlrmvm.compressed=short.h5
   expect_bad_input tlrmvm "has rank 999" --set tlrmvm.compressed=rank.h5
+  expect_bad_input tlrmvm "the bases hold values that are not finite" --set tlrmvm.compressed=nan.h5
   # Dense input of the wrong kind or shape.
   /usr/bin/python3 -c "
 import h5py, numpy as np
 f = h5py.File('real.h5', 'w'); f['A_0'] = np.ones((30, 40))
 g = h5py.File('shape.h5', 'w'); g['A_0'] = np.ones((30, 40), np.complex64); g['A_1'] = np.ones((30, 41), np.complex64)
-h = h5py.File('one.h5', 'w'); h['A_0'] = np.ones((30, 40), np.complex64)"
+h = h5py.File('one.h5', 'w'); h['A_0'] = np.ones((30, 40), np.complex64)
+a = np.ones((30, 40), np.complex64); a[3, 4] = np.inf; n = h5py.File('inf.h5', 'w'); n['A_0'] = a"
   expect_bad_input tlrmvm "is not a complex matrix" --set tlrmvm.input=real.h5 --set tlrmvm.nb=10
   expect_bad_input tlrmvm "'A_1' is 30 x 41" --set tlrmvm.input=shape.h5 --set tlrmvm.nb=10 \
       --set tlrmvm.frequencies=5,10
+  expect_bad_input tlrmvm "'A_0' holds values that are not finite" --set tlrmvm.input=inf.h5 --set tlrmvm.nb=10
   expect_bad_input tlrmvm "has no dataset 'A_1'" --set tlrmvm.input=one.h5 --set tlrmvm.nb=10 --set tlrmvm.frequencies=5,10
   ;;
 *)
