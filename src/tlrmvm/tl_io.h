@@ -7,7 +7,9 @@
  * pairs (numpy: .view(np.complex64)); `W_<tag>` the same for the W bases in
  * tile-column order ((0,0), (1,0), ...), each n_j x k_ij; the attribute
  * `norm_<tag>` (||A||_F). Each rank's stacked bases are contiguous pieces
- * of those orders, so it reads and writes them as ranges of rows. */
+ * of those orders, so it reads and writes them as ranges of rows. The
+ * workload adds `sources` and `receivers` ([N][3], [M][3] float64: each
+ * column's and row's position in matrix order) for survey operators. */
 #ifndef TL_IO_H
 #define TL_IO_H
 

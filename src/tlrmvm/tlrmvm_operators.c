@@ -155,6 +155,16 @@ static int save_compressed(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops 
   wf_h5file f;
   if (wf_run_h5_create(run, s->compressed, &f, st) != WF_OK) return st->code;
   int rc = wf_h5_attr_str(&f, "tlr_signature", sig, st);
+  /* The survey's ordering: every receiver's (row's) and source's (column's)
+   * position, x y z in m, in matrix order. */
+  if (rc == WF_OK && !s->input[0]) {
+    unsigned long long zero = 0, nm = (unsigned long long)s->m, nn = (unsigned long long)s->n;
+    bool root = run->rank == 0;
+    wf_h5_rows rr = {nm, 3, root, &zero, &nm}, rs = {nn, 3, root, &zero, &nn};
+    if (wf_h5_write_rows(&f, "receivers", WF_F64, &rr, s->survey.rec_xyz, st) != WF_OK ||
+        wf_h5_write_rows(&f, "sources", WF_F64, &rs, s->survey.src_xyz, st) != WF_OK)
+      rc = st->code;
+  }
   for (int q = 0; rc == WF_OK && q < s->nfreq; q++) {
     char t[16], name[32];
     tag(q, t, sizeof t);
