@@ -9,6 +9,7 @@ void add_json_tests(void);
 void add_progress_tests(void);
 void add_eam_tests(void);
 void add_tlrmvm_tests(void);
+void add_gpt_tests(void);
 
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -20,6 +21,7 @@ int main(void) {
   add_progress_tests();
   add_eam_tests();
   add_tlrmvm_tests();
+  add_gpt_tests();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

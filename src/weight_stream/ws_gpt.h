@@ -1,0 +1,151 @@
+/* A GPT-style decoder in plain C on flat float buffers (llm.c's shape):
+ * token embedding, learned positions, pre-LayerNorm blocks (causal
+ * multi-head attention, an MLP with GELU, residuals), a final LayerNorm and
+ * an LM head tied to the token embedding. Forward and backward with
+ * cblas_sgemm; AdamW with gradient clipping.
+ *
+ * A size table carves one parameter buffer (and one gradient buffer of the
+ * same layout) and one activation buffer; each tensor's shape is in the
+ * table's comments. Layer l of a per-layer tensor starts at l times its
+ * per-layer size, so one layer's weights are one contiguous slice of each:
+ * what weight streaming broadcasts layer by layer. */
+#ifndef WS_GPT_H
+#define WS_GPT_H
+
+#include <stddef.h>
+
+#include "wf_error.h"
+
+/* The model's numbers: float; the gradient test builds the same code in
+ * double (-DWS_DOUBLE) so that finite differences resolve every gradient. */
+#ifdef WS_DOUBLE
+typedef double ws_real;
+#define WS_EXP exp
+#define WS_LOG log
+#define WS_TANH tanh
+#define WS_SQRT sqrt
+#define WS_POW pow
+#define WS_COS cos
+#define WS_GEMM cblas_dgemm
+#else
+typedef float ws_real;
+#define WS_EXP expf
+#define WS_LOG logf
+#define WS_TANH tanhf
+#define WS_SQRT sqrtf
+#define WS_POW powf
+#define WS_COS cosf
+#define WS_GEMM cblas_sgemm
+#endif
+
+typedef struct ws_config {
+  int vocab;    /* V: 256 for bytes */
+  int seq;      /* T: the longest sequence (positions) */
+  int layers;   /* L */
+  int heads;    /* NH; channels must be a multiple */
+  int channels; /* C */
+} ws_config;
+
+/* The parameter tensors, in buffer order. */
+enum {
+  WS_WTE,      /* V x C    token embedding, and the LM head */
+  WS_WPE,      /* T x C    position embedding */
+  WS_LN1W,     /* L x C    */
+  WS_LN1B,     /* L x C    */
+  WS_QKVW,     /* L x 3C x C */
+  WS_QKVB,     /* L x 3C   */
+  WS_ATTPROJW, /* L x C x C */
+  WS_ATTPROJB, /* L x C    */
+  WS_LN2W,     /* L x C    */
+  WS_LN2B,     /* L x C    */
+  WS_FCW,      /* L x 4C x C */
+  WS_FCB,      /* L x 4C   */
+  WS_FCPROJW,  /* L x C x 4C */
+  WS_FCPROJB,  /* L x C    */
+  WS_LNFW,     /* C        */
+  WS_LNFB,     /* C        */
+  WS_NPARAMS
+};
+extern const char *const ws_param_names[WS_NPARAMS];
+/* Whether tensor k has one slice per layer. */
+int ws_param_per_layer(int k);
+
+typedef struct ws_params {
+  ws_real *t[WS_NPARAMS];
+  size_t size[WS_NPARAMS]; /* floats */
+  size_t count;            /* all of them */
+  ws_real *mem;
+} ws_params;
+
+/* The activations of a batch of B sequences of T tokens. */
+enum {
+  WS_ENCODED,  /* B x T x C */
+  WS_LN1,      /* L x B x T x C */
+  WS_LN1MEAN,  /* L x B x T */
+  WS_LN1RSTD,  /* L x B x T */
+  WS_QKV,      /* L x B x T x 3C */
+  WS_ATTY,     /* L x B x T x C */
+  WS_PREATT,   /* L x B x NH x T x T */
+  WS_ATT,      /* L x B x NH x T x T */
+  WS_ATTPROJ,  /* L x B x T x C */
+  WS_RES2,     /* L x B x T x C */
+  WS_LN2,      /* L x B x T x C */
+  WS_LN2MEAN,  /* L x B x T */
+  WS_LN2RSTD,  /* L x B x T */
+  WS_FCH,      /* L x B x T x 4C */
+  WS_FCHGELU,  /* L x B x T x 4C */
+  WS_FCPROJ,   /* L x B x T x C */
+  WS_RES3,     /* L x B x T x C */
+  WS_LNF,      /* B x T x C */
+  WS_LNFMEAN,  /* B x T */
+  WS_LNFRSTD,  /* B x T */
+  WS_LOGITS,   /* B x T x V */
+  WS_PROBS,    /* B x T x V */
+  WS_LOSSES,   /* B x T */
+  WS_NACTS
+};
+
+typedef struct ws_acts {
+  ws_real *t[WS_NACTS];
+  size_t size[WS_NACTS];
+  size_t count;
+  ws_real *mem;
+} ws_acts;
+
+typedef struct ws_gpt {
+  ws_config c;
+  int B, T;                  /* the batch the activations are sized for */
+  ws_params p, g;            /* parameters and their gradients */
+  ws_acts a, da;             /* activations and their gradients */
+  ws_real *m, *v;              /* AdamW's moments (NULL until the first update) */
+  int steps;                 /* AdamW updates done */
+} ws_gpt;
+
+/* Input errors for a shape that cannot be built (zero heads, channels not
+ * a multiple of heads, ...). */
+int ws_config_check(const ws_config *c, wf_status *st);
+/* Parameters (uninitialised), gradients and activations for batches of B x T. */
+int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
+void ws_gpt_free(ws_gpt *m);
+/* GPT-2's initialisation: normal(0, 0.02) weights, the residual projections
+ * scaled by 1/sqrt(2L), zero biases, unit LayerNorm gains; from `seed`. */
+void ws_gpt_init(ws_gpt *m, unsigned long long seed);
+
+/* Forward over tokens [B][T]; with targets, returns the mean loss (else 0). */
+ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets);
+/* Gradients of the last forward's mean loss into m->g (overwritten). */
+void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets);
+
+typedef struct ws_adamw {
+  ws_real lr, beta1, beta2, eps, weight_decay;
+  ws_real clip; /* global gradient norm clipped to this (0: no clipping) */
+} ws_adamw;
+
+/* One AdamW update from m->g; returns the gradient norm before clipping. */
+ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st);
+
+/* The learning rate at `step` (0-based): linear warmup over `warmup` steps,
+ * then cosine decay to `min_lr` at `total`. */
+ws_real ws_lr_schedule(int step, int warmup, int total, ws_real lr, ws_real min_lr);
+
+#endif
