@@ -8,6 +8,7 @@
 #include "halo_workload.h"
 #include "stencil_workload.h"
 #include "tlrmvm_workload.h"
+#include "train_workload.h"
 #include "wf_h5.h"
 #include "wf_wafer.h"
 
@@ -18,6 +19,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_eam_workload,
     &wf_fft_workload,
     &wf_tlrmvm_workload,
+    &wf_train_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

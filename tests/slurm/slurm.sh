@@ -50,7 +50,7 @@ sbatch)
   expect "[ \"$state\" = COMPLETED ] && json wafer-halo-$id.json \"j['ranks'] == 4 and j['halo']['width'] == 2 and j['halo']['iterations'] == 50\"" \
          "halo with a deck on 4 tasks: $state"
   read -r id state < <(submit "$repo/slurm/demo.sbatch")
-  expect "[ \"$state\" = COMPLETED ] && json wafer-demo-$id.json \"j['status'] == 'ok' and len(j['runs']) >= 5\"" \
+  expect "[ \"$state\" = COMPLETED ] && json wafer-demo-$id.json \"j['status'] == 'ok' and len(j['runs']) >= 6\"" \
          "demo: job $id ended $state"
   ;;
 srun)

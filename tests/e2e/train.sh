@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# End-to-end tests of `wafer train`: train.sh CASE RANKS WAFER_BINARY
+# Prints "train CASE (N ranks): N passed, N failed".
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+train() { mpiexec -n "$ranks" "$wafer" train --quiet --set train.sgemm=false "$@"; }
+
+case $case_name in
+replicas)
+  # N data-parallel replicas with the global batch B equal one replica with
+  # batch B: the same loss curve to 1e-6 (the gradient sums' order differs).
+  mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=20 \
+      --set output.file=one.h5 > /dev/null
+  train --set train.steps=20 --set output.file=many.h5 --json j.json > /dev/null
+  expect "json j.json \"j['status'] == 'ok' and j['train']['replicas'] == $ranks\"" "run on $ranks ranks"
+  expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('one.h5')['train_loss'][...], h5py.File('many.h5')['train_loss'][...]
+sys.exit(0 if a.shape == b.shape and np.abs(a - b).max() <= 1e-6 * np.abs(a).max() else 1)\"" \
+         "$ranks replicas differ from one"
+  ;;
+loss)
+  # On the Jargon File the default model's validation loss falls below 3.6
+  # nats a byte in 60 steps (5.55 at the start: uniform over 256 bytes).
+  train --set train.loss_target=3.6 --set train.plot=loss.png --set output.file=loss.h5 \
+      --json j.json > /dev/null
+  expect "[ $? -eq 0 ] && json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 1, 'failed': 0}\"" \
+         "loss target: $(json j.json 'print(j["train"]) or 1' 2>&1)"
+  expect "json j.json \"abs(j['train']['first_val_loss'] - 5.545) < 0.1\"" "the untrained model is not near uniform"
+  expect "[ \"\$(head -c 4 loss.png | tail -c 3)\" = PNG ]" "no loss plot"
+  # A target the run cannot reach is a failed check, exit 1.
+  train --set train.steps=5 --set train.loss_target=2.0 --json f.json > /dev/null
+  expect "[ $? -eq 1 ] && json f.json \"j['status'] == 'failed'\"" "an unreachable loss target passed"
+  ;;
+bad_input)
+  printf 'tiny' > tiny.txt
+  expect_bad_input train "is too short" --set train.corpus=tiny.txt
+  expect_bad_input train "cannot open the corpus" --set train.corpus=missing.txt
+  expect_bad_input train "heads = 0: out of range" --set train.heads=0
+  expect_bad_input train "64 channels do not split into 3 heads" --set train.heads=3
+  [ "$ranks" -gt 1 ] && expect_bad_input train "do not split evenly over $ranks replicas" \
+      --set train.batch=$((ranks + 1))
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+finish "train $case_name"
