@@ -180,6 +180,7 @@ static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws
 static const ws_real GELU_SCALE = 0.7978845608028654f; /* sqrt(2 / pi) */
 
 static void gelu_forward(ws_real *out, const ws_real *in, size_t n) {
+#pragma omp simd
   for (size_t i = 0; i < n; i++) {
     ws_real x = in[i];
     out[i] = 0.5f * x * (1.0f + WS_TANH(GELU_SCALE * (x + 0.044715f * x * x * x)));
@@ -331,6 +332,7 @@ static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, cons
 }
 
 static void gelu_backward(ws_real *din, const ws_real *in, const ws_real *dout, size_t n) {
+#pragma omp simd
   for (size_t i = 0; i < n; i++) {
     ws_real x = in[i], cube = 0.044715f * x * x * x;
     ws_real u = GELU_SCALE * (x + cube), th = WS_TANH(u), sech2 = 1.0f - th * th;
@@ -411,6 +413,7 @@ ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
   ws_real scale = o->clip > 0 && norm > o->clip ? o->clip / (norm + 1e-6f) : 1.0f;
   m->steps++;
   ws_real c1 = 1.0f - WS_POW(o->beta1, (ws_real)m->steps), c2 = 1.0f - WS_POW(o->beta2, (ws_real)m->steps);
+#pragma omp simd
   for (size_t i = 0; i < n; i++) {
     ws_real g = m->g.mem[i] * scale;
     m->m[i] = o->beta1 * m->m[i] + (1.0f - o->beta1) * g;
