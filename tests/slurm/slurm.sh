@@ -6,6 +6,7 @@
 #            a job that fails reports FAILED with wafer's exit status
 #   signal   SIGTERM from Slurm (scancel --signal) to an EAM run: it
 #            checkpoints, and a second job restarts from the checkpoint
+#   scale    the scaling driver (slurm/scale.sh) submitting a job a rank count
 # Starts slurmctld and slurmd on 127.0.0.1 for the test (tests/slurm/cluster.sh);
 # skipped (exit 77) where that cannot be done (not root, Slurm not installed).
 set -uo pipefail
@@ -85,6 +86,14 @@ signal)
                         submit "$repo/slurm/eam.sbatch")
   expect "[ \"$state\" = COMPLETED ] && [ $step -gt 0 ] && json wafer-eam-$id2.json \"j['eam']['first_step'] == $step and j['eam']['steps'] == 20\"" \
          "restart job $id2 from step $step ended $state: $(tail -3 wafer-eam-$id2.out)"
+  ;;
+scale)
+  # The scaling driver through sbatch: a job per rank count, their
+  # summaries collected into the CSV and the plot.
+  "$repo/slurm/scale.sh" --launcher sbatch --out sc halo "1 2 4" --set halo.iterations=50 > scale.txt 2>&1
+  expect "[ $? -eq 0 ] && /usr/bin/python3 -c \"import csv, sys; r = list(csv.DictReader(open('sc/scaling.csv'))); sys.exit(0 if [x['ranks'] for x in r] == ['1', '2', '4'] and all(x['status'] == 'ok' for x in r) else 1)\"" \
+         "scaling through sbatch: $(tail -5 scale.txt)"
+  expect "[ -s sc/scaling.png ]" "no scaling plot"
   ;;
 *)
   echo "unknown case $case_name" >&2

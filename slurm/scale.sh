@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A scaling study: one deck at several rank counts, every run's JSON summary
+# collected into a CSV and a plot (speedup, parallel efficiency, measured
+# against modelled time; PETSc's or LAMMPS's own times beside wafer's when
+# the workload runs them, as stencil and eam do in the same run).
+#
+#   slurm/scale.sh [options] WORKLOAD "RANKS..." [DECK] [--set ...]
+#     --launcher auto|mpiexec|sbatch   how runs start (auto: sbatch when a
+#                                      Slurm controller answers, else mpiexec)
+#     --weak KEY=BASE                  weak scaling: KEY = BASE x ranks
+#                                      (e.g. stencil.nz=64); default strong
+#     --out DIR                        results (default scaling-WORKLOAD)
+#     --sbatch-args "..."              extra sbatch options (-N, --ntasks-per-node, ...)
+#   e.g. slurm/scale.sh stencil "1 2 4 8" inputs/stencil.ini --set stencil.nx=256
+#
+# Writes DIR/N.json per rank count, DIR/scaling.csv and DIR/scaling.png.
+# WAFER names the binary (default build/wafer). Runs above the machine's
+# core count (mpiexec) oversubscribe: their times test the mechanics only.
+set -euo pipefail
+launcher=auto weak="" out="" sbatch_args=""
+while [[ $# -gt 0 && "$1" == --* ]]; do
+  case $1 in
+    --launcher) launcher=$2; shift 2 ;;
+    --weak) weak=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --sbatch-args) sbatch_args=$2; shift 2 ;;
+    *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [[ $# -lt 2 ]]; then
+  sed -n '2,20p' "$0" >&2
+  exit 2
+fi
+workload=$1 ranks=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+WAFER=${WAFER:-build/wafer}
+out=${out:-scaling-$workload}
+mkdir -p "$out"
+if [[ "$launcher" == auto ]]; then
+  launcher=mpiexec
+  command -v sbatch > /dev/null && scontrol ping 2> /dev/null | grep -q UP && launcher=sbatch
+fi
+for n in $ranks; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "scale.sh: '$n' is not a rank count" >&2; exit 2; }
+done
+if [[ -n "$weak" && ! "$weak" =~ ^[a-z_]+\.[a-z_]+=[0-9]+$ ]]; then
+  echo "scale.sh: --weak wants KEY=BASE, e.g. stencil.nz=64 (got '$weak')" >&2
+  exit 2
+fi
+
+# The run at n ranks: its extra arguments.
+run_args() {
+  local n=$1
+  if [[ -n "$weak" ]]; then echo "--set ${weak%%=*}=$(( ${weak##*=} * n ))"; fi
+}
+
+declare -A job
+for n in $ranks; do
+  rm -f "$out/$n.json"
+  # shellcheck disable=SC2046
+  if [[ "$launcher" == sbatch ]]; then
+    # shellcheck disable=SC2086
+    job[$n]=$(WAFER_ARGS="$(run_args "$n") --quiet" sbatch --parsable -n "$n" $sbatch_args \
+              -o "$out/$n.out" "$here/$workload.sbatch" "$@")
+    echo "scale.sh: $workload on $n ranks: job ${job[$n]}"
+  else
+    extra=()
+    (( n > $(nproc) )) && extra=(--oversubscribe)
+    echo "scale.sh: $workload on $n ranks (mpiexec)"
+    # shellcheck disable=SC2046
+    mpiexec "${extra[@]}" -n "$n" "$WAFER" "$workload" "$@" $(run_args "$n") --quiet \
+        --json "$out/$n.json" > "$out/$n.out" 2>&1 || echo "scale.sh: the run on $n ranks failed: $out/$n.out"
+  fi
+done
+if [[ "$launcher" == sbatch ]]; then
+  for n in $ranks; do
+    while :; do
+      state=$(scontrol show job "${job[$n]}" 2> /dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+      [[ -z "$state" || "$state" =~ ^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY)$ ]] && break
+      sleep 1
+    done
+    mv -f "wafer-$workload-${job[$n]}.json" "$out/$n.json" 2> /dev/null ||
+      echo "scale.sh: job ${job[$n]} ($n ranks) ended ${state:-unknown} without a summary: $out/$n.out"
+  done
+fi
+/usr/bin/python3 "$here/scale_report.py" "$out" "$workload" "${weak:+weak}" $ranks
