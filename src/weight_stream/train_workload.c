@@ -18,6 +18,7 @@
 #include "wf_signal.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
+#include "ws_checkpoint.h"
 #include "ws_corpus.h"
 #include "ws_gpt.h"
 
@@ -52,6 +53,18 @@ static const wf_key train_keys[] = {
     {"eval_batches", WF_KEY_INT, "4", 1, 1e6, NULL, "batches a validation loss averages", NULL},
     {"loss_target", WF_KEY_REAL, "0", 0, 100, NULL,
      "the check: the last validation loss at most this (0: below the first one)", NULL},
+    {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "HDF5 checkpoint written at the end, every checkpoint_every steps and when a signal stops "
+     "the run ('' = none)",
+     NULL},
+    {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL, "steps between checkpoints (0: the end)",
+     NULL},
+    {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
+     "continue from this checkpoint, bit for bit ('' = start afresh)", NULL},
+    {"stop_at", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "stop after this step, as if interrupted (checkpoint written), to go on later with "
+     "restart (0: run all the steps)",
+     NULL},
     {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL, "PNG of the loss curve ('' = none)", NULL},
     {"sgemm", WF_KEY_BOOL, "true", 0, 0, NULL,
      "measure this machine's sgemm rate, to report the fraction of it training reaches", NULL},
@@ -65,13 +78,13 @@ static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
   ws_config model;
-  int batch, steps, warmup, eval_every, eval_batches;
+  int batch, steps, warmup, eval_every, eval_batches, checkpoint_every, stop_at;
   ws_adamw opt;
   float lr, min_lr;
   double val_fraction, loss_target;
   unsigned long long seed;
   wf_prec wafer_prec;
-  const char *corpus;
+  const char *corpus, *checkpoint, *restart;
 } setup;
 
 static void read_setup(const wf_deck *d, setup *s) {
@@ -94,6 +107,10 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->loss_target = wf_deck_real(d, "train", "loss_target");
   s->seed = (unsigned long long)wf_deck_int(d, "train", "seed");
   s->wafer_prec = strcmp(wf_deck_str(d, "train", "wafer_precision"), "fp32") == 0 ? WF_FP32 : WF_FP16;
+  s->checkpoint_every = (int)wf_deck_int(d, "train", "checkpoint_every");
+  s->stop_at = (int)wf_deck_int(d, "train", "stop_at");
+  s->checkpoint = wf_deck_str(d, "train", "checkpoint");
+  s->restart = wf_deck_str(d, "train", "restart");
   s->corpus = wf_deck_str(d, "train", "corpus");
   if (!s->corpus[0]) s->corpus = DEFAULT_CORPUS;
 }
@@ -128,7 +145,8 @@ static double sgemm_rate(MPI_Comm comm) {
 }
 
 typedef struct history {
-  float *train;            /* loss of each step */
+  int first, end;          /* the steps this run did: [first, end) */
+  float *train;            /* loss of each step (of all the run's steps) */
   int *val_step, nval;     /* validation losses and their steps */
   float *val;
 } history;
@@ -160,6 +178,24 @@ typedef struct measured {
   float first_val, last_val, first_loss, last_loss;
 } measured;
 
+/* A signal stopped the run before `step`: keep the state when there is a
+ * checkpoint to keep it in. */
+static int interrupted(wf_run *run, const setup *s, ws_gpt *m, int step, int sig, wf_status *st) {
+  char where[1200];
+  if (!s->checkpoint[0]) {
+    snprintf(where, sizeof where, "after %d of %d steps (no checkpoint: set train.checkpoint to "
+             "keep one)", step, s->steps);
+  } else if (ws_checkpoint_write(run->comm, s->checkpoint, m, st) == WF_OK) {
+    snprintf(where, sizeof where, "after %d of %d steps; checkpoint written to %s (continue with "
+             "--set train.restart=%s and another train.checkpoint)", step, s->steps, s->checkpoint,
+             s->checkpoint);
+  } else {
+    snprintf(where, sizeof where, "after %d of %d steps; writing its checkpoint failed: %s", step,
+             s->steps, st->msg);
+  }
+  return wf_signal_fail(st, sig, where);
+}
+
 static int train(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, history *h,
                  measured *out, wf_status *st) {
   int B = m->B, T = m->T;
@@ -171,19 +207,17 @@ static int train(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, his
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a batch");
   }
   h->val[h->nval] = validate(run, s, m, c, tok, tgt);
-  h->val_step[h->nval++] = 0;
+  h->val_step[h->nval++] = h->first;
   wf_progress prog;
-  wf_progress_start(&prog, "train", s->steps, run->verbose, stdout);
+  wf_progress_start(&prog, "train", h->end - h->first, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
   int rc = WF_OK;
   double train_seconds = 0;
-  for (int step = 0; step < s->steps && rc == WF_OK; step++) {
-    int sig = step > 0 ? wf_signal_poll_next(&poll) : 0;
+  for (int step = h->first; step < h->end && rc == WF_OK; step++) {
+    int sig = step > h->first ? wf_signal_poll_next(&poll) : 0;
     if (sig) {
-      char where[96];
-      snprintf(where, sizeof where, "after %d of %d steps (nothing written)", step, s->steps);
-      rc = wf_signal_fail(st, sig, where);
+      rc = interrupted(run, s, m, step, sig, st);
       break;
     }
     MPI_Barrier(run->comm);
@@ -198,24 +232,29 @@ static int train(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, his
     if (ws_gpt_update(m, &o, st) < 0) rc = st->code;
     train_seconds += wf_slowest(run->comm, MPI_Wtime() - t0);
     h->train[step] = (float)(loss / run->nranks);
-    if ((step + 1) % s->eval_every == 0 || step + 1 == s->steps) {
+    if (rc == WF_OK && s->checkpoint[0] && s->checkpoint_every > 0 &&
+        (step + 1) % s->checkpoint_every == 0 && step + 1 < h->end)
+      rc = ws_checkpoint_write(run->comm, s->checkpoint, m, st);
+    if ((step + 1) % s->eval_every == 0 || step + 1 == h->end) {
       h->val[h->nval] = validate(run, s, m, c, tok, tgt);
       h->val_step[h->nval++] = step + 1;
       if (run->verbose)
         printf("train: step %d/%d, loss %.4f, validation %.4f, lr %.2e\n", step + 1, s->steps,
                h->train[step], h->val[h->nval - 1], o.lr);
     }
-    wf_progress_tick(&prog, step + 1);
+    wf_progress_tick(&prog, step + 1 - h->first);
   }
   wf_signal_poll_end(&poll);
+  if (rc == WF_OK && s->checkpoint[0]) rc = ws_checkpoint_write(run->comm, s->checkpoint, m, st);
   wf_status_agree(run->comm, st);
   if (rc == WF_OK && st->code == WF_OK) {
-    double tokens = (double)s->steps * s->batch * T;
+    int steps = h->end - h->first;
+    double tokens = (double)steps * s->batch * T;
     out->seconds = train_seconds;
     out->tokens_per_s = tokens / train_seconds;
-    out->gflops = 3 * forward_flops(&s->model, s->batch, T) * s->steps / train_seconds / 1e9;
+    out->gflops = 3 * forward_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
     out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
-    out->first_loss = h->train[0], out->last_loss = h->train[s->steps - 1];
+    out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
   }
   free(tok), free(tgt);
   return rc != WF_OK ? rc : st->code;
@@ -243,12 +282,14 @@ static void project(wf_run *run, const setup *s, const ws_gpt *m) {
                                .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny};
 }
 
-static void report(wf_run *run, const setup *s, const ws_gpt *m, const measured *r) {
+static void report(wf_run *run, const setup *s, const ws_gpt *m, const history *h,
+                   const measured *r) {
+  int steps = h->end - h->first;
   const wf_projection *p = &run->model;
   if (run->verbose) {
     printf("train: %d steps of %d x %d tokens on %d replica%s in %.2f s: %.0f tokens/s, %.2f "
            "GFLOP/s",
-           s->steps, s->batch, s->model.seq, run->nranks, run->nranks > 1 ? "s" : "", r->seconds,
+           steps, s->batch, s->model.seq, run->nranks, run->nranks > 1 ? "s" : "", r->seconds,
            r->tokens_per_s, r->gflops);
     if (r->sgemm > 0)
       printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d rank%s)", 100 * r->gflops / r->sgemm,
@@ -267,7 +308,8 @@ static void report(wf_run *run, const setup *s, const ws_gpt *m, const measured 
                         s->batch};
   wf_json_ints(j, "layers_heads_channels_seq_batch", shape, 5);
   wf_json_int(j, "parameters", (long long)m->p.count);
-  wf_json_int(j, "steps", s->steps);
+  wf_json_int(j, "first_step", h->first);
+  wf_json_int(j, "steps", steps);
   wf_json_int(j, "replicas", run->nranks);
   wf_json_num(j, "seconds", r->seconds);
   wf_json_num(j, "tokens_per_s", r->tokens_per_s);
@@ -285,25 +327,26 @@ static void report(wf_run *run, const setup *s, const ws_gpt *m, const measured 
   wf_projection_json(p, j);
   wf_json_end(j);
   snprintf(run->headline, sizeof run->headline, "%d steps, val loss %.3f -> %.3f, %.0f tokens/s",
-           s->steps, r->first_val, r->last_val, r->tokens_per_s);
+           steps, r->first_val, r->last_val, r->tokens_per_s);
 }
 
-static int write_output(wf_run *run, const setup *s, const history *h, const char *path,
-                        wf_status *st) {
+static int write_output(wf_run *run, const history *h, const char *path, wf_status *st) {
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
   bool root = run->rank == 0;
-  unsigned long long zero = 0, n = (unsigned long long)s->steps, nv = (unsigned long long)h->nval;
+  unsigned long long zero = 0, n = (unsigned long long)(h->end - h->first),
+                     nv = (unsigned long long)h->nval;
   double *train = malloc(n * sizeof *train), *val = malloc(nv * 2 * sizeof *val);
   int rc = train && val ? WF_OK : wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   wf_status_agree(run->comm, st);
   rc = st->code;
   if (rc == WF_OK) {
-    for (size_t i = 0; i < n; i++) train[i] = h->train[i];
+    for (size_t i = 0; i < n; i++) train[i] = h->train[h->first + i];
     for (size_t i = 0; i < nv; i++) val[2 * i] = h->val_step[i], val[2 * i + 1] = h->val[i];
     wf_h5_rows rt = {n, 1, root, &zero, &n}, rv = {nv, 2, root, &zero, &nv};
     if (wf_h5_write_rows(&f, "train_loss", WF_F64, &rt, train, st) != WF_OK ||
-        wf_h5_write_rows(&f, "val_loss", WF_F64, &rv, val, st) != WF_OK)
+        wf_h5_write_rows(&f, "val_loss", WF_F64, &rv, val, st) != WF_OK ||
+        wf_h5_attr_int(&f, "first_step", h->first, st) != WF_OK)
       rc = st->code;
   }
   free(train), free(val);
@@ -322,7 +365,7 @@ typedef struct curve {
 /* "step train" lines, then "val step loss" lines (scripts/plot_loss.py). */
 static void write_curve(FILE *f, const void *data) {
   const curve *c = data;
-  for (int i = 0; i < c->s->steps; i++) fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
+  for (int i = c->h->first; i < c->h->end; i++) fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
   for (int i = 0; i < c->h->nval; i++) fprintf(f, "val %d %.6g\n", c->h->val_step[i], c->h->val[i]);
 }
 
@@ -346,6 +389,20 @@ static int train_run(wf_run *run, wf_status *st) {
   int rc = ws_gpt_create(&m, &s.model, s.batch / run->nranks, s.model.seq, st);
   if (rc == WF_OK) {
     ws_gpt_init(&m, s.seed);
+    if (s.restart[0] && ws_checkpoint_read(run->comm, s.restart, &m, st) != WF_OK)
+      rc = wf_deck_blame(d, "train", "restart", st);
+    else if (m.steps >= s.steps)
+      rc = wf_deck_fail(d, "train", "steps", st,
+                        "the checkpoint is at step %d: nothing to run (train.steps counts from the "
+                        "start of the first run)",
+                        m.steps);
+    h.first = m.steps;
+    h.end = s.stop_at > 0 && s.stop_at < s.steps ? s.stop_at : s.steps;
+    if (rc == WF_OK && h.end <= h.first)
+      rc = wf_deck_fail(d, "train", "stop_at", st, "step %d is not after the checkpoint's (%d)",
+                        s.stop_at, h.first);
+  }
+  if (rc == WF_OK) {
     int nval = s.steps / s.eval_every + 2;
     h.train = calloc((size_t)s.steps, sizeof *h.train);
     h.val = calloc((size_t)nval, sizeof *h.val);
@@ -371,12 +428,12 @@ static int train_run(wf_run *run, wf_status *st) {
     wf_run_check(run, s.loss_target > 0 ? r.last_val <= s.loss_target : r.last_val < r.first_val,
                  what);
     project(run, &s, &m);
-    report(run, &s, &m, &r);
+    report(run, &s, &m, &h, &r);
     run->seconds = r.seconds;
-    run->wafer_seconds = wf_range_scale(run->model.seconds, s.steps);
+    run->wafer_seconds = wf_range_scale(run->model.seconds, h.end - h.first);
   }
   const char *out = wf_deck_str(d, "output", "file");
-  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &h, out, st);
+  if (rc == WF_OK && out[0]) rc = write_output(run, &h, out, st);
   const char *png = wf_deck_str(d, "train", "plot");
   if (rc == WF_OK && png[0]) {
     curve cv = {&s, &h};

@@ -394,18 +394,21 @@ void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
 
 /* ---- optimiser ---- */
 
+int ws_gpt_moments(ws_gpt *m, wf_status *st) {
+  if (m->m) return WF_OK;
+  m->m = calloc(m->p.count, sizeof *m->m);
+  m->v = calloc(m->p.count, sizeof *m->v);
+  if (!m->m || !m->v) {
+    free(m->m), free(m->v);
+    m->m = m->v = NULL;
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for AdamW's moments");
+  }
+  return WF_OK;
+}
+
 ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
   size_t n = m->p.count;
-  if (!m->m) {
-    m->m = calloc(n, sizeof *m->m);
-    m->v = calloc(n, sizeof *m->v);
-    if (!m->m || !m->v) {
-      free(m->m), free(m->v);
-      m->m = m->v = NULL;
-      wf_fail(st, WF_ERR_RUNTIME, "out of memory for AdamW's moments");
-      return -1;
-    }
-  }
+  if (ws_gpt_moments(m, st) != WF_OK) return -1;
   double sum = 0;
   for (size_t i = 0; i < n; i++) sum += (double)m->g.mem[i] * m->g.mem[i];
   ws_real norm = (ws_real)sqrt(sum);

@@ -141,7 +141,10 @@ typedef struct ws_adamw {
   ws_real clip; /* global gradient norm clipped to this (0: no clipping) */
 } ws_adamw;
 
-/* One AdamW update from m->g; returns the gradient norm before clipping. */
+/* AdamW's moments, zero, if not there yet. */
+int ws_gpt_moments(ws_gpt *m, wf_status *st);
+/* One AdamW update from m->g; returns the gradient norm before clipping
+ * (negative, with st set, when the moments cannot be allocated). */
 ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st);
 
 /* The learning rate at `step` (0-based): linear warmup over `warmup` steps,

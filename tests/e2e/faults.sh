@@ -144,6 +144,18 @@ signals)
   expect "[ $ms -le 2000 ] && [ $rc -eq 130 ]" "tlrmvm: the ranks ended after $ms ms, exit status $rc"
   expect "grep -q 'interrupted by SIGINT after [0-9]* of 1000000 products' run.err" "tlrmvm: no message: $(cat run.err)"
   expect "[ ! -e products.h5 ]" "tlrmvm: an interrupted run left its output"
+
+  # Training, SIGTERM to one rank: ends between two steps with a checkpoint.
+  launch train --quiet --set train.steps=1000000 --set train.sgemm=false \
+         --set train.checkpoint=train.h5 --set output.file=curve.h5
+  sleep 3
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "train: the ranks ended after $ms ms, exit status $rc"
+  expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 steps; checkpoint written' run.err" \
+         "train: no message: $(cat run.err)"
+  expect "[ -s train.h5 ] && [ ! -e curve.h5 ]" "train: no checkpoint, or an interrupted run left its output"
   ;;
 inject)
   # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in

@@ -34,6 +34,25 @@ loss)
   train --set train.steps=5 --set train.loss_target=2.0 --json f.json > /dev/null
   expect "[ $? -eq 1 ] && json f.json \"j['status'] == 'failed'\"" "an unreachable loss target passed"
   ;;
+restart)
+  # Stopped at step 15 with a checkpoint, restarted to 30: bit for bit the
+  # uninterrupted run's parameters and AdamW state (same ranks, same sums).
+  train --set train.steps=30 --set train.stop_at=15 --set train.checkpoint=half.h5 > /dev/null
+  train --set train.steps=30 --set train.restart=half.h5 --set train.checkpoint=resumed.h5 \
+      --json r.json > /dev/null
+  train --set train.steps=30 --set train.checkpoint=full.h5 --json f.json > /dev/null
+  expect "/usr/bin/python3 -c \"
+import h5py, sys
+a, b = h5py.File('resumed.h5'), h5py.File('full.h5')
+sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k][...]).all() for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+         "the restarted run differs from the uninterrupted one"
+  expect "json r.json \"j['train']['first_step'] == 15 and j['train']['steps'] == 15 and j['train']['last_val_loss'] == json.load(open('f.json'))['train']['last_val_loss']\"" \
+         "restart summary"
+  expect_bad_input train "is of another model" --set train.channels=32 --set train.restart=half.h5
+  expect_bad_input train "nothing to run" --set train.steps=30 --set train.restart=full.h5
+  head -c 3000 /dev/urandom > junk.h5
+  expect_bad_input train "junk.h5" --set train.restart=junk.h5
+  ;;
 bad_input)
   printf 'tiny' > tiny.txt
   expect_bad_input train "is too short" --set train.corpus=tiny.txt

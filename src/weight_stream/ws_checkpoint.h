@@ -1,0 +1,21 @@
+/* Training checkpoints (HDF5, written atomically through wf_checkpoint):
+ * the model's shape, its parameters, AdamW's moments and the step count.
+ * The replicas hold the same state, so the first writes it alone; every
+ * replica reads it. A restart continues bit for bit: the batches and the
+ * learning rate depend only on the step. */
+#ifndef WS_CHECKPOINT_H
+#define WS_CHECKPOINT_H
+
+#include <mpi.h>
+
+#include "wf_error.h"
+#include "ws_gpt.h"
+
+int ws_checkpoint_write(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st);
+/* The model shape a checkpoint holds (input errors: not a checkpoint). */
+int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status *st);
+/* Parameters, moments and step into m, whose shape must be the file's (an
+ * input error names both shapes otherwise). */
+int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st);
+
+#endif
