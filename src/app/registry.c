@@ -9,6 +9,7 @@
 #include "stencil_workload.h"
 #include "tlrmvm_workload.h"
 #include "train_workload.h"
+#include "generate_workload.h"
 #include "wf_h5.h"
 #include "wf_wafer.h"
 
@@ -20,6 +21,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_fft_workload,
     &wf_tlrmvm_workload,
     &wf_train_workload,
+    &wf_generate_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -63,6 +63,8 @@ typedef struct wf_workload {
   void (*finalize)(void); /* optional: once, before MPI_Finalize */
   bool rank_roles;        /* accepts MemoryX / SwarmX ranks ([wafer] memoryx_ranks, ...) */
   int rank_layout;        /* wf_rank_layout of `rank_grid = auto` (0: compact blocks) */
+  bool not_in_demo;       /* needs an input its embedded deck cannot give (generate: a
+                             checkpoint), so `wafer demo` leaves it out */
 } wf_workload;
 
 /* Count one independent check (the same on every rank); a failed one is

@@ -53,6 +53,27 @@ sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k
   head -c 3000 /dev/urandom > junk.h5
   expect_bad_input train "junk.h5" --set train.restart=junk.h5
   ;;
+generate)
+  # Samples from a checkpoint: the same for a seed (on 1 or N ranks), others
+  # for another seed; top_k 1 is greedy, the same whatever the seed.
+  train --set train.steps=40 --set train.checkpoint=model.h5 > /dev/null
+  gen() { mpiexec -n "$1" "$wafer" generate --quiet --set generate.checkpoint=model.h5 \
+            --set generate.length=80 "${@:2}"; }
+  gen "$ranks" --set generate.seed=3 --json a.json > /dev/null
+  gen 1 --set generate.seed=3 --json b.json > /dev/null
+  gen "$ranks" --set generate.seed=4 --json c.json > /dev/null
+  expect "json a.json \"j['status'] == 'unchecked' and len(j['generate']['text']) == 84 and j['generate']['text'].startswith('The ') and j['generate']['trained_steps'] == 40\"" \
+         "generate: $(json a.json 'print(j.get(\"generate\")) or 1' 2>&1)"
+  expect "json a.json \"j['generate']['text'] == json.load(open('b.json'))['generate']['text'] != json.load(open('c.json'))['generate']['text']\"" \
+         "a seed does not give the same text, or two seeds give the same"
+  gen "$ranks" --set generate.seed=5 --set generate.top_k=1 --json g5.json > /dev/null
+  gen "$ranks" --set generate.seed=6 --set generate.top_k=1 --json g6.json > /dev/null
+  expect "json g5.json \"j['generate']['text'] == json.load(open('g6.json'))['generate']['text']\"" \
+         "greedy sampling depends on the seed"
+  expect_bad_input generate "name a checkpoint written by"
+  head -c 3000 /dev/urandom > junk.h5
+  expect_bad_input generate "junk.h5" --set generate.checkpoint=junk.h5
+  ;;
 bad_input)
   printf 'tiny' > tiny.txt
   expect_bad_input train "is too short" --set train.corpus=tiny.txt

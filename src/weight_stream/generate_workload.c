@@ -1,0 +1,132 @@
+/* `wafer generate` (generate_workload.h): bytes sampled one at a time from
+ * a trained model, each from the softmax of its logits over the preceding
+ * bytes (at most the model's sequence length of them) divided by the
+ * temperature, restricted to the top_k most likely; the draws come from a
+ * counter-based generator, so a seed gives the same text on any rank count.
+ * Every rank computes the same text; rank 0 prints it. Nothing is checked:
+ * the run says "unchecked". */
+#include "generate_workload.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_random.h"
+#include "ws_checkpoint.h"
+#include "ws_gpt.h"
+
+static const wf_key generate_keys[] = {
+    {"checkpoint", WF_KEY_INPUT, "", 0, 0, NULL, "a `wafer train` checkpoint (needed)", NULL},
+    {"prompt", WF_KEY_STRING, "The ", 0, 0, NULL, "the text the sample continues", NULL},
+    {"length", WF_KEY_INT, "200", 1, 1e6, NULL, "bytes to sample", NULL},
+    {"temperature", WF_KEY_REAL, "1.0", 1e-3, 100, NULL,
+     "logits divided by this: lower is more likely text, higher more varied", NULL},
+    {"top_k", WF_KEY_INT, "0", 0, 256, NULL, "sample among the k most likely bytes (0: all)", NULL},
+    {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "the draws", NULL},
+};
+static const wf_section generate_section = {
+    "generate", "Text sampled from a `wafer train` checkpoint.", generate_keys,
+    (int)(sizeof generate_keys / sizeof generate_keys[0])};
+static const wf_section *const generate_sections[] = {&generate_section};
+
+/* One byte from the logits at one position: temperature, top-k, a draw. */
+static int sample(const float *logits, int V, double temperature, int top_k, double u) {
+  double p[256], most = -INFINITY, sum = 0;
+  for (int v = 0; v < V; v++) most = fmax(most, logits[v]);
+  for (int v = 0; v < V; v++) p[v] = exp((logits[v] - most) / temperature);
+  if (top_k > 0 && top_k < V) {
+    /* Keep the k largest: zero what lies below the k-th largest value. */
+    double sorted[256];
+    memcpy(sorted, p, (size_t)V * sizeof *p);
+    for (int i = 0; i < top_k; i++)
+      for (int j = i + 1; j < V; j++)
+        if (sorted[j] > sorted[i]) {
+          double t = sorted[i];
+          sorted[i] = sorted[j], sorted[j] = t;
+        }
+    for (int v = 0; v < V; v++)
+      if (p[v] < sorted[top_k - 1]) p[v] = 0;
+  }
+  for (int v = 0; v < V; v++) sum += p[v];
+  double at = u * sum;
+  for (int v = 0; v < V; v++) {
+    at -= p[v];
+    if (at < 0) return v;
+  }
+  return V - 1;
+}
+
+static int generate_run(wf_run *run, wf_status *st) {
+  openblas_set_num_threads(1);
+  const wf_deck *d = run->deck;
+  const char *path = wf_deck_str(d, "generate", "checkpoint");
+  if (!path[0])
+    return wf_deck_fail(d, "generate", "checkpoint", st,
+                        "name a checkpoint written by `wafer train --set train.checkpoint=FILE`");
+  const char *prompt = wf_deck_str(d, "generate", "prompt");
+  int length = (int)wf_deck_int(d, "generate", "length"), top_k = (int)wf_deck_int(d, "generate", "top_k");
+  double temperature = wf_deck_real(d, "generate", "temperature");
+  unsigned long long seed = (unsigned long long)wf_deck_int(d, "generate", "seed");
+  ws_config c;
+  if (ws_checkpoint_shape(run->comm, path, &c, st) != WF_OK)
+    return wf_deck_blame(d, "generate", "checkpoint", st);
+  ws_gpt m;
+  if (ws_gpt_create(&m, &c, 1, c.seq, st) != WF_OK) return st->code;
+  if (ws_checkpoint_read(run->comm, path, &m, st) != WF_OK) {
+    ws_gpt_free(&m);
+    return wf_deck_blame(d, "generate", "checkpoint", st);
+  }
+  size_t plen = strlen(prompt), total = plen + (size_t)length;
+  unsigned char *text = malloc(total + 1);
+  int *window = calloc((size_t)c.seq, sizeof *window);
+  if (!text || !window) {
+    free(text), free(window), ws_gpt_free(&m);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
+  memcpy(text, prompt, plen);
+  double t0 = MPI_Wtime();
+  for (size_t n = plen; n < total; n++) {
+    /* The last (at most seq) bytes; causal attention ignores the padding after them. */
+    size_t from = n > (size_t)c.seq ? n - (size_t)c.seq : 0, len = n - from;
+    for (int t = 0; t < c.seq; t++) window[t] = (size_t)t < len ? text[from + t] : 0;
+    ws_gpt_forward(&m, window, NULL);
+    const float *logits = m.a.t[WS_LOGITS] + (len > 0 ? len - 1 : 0) * (size_t)c.vocab;
+    text[n] = (unsigned char)sample(logits, c.vocab, temperature, top_k, wf_uniform(seed, n));
+  }
+  double seconds = MPI_Wtime() - t0;
+  text[total] = '\0';
+  if (run->verbose) {
+    printf("generate: %d bytes from %s (%d layers, %d heads, %d channels, after %d steps), "
+           "temperature %g, top_k %d, seed %llu, %.0f bytes/s:\n",
+           length, path, c.layers, c.heads, c.channels, m.steps, temperature, top_k, seed,
+           length / seconds);
+    fwrite(text, 1, total, stdout);
+    printf("\n");
+  }
+  /* JSON: ASCII only (the bytes need not be UTF-8); '?' for the others. */
+  for (size_t n = 0; n < total; n++)
+    if (text[n] >= 0x80) text[n] = '?';
+  wf_json *j = run->summary;
+  wf_json_begin(j, "generate");
+  wf_json_str(j, "text", (const char *)text);
+  wf_json_int(j, "length", length);
+  wf_json_int(j, "trained_steps", m.steps);
+  wf_json_num(j, "bytes_per_s", length / seconds);
+  wf_json_end(j);
+  run->seconds = seconds;
+  snprintf(run->headline, sizeof run->headline, "%d bytes sampled", length);
+  free(text), free(window);
+  ws_gpt_free(&m);
+  return WF_OK;
+}
+
+const wf_workload wf_generate_workload = {
+    .name = "generate",
+    .help = "text sampled from a `wafer train` checkpoint (temperature, top-k, seed)",
+    .sections = generate_sections,
+    .nsections = 1,
+    .run = generate_run,
+    .not_in_demo = true,
+};
