@@ -7,11 +7,8 @@
 #include "wf_memory.h"
 
 int tl_dense_create(tl_dense *d, const tl_layout *l, int nfreq, const bool *used, wf_status *st) {
-  *d = (tl_dense){.l = l, .nfreq = nfreq, .r0 = l->i0 * l->nb, .c0 = l->j0 * l->nb};
-  if (l->i1 > l->i0 && l->j1 > l->j0) {
-    d->rows = (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - d->r0;
-    d->cols = (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - d->c0;
-  }
+  *d = (tl_dense){.l = l, .nfreq = nfreq};
+  tl_layout_block(l, &d->r0, &d->rows, &d->c0, &d->cols);
   int whole = l->m > l->n ? l->m : l->n;
   d->block = calloc((size_t)nfreq, sizeof *d->block);
   d->part = malloc((size_t)whole * sizeof *d->part);

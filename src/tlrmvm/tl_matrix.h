@@ -39,11 +39,17 @@ typedef struct tl_layout {
   MPI_Comm col_comm; /* ranks holding the same tile columns (other rows); rank = cy */
 } tl_layout;
 
-static inline int tl_tile_rows(const tl_layout *l, int i) {
-  return l->m - i * l->nb < l->nb ? l->m - i * l->nb : l->nb;
+/* Rows (columns) of tile t of `total` cut into tiles of nb: the last shorter. */
+static inline int tl_tile_len(int total, int nb, int t) {
+  return total - t * nb < nb ? total - t * nb : nb;
 }
-static inline int tl_tile_cols(const tl_layout *l, int j) {
-  return l->n - j * l->nb < l->nb ? l->n - j * l->nb : l->nb;
+static inline int tl_tile_rows(const tl_layout *l, int i) { return tl_tile_len(l->m, l->nb, i); }
+static inline int tl_tile_cols(const tl_layout *l, int j) { return tl_tile_len(l->n, l->nb, j); }
+/* This rank's dense block: rows [r0, r0 + rows), columns [c0, c0 + cols). */
+static inline void tl_layout_block(const tl_layout *l, int *r0, int *rows, int *c0, int *cols) {
+  *r0 = l->i0 * l->nb, *c0 = l->j0 * l->nb;
+  *rows = l->i1 > l->i0 ? (l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m) - *r0 : 0;
+  *cols = l->j1 > l->j0 ? (l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n) - *c0 : 0;
 }
 
 /* Tiles on the PE grid: tile column j goes with PE column

@@ -37,7 +37,7 @@ tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
   double elements = 0;
   int yspan = 1;
   for (int i = 0; i < mt; i++) {
-    int y0, y1, m = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+    int y0, y1, m = tl_tile_len(c->m, c->nb, i);
     tile_span(i, mt, pe_ny, &y0, &y1);
     /* A tile on several PEs splits its rank over them: each needs all of
      * x_j and gives a partial y_i, summed along the PE row and then over
@@ -45,7 +45,7 @@ tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
     for (int py = y0; py < y1; py++) yrow[py] += m;
     if (y1 - y0 > yspan) yspan = y1 - y0;
     for (int j = 0; j < nt; j++) {
-      int x0, x1, n = c->n - j * c->nb < c->nb ? c->n - j * c->nb : c->nb;
+      int x0, x1, n = tl_tile_len(c->n, c->nb, j);
       tile_span(j, nt, pe_nx, &x0, &x1);
       double k = tile_rank(c, nt, i, j), share = (double)(m + n) * k / ((x1 - x0) * (y1 - y0));
       r.total_rank += (long long)k;

@@ -49,16 +49,11 @@ static double rel_diff(const float complex *a, const float complex *b, size_t n)
  * ||A^H (d - A x_k) - l^2 x_k|| / l^2 each, which the bound carries too,
  * with its effect on ||d - A x|| and ||x||. ||E||_2 <= max_f ||E_f||_F: from
  * the dropped singular values, or (a reused file) acc's bound. */
-static int mdd_bound(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const tl_mdd *p,
+static int mdd_bound(const tlrmvm_setup *s, const tlrmvm_ops *op, const tl_mdd *p,
                      const float complex *d, double largest, tlrmvm_mdd *r, wf_status *st) {
-  double e = 0, tiles = (double)op->layout.mt * op->layout.nt;
-  for (int f = 0; f < s->nfreq; f++) {
-    double d2 = op->a[f].dropped2;
-    if (!op->loaded) MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
-    double ef = op->loaded ? s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0) * op->norm[f]
-                           : sqrt(d2);
-    e = fmax(e, ef);
-  }
+  double e = 0;
+  for (int f = 0; f < s->nfreq; f++)
+    e = fmax(e, op->loaded ? op->bound * op->norm[f] : op->error[f]);
   double res_d, normal_d, res_t, normal_t, l2 = r->damp * r->damp;
   if (tl_mdd_residuals(p, true, d, r->dense, r->damp, &res_d, &normal_d, st) != WF_OK ||
       tl_mdd_residuals(p, false, d, r->tlr, r->damp, &res_t, &normal_t, st) != WF_OK)
@@ -113,7 +108,7 @@ int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dens
     r->err_tlr = rel_diff(r->tlr, r->truth, xn);
     r->err_dense = rel_diff(r->dense, r->truth, xn);
   }
-  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(run, s, op, &p, d, largest, r, st);
+  if (rc == WF_OK && r->damp > 0) rc = mdd_bound(s, op, &p, d, largest, r, st);
   free(d);
   return rc;
 }

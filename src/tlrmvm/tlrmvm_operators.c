@@ -65,11 +65,9 @@ static int input_block(wf_run *run, const tlrmvm_setup *s, const tl_layout *l, i
                        wf_status *st) {
   char name[WF_DECK_TEXT_MAX + 16];
   dataset_name(s, f, name, sizeof name);
-  int r0 = l->i0 * l->nb, r1 = l->i1 * l->nb < l->m ? l->i1 * l->nb : l->m;
-  int c0 = l->j0 * l->nb, c1 = l->j1 * l->nb < l->n ? l->j1 * l->nb : l->n;
-  if (r1 < r0) r1 = r0;
-  if (c1 < c0) c1 = c0;
-  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = r1 - r0, .cols = c1 - c0};
+  int r0, rows, c0, cols;
+  tl_layout_block(l, &r0, &rows, &c0, &cols);
+  *src = (source){.s = s, .hz = s->hz[f], .row0 = r0, .col0 = c0, .rows = rows, .cols = cols};
   double *block = malloc(2 * (size_t)src->rows * src->cols * sizeof *block + 1);
   int failed = !block;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
@@ -118,7 +116,7 @@ static void signature(const wf_deck *d, const tlrmvm_setup *s, char *sig, size_t
 
 void tlrmvm_ops_free(tlrmvm_ops *op) {
   for (int f = 0; op->a && f < op->nfreq; f++) tl_matrix_free(&op->a[f]);
-  free(op->a), free(op->norm);
+  free(op->a), free(op->norm), free(op->error);
 }
 
 static void tag(int f, char *t, size_t len) { snprintf(t, len, "%d", f); }
@@ -204,11 +202,22 @@ static int share_operators(tlrmvm_ops *op, wf_status *st) {
   return st->code;
 }
 
+/* Each frequency's compression error, summed over the ranks holding its
+ * tiles (the others add zero), and the bound acc puts on it. */
+static void errors(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op) {
+  double tiles = (double)op->layout.mt * op->layout.nt;
+  op->bound = s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0);
+  for (int f = 0; f < op->nfreq; f++) op->error[f] = op->a[f].dropped2;
+  MPI_Allreduce(MPI_IN_PLACE, op->error, op->nfreq, MPI_DOUBLE, MPI_SUM, run->comm);
+  for (int f = 0; f < op->nfreq; f++) op->error[f] = op->loaded ? -1 : sqrt(op->error[f]);
+}
+
 int tlrmvm_build(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *st) {
   wf_status_clear(st);
   op->a = calloc((size_t)s->nfreq, sizeof *op->a);
   op->norm = calloc((size_t)s->nfreq, sizeof *op->norm);
-  int failed = !op->a || !op->norm;
+  op->error = calloc((size_t)s->nfreq, sizeof *op->error);
+  int failed = !op->a || !op->norm || !op->error;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
   if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   op->nfreq = s->nfreq;
@@ -230,6 +239,7 @@ int tlrmvm_build(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *
   if (st->code != WF_OK) return st->code;
   op->compress_seconds = MPI_Wtime() - t0;
   if (share_operators(op, st) != WF_OK) return st->code;
+  errors(run, s, op);
   if (!reuse && s->compressed[0]) return save_compressed(run, s, op, st);
   return WF_OK;
 }

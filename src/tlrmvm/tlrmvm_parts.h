@@ -63,8 +63,11 @@ typedef struct tlrmvm_ops {
   tl_layout layout;
   tl_layout empty; /* the layout without tiles: other systems' frequencies */
   const tlrmvm_systems *sys;
-  tl_matrix *a; /* one per frequency (another system's: its ranks only) */
-  double *norm; /* ||A||_F per frequency */
+  tl_matrix *a;  /* one per frequency (another system's: its ranks only) */
+  double *norm;  /* ||A||_F per frequency */
+  double *error; /* ||A - A_tlr||_F per frequency, from the dropped singular values (-1:
+                    unknown, the operators were read from a file) */
+  double bound;  /* the relative error acc allows: sqrt(tiles) acc (global norm), or acc */
   int nfreq;
   bool loaded; /* read from the compressed file */
   double compress_seconds;

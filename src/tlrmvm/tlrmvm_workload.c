@@ -319,9 +319,7 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
   if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   int rc = s->dense_check && !all->block ? tl_dense_create(&one, &op->layout, 1, NULL, st) : WF_OK;
-  const tl_layout *l = &op->layout;
-  double tiles = (double)l->mt * l->nt;
-  m->bound = s->opts.acc * (s->opts.global_norm ? sqrt(tiles) : 1.0);
+  m->bound = op->bound;
   m->dropped = op->loaded ? -1 : 0;
   for (int f = 0; f < s->nfreq && rc == WF_OK; f++) {
     size_t fm = (size_t)f * s->m, fn = (size_t)f * s->n;
@@ -330,11 +328,7 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     double complex lhs = dot(y, vec->v + fm, s->m), rhs = dot(x, vec->xa + fn, s->n);
     double scale = norm2(y, s->m) * norm2(vec->v + fm, s->m);
     m->adj_err = fmax(m->adj_err, cabs(lhs - rhs) / scale);
-    if (!op->loaded) {
-      double d2 = op->a[f].dropped2;
-      MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_SUM, run->comm);
-      m->dropped = fmax(m->dropped, sqrt(d2) / op->norm[f]);
-    }
+    if (!op->loaded) m->dropped = fmax(m->dropped, op->error[f] / op->norm[f]);
     if (!s->dense_check || !tlrmvm_mine(op->sys, f)) continue;
     if (all->block)
       tl_dense_apply(all, f, false, x, yd);
