@@ -213,7 +213,16 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* One uniform grid per field; values are cell-centred (one per PE/cell). */
+static bool same_grid(const wf_h5_xdmf_field *a, const wf_h5_xdmf_field *b) {
+  if (a->ndim != b->ndim) return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dims[d] != b->dims[d]) return false;
+  return true;
+}
+
+/* One uniform grid per distinct shape, holding every field of that shape as
+ * a cell-centred attribute (one value per PE/cell): ParaView then shows one
+ * dataset per mesh with all its fields, instead of coincident copies. */
 static int write_xdmf(const wf_h5file *f, wf_status *st) {
   char xmf[WF_H5_PATH_MAX + 8];
   snprintf(xmf, sizeof xmf, "%s", f->path);
@@ -221,39 +230,48 @@ static int write_xdmf(const wf_h5file *f, wf_status *st) {
   if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
   strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
 
-  size_t cap = 2048 + (size_t)f->nxdmf * 1024;
+  /* Per field: a grid's or an attribute's markup, two names of at most 128
+   * bytes, and the file name: the snprintf calls below cannot overrun this. */
+  size_t cap = 2048 + (size_t)f->nxdmf * (1024 + strlen(base_name(f->path)));
   char *text = malloc(cap);
   if (!text) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   size_t n = 0;
   n += (size_t)snprintf(text + n, cap - n,
                         "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
-  for (int i = 0; i < f->nxdmf; i++) {
-    const wf_h5_xdmf_field *x = &f->xdmf[i];
-    char cells[96] = "", points[96] = "", ones[16], zeros[16];
-    for (int d = 0; d < x->ndim; d++) {
+  bool written[WF_H5_MAX_XDMF] = {false};
+  for (int i = 0, grids = 0; i < f->nxdmf; i++) {
+    if (written[i]) continue;
+    const wf_h5_xdmf_field *g = &f->xdmf[i];
+    char cells[96] = "", points[96] = "";
+    for (int d = 0; d < g->ndim; d++) {
       size_t lc = strlen(cells), lp = strlen(points);
-      snprintf(cells + lc, sizeof cells - lc, "%s%llu", d ? " " : "", x->dims[d]);
-      snprintf(points + lp, sizeof points - lp, "%s%llu", d ? " " : "", x->dims[d] + 1);
+      snprintf(cells + lc, sizeof cells - lc, "%s%llu", d ? " " : "", g->dims[d]);
+      snprintf(points + lp, sizeof points - lp, "%s%llu", d ? " " : "", g->dims[d] + 1);
     }
-    snprintf(ones, sizeof ones, x->ndim == 3 ? "1 1 1" : "1 1");
-    snprintf(zeros, sizeof zeros, x->ndim == 3 ? "0 0 0" : "0 0");
-    const char *prec = x->type == WF_F32 ? "4" : "8";
-    const char *num = x->type == WF_I64 ? "Int" : "Float";
-    n += (size_t)snprintf(
-        text + n, cap - n,
-        "  <Grid Name=\"%s\" GridType=\"Uniform\">\n"
-        "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n"
-        "   <Geometry GeometryType=\"%s\">\n"
-        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
-        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
-        "   </Geometry>\n"
-        "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-        "    <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%s\" "
-        "Format=\"HDF\">%s:/%s</DataItem>\n"
-        "   </Attribute>\n"
-        "  </Grid>\n",
-        x->name, x->ndim, points, x->ndim == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", x->ndim, zeros,
-        x->ndim, ones, x->name, cells, num, prec, base_name(f->path), x->name);
+    bool three = g->ndim == 3;
+    n += (size_t)snprintf(text + n, cap - n,
+                          "  <Grid Name=\"mesh%d\" GridType=\"Uniform\">\n"
+                          "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n"
+                          "   <Geometry GeometryType=\"%s\">\n"
+                          "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+                          "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+                          "   </Geometry>\n",
+                          grids++, g->ndim, points, three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", g->ndim,
+                          three ? "0 0 0" : "0 0", g->ndim, three ? "1 1 1" : "1 1");
+    for (int k = i; k < f->nxdmf; k++) {
+      const wf_h5_xdmf_field *x = &f->xdmf[k];
+      if (written[k] || !same_grid(g, x)) continue;
+      written[k] = true;
+      n += (size_t)snprintf(
+          text + n, cap - n,
+          "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+          "    <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%s\" "
+          "Format=\"HDF\">%s:/%s</DataItem>\n"
+          "   </Attribute>\n",
+          x->name, cells, x->type == WF_I64 ? "Int" : "Float", x->type == WF_F32 ? "4" : "8",
+          base_name(f->path), x->name);
+    }
+    n += (size_t)snprintf(text + n, cap - n, "  </Grid>\n");
   }
   snprintf(text + n, cap - n, " </Domain>\n</Xdmf>\n");
   int rc = wf_write_text_atomic(xmf, text, st);

@@ -29,3 +29,38 @@ finish() {
   echo "$1 ($ranks ranks): $passed passed, $failed failed"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
 }
+# need_paraview: skip the case (ctest: 77) unless ParaView's pvbatch and
+# xvfb-run are installed (scripts/setup installs them).
+need_paraview() {
+  if ! command -v pvbatch > /dev/null || ! command -v xvfb-run > /dev/null; then
+    echo "SKIP: ParaView (pvbatch) or xvfb-run is missing: XDMF is not tested in ParaView; scripts/setup installs them"
+    exit 77
+  fi
+}
+# pvbatch_headless ARGS: pvbatch under a virtual X server. xvfb-run now and
+# then hands pvbatch a server that is not yet accepting connections (ParaView
+# aborts with "bad X server connection"); that start, and only that, is retried.
+pvbatch_headless() {
+  local try log
+  log=$(mktemp "$work/pvbatch.XXXX")
+  for try in 1 2 3; do
+    xvfb-run -a pvbatch "$@" > "$log" 2>&1 && { cat "$log"; return 0; }
+    grep -q "bad X server connection" "$log" || break
+  done
+  cat "$log"
+  return 1
+}
+
+# paraview_reads XMF WHAT: ParaView opens XMF headless, loads every field
+# exactly as the HDF5 file holds it, and renders each one.
+paraview_reads() {
+  local dir
+  dir=$(mktemp -d "$work/pv.XXXX")
+  if ! pvbatch_headless "$here/xdmf_paraview.py" "$1" "$dir" > "$dir/log.txt" 2>&1; then
+    fail "$2: pvbatch failed on $1: $(tail -3 "$dir/log.txt")"
+  elif /usr/bin/python3 "$here/xdmf_check.py" "$1" "$dir" > "$dir/check.txt" 2>&1; then
+    ok
+  else
+    fail "$2: $(cat "$dir/check.txt")"
+  fi
+}

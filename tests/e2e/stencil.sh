@@ -99,6 +99,18 @@ deck)
   expect "[ $? -eq 0 ] && json u.json \"j['status']=='unchecked' and j['checks']['passed']==0\"" \
          "a solve without its cross-check is not ok but unchecked"
   ;;
+paraview)
+  # The output opens in ParaView with every field as written, on 1 and on
+  # $ranks ranks (each writes its own block of the shared file).
+  need_paraview
+  for n in 1 "$ranks"; do
+    # shellcheck disable=SC2086
+    mpiexec -n $n "$wafer" stencil --quiet $MESH --set stencil.rhs=random --set stencil.crosscheck=none \
+        --set stencil.stream=false --set output.file=p$n.h5 > /dev/null
+    expect "[ $? -eq 0 ] && [ -s p$n.xmf ]" "run on $n ranks with output"
+    paraview_reads p$n.xmf "stencil on $n ranks"
+  done
+  ;;
 plot)
   stencil --set wafer.pe_grid=4x4 --set stencil.nx=12 --set stencil.ny=12 --set stencil.nz=12 \
       --set stencil.plot=conv.png > /dev/null
