@@ -82,6 +82,16 @@ void wf_json_ints(wf_json *j, const char *k, const long long *v, int n) {
   put(j, "]");
 }
 
+void wf_json_nums(wf_json *j, const char *k, const double *v, int n) {
+  key(j, k);
+  put(j, "[");
+  for (int i = 0; i < n; i++) {
+    if (isfinite(v[i])) put(j, "%s%.9g", i ? "," : "", v[i]);
+    else put(j, "%snull", i ? "," : "");
+  }
+  put(j, "]");
+}
+
 void wf_json_raw(wf_json *j, const char *k, const char *json) {
   key(j, k);
   put(j, "%s", json);

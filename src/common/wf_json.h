@@ -22,6 +22,7 @@ void wf_json_bool(wf_json *j, const char *key, bool value);
 /* [lo, hi] */
 void wf_json_range(wf_json *j, const char *key, double lo, double hi);
 void wf_json_ints(wf_json *j, const char *key, const long long *v, int n);
+void wf_json_nums(wf_json *j, const char *key, const double *v, int n); /* non-finite -> null */
 void wf_json_raw(wf_json *j, const char *key, const char *json); /* an already-built value */
 void wf_json_begin(wf_json *j, const char *key);                 /* nested object */
 void wf_json_end(wf_json *j);

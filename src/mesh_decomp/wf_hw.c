@@ -5,7 +5,10 @@
 /* Sources, derivations and the assumptions among these: docs/model.md,
  * "Hardware parameters". SIMD widths are the Cerebras SDK's (WSE-2): fp16
  * FMAC, multiply and add 4-wide; fp32 add, subtract and move 2-wide; fp32
- * FMAC and multiply 1-wide. WSE-3 doubles them; WSE-1 is taken as WSE-2. */
+ * FMAC and multiply 1-wide. WSE-3 doubles them; WSE-1 is taken as WSE-2.
+ * I/O: 12 x 100 GbE, 1.2 Tb/s, on CS-1, CS-2 and CS-3 alike (Cerebras's
+ * system specifications; its SwarmX page: a CS-2 "has 1.2Tb/s of I/O
+ * bandwidth" and weights are delivered at this rate). */
 #define SIMD_WSE2                                                                                  \
   {[WF_FP16] = {[WF_OP_FMAC] = 4, [WF_OP_MUL] = 4, [WF_OP_ADD] = 4, [WF_OP_MOV] = 4},              \
    [WF_FP32] = {[WF_OP_FMAC] = 1, [WF_OP_MUL] = 1, [WF_OP_ADD] = 2, [WF_OP_MOV] = 2}}
@@ -27,7 +30,8 @@ static const wf_hw presets[] = {
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,
      .ramp_cycles = 2,
-     .ramp_words_per_cycle = 1},
+     .ramp_words_per_cycle = 1,
+     .io_bytes_per_s = 150e9},
     {.name = "wse2",
      .machine = "CS-2 (WSE-2)",
      .pe_nx = 750,
@@ -41,7 +45,8 @@ static const wf_hw presets[] = {
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,
      .ramp_cycles = 2,
-     .ramp_words_per_cycle = 1},
+     .ramp_words_per_cycle = 1,
+     .io_bytes_per_s = 150e9},
     {.name = "wse3",
      .machine = "CS-3 (WSE-3)",
      .pe_nx = 762,
@@ -55,7 +60,8 @@ static const wf_hw presets[] = {
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,
      .ramp_cycles = 2,
-     .ramp_words_per_cycle = 1},
+     .ramp_words_per_cycle = 1,
+     .io_bytes_per_s = 150e9},
 };
 
 const wf_hw *wf_hw_preset(const char *name) {

@@ -28,6 +28,8 @@ typedef struct wf_hw {
   double hop_cycles;           /* router latency per hop */
   double ramp_cycles;          /* latency from the router into the core, or out of it */
   double ramp_words_per_cycle; /* 32-bit words a core takes from (or gives to) its router */
+  double io_bytes_per_s;       /* the system's external I/O, each way: what weight streaming
+                                  gets from MemoryX through SwarmX */
 } wf_hw;
 
 /* "wse1", "wse2" or "wse3"; NULL if unknown. */

@@ -66,7 +66,8 @@ static int generate_run(wf_run *run, wf_status *st) {
     return wf_deck_fail(d, "generate", "checkpoint", st,
                         "name a checkpoint written by `wafer train --set train.checkpoint=FILE`");
   const char *prompt = wf_deck_str(d, "generate", "prompt");
-  int length = (int)wf_deck_int(d, "generate", "length"), top_k = (int)wf_deck_int(d, "generate", "top_k");
+  int length = (int)wf_deck_int(d, "generate", "length"),
+      top_k = (int)wf_deck_int(d, "generate", "top_k");
   double temperature = wf_deck_real(d, "generate", "temperature");
   unsigned long long seed = (unsigned long long)wf_deck_int(d, "generate", "seed");
   ws_config c;
@@ -98,10 +99,11 @@ static int generate_run(wf_run *run, wf_status *st) {
   double seconds = MPI_Wtime() - t0;
   text[total] = '\0';
   if (run->verbose) {
-    printf("generate: %d bytes from %s (%d layers, %d heads, %d channels, after %d steps), "
-           "temperature %g, top_k %d, seed %llu, %.0f bytes/s:\n",
-           length, path, c.layers, c.heads, c.channels, m.steps, temperature, top_k, seed,
-           length / seconds);
+    printf(
+        "generate: %d bytes from %s (%d layers, %d heads, %d channels, after %d steps), "
+        "temperature %g, top_k %d, seed %llu, %.0f bytes/s:\n",
+        length, path, c.layers, c.heads, c.channels, m.steps, temperature, top_k, seed,
+        length / seconds);
     fwrite(text, 1, total, stdout);
     printf("\n");
   }

@@ -15,12 +15,15 @@
 #include "wf_io.h"
 #include "wf_model.h"
 #include "wf_progress.h"
+#include "wf_roles.h"
 #include "wf_signal.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
 #include "ws_checkpoint.h"
 #include "ws_corpus.h"
 #include "ws_gpt.h"
+#include "ws_model.h"
+#include "ws_stream.h"
 
 /* Debian's jargon-text: the Jargon File, public domain. */
 #define DEFAULT_CORPUS "/usr/share/doc/jargon-text/jargon.txt.gz"
@@ -34,6 +37,8 @@ static const wf_key train_keys[] = {
     {"val_fraction", WF_KEY_REAL, "0.1", 0.001, 0.5, NULL,
      "the corpus's last part held out for validation", NULL},
     {"layers", WF_KEY_INT, "2", 1, 1000, NULL, "transformer blocks", NULL},
+    {"activation", WF_KEY_CHOICE, "gelu", 0, 0, "gelu|relu",
+     "the MLP's nonlinearity: tanh-GELU, or ReLU, whose zeros the wafer model skips", NULL},
     {"heads", WF_KEY_INT, "4", 1, 1024, NULL, "attention heads (channels must split into them)",
      NULL},
     {"channels", WF_KEY_INT, "64", 1, 65536, NULL, "width of the residual stream", NULL},
@@ -70,15 +75,25 @@ static const wf_key train_keys[] = {
      "measure this machine's sgemm rate, to report the fraction of it training reaches", NULL},
     {"wafer_precision", WF_KEY_CHOICE, "fp16", 0, 0, "fp16|fp32",
      "precision of the weights and activations in the wafer model", NULL},
+    {"prefetch", WF_KEY_INT, "1", 0, 16, NULL,
+     "weight streaming ([wafer] memoryx_ranks > 0): layers broadcast ahead of the one computing",
+     NULL},
+    {"memoryx_gbps", WF_KEY_REAL, "0", 0, 1e6, NULL,
+     "weight streaming: each MemoryX rank sends at most this many GB/s, to play a slower link "
+     "(0: as fast as MPI goes)",
+     NULL},
 };
 static const wf_section train_section = {
-    "train", "A GPT-style decoder trained on bytes of text, data-parallel over the ranks.",
+    "train",
+    "A GPT-style decoder trained on bytes of text, data-parallel over the wafer ranks; with "
+    "[wafer] memoryx_ranks (and swarmx_ranks) the weights stream from MemoryX ranks.",
     train_keys, (int)(sizeof train_keys / sizeof train_keys[0])};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
   ws_config model;
-  int batch, steps, warmup, eval_every, eval_batches, checkpoint_every, stop_at;
+  int batch, steps, warmup, eval_every, eval_batches, checkpoint_every, stop_at, prefetch;
+  double memoryx_gbps;
   ws_adamw opt;
   float lr, min_lr;
   double val_fraction, loss_target;
@@ -92,7 +107,8 @@ static void read_setup(const wf_deck *d, setup *s) {
                          .seq = (int)wf_deck_int(d, "train", "seq"),
                          .layers = (int)wf_deck_int(d, "train", "layers"),
                          .heads = (int)wf_deck_int(d, "train", "heads"),
-                         .channels = (int)wf_deck_int(d, "train", "channels")};
+                         .channels = (int)wf_deck_int(d, "train", "channels"),
+                         .relu = strcmp(wf_deck_str(d, "train", "activation"), "relu") == 0};
   s->batch = (int)wf_deck_int(d, "train", "batch");
   s->steps = (int)wf_deck_int(d, "train", "steps");
   s->warmup = (int)wf_deck_int(d, "train", "warmup");
@@ -100,15 +116,20 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->eval_batches = (int)wf_deck_int(d, "train", "eval_batches");
   s->lr = (float)wf_deck_real(d, "train", "lr");
   s->min_lr = (float)wf_deck_real(d, "train", "min_lr");
-  s->opt = (ws_adamw){.beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
+  s->opt = (ws_adamw){.beta1 = 0.9f,
+                      .beta2 = 0.95f,
+                      .eps = 1e-8f,
                       .weight_decay = (float)wf_deck_real(d, "train", "weight_decay"),
                       .clip = (float)wf_deck_real(d, "train", "clip")};
   s->val_fraction = wf_deck_real(d, "train", "val_fraction");
   s->loss_target = wf_deck_real(d, "train", "loss_target");
   s->seed = (unsigned long long)wf_deck_int(d, "train", "seed");
-  s->wafer_prec = strcmp(wf_deck_str(d, "train", "wafer_precision"), "fp32") == 0 ? WF_FP32 : WF_FP16;
+  s->wafer_prec =
+      strcmp(wf_deck_str(d, "train", "wafer_precision"), "fp32") == 0 ? WF_FP32 : WF_FP16;
   s->checkpoint_every = (int)wf_deck_int(d, "train", "checkpoint_every");
   s->stop_at = (int)wf_deck_int(d, "train", "stop_at");
+  s->prefetch = (int)wf_deck_int(d, "train", "prefetch");
+  s->memoryx_gbps = wf_deck_real(d, "train", "memoryx_gbps");
   s->checkpoint = wf_deck_str(d, "train", "checkpoint");
   s->restart = wf_deck_str(d, "train", "restart");
   s->corpus = wf_deck_str(d, "train", "corpus");
@@ -124,6 +145,9 @@ static double forward_flops(const ws_config *c, int B, int T) {
   return 2 * (matmuls + attention);
 }
 
+/* A training step's: the forward and the backward, twice the forward. */
+static double step_flops(const ws_config *c, int B, int T) { return 3 * forward_flops(c, B, T); }
+
 /* This machine's sgemm rate per rank, GFLOP/s (best of 5, 512^3, one thread). */
 static double sgemm_rate(MPI_Comm comm) {
   const int n = 512;
@@ -131,7 +155,8 @@ static double sgemm_rate(MPI_Comm comm) {
         *c = malloc((size_t)n * n * sizeof *c);
   double best = 0;
   if (a && b && c) {
-    for (size_t i = 0; i < (size_t)n * n; i++) a[i] = 1e-3f * (float)(i % 97), b[i] = 1e-3f * (float)(i % 89);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+      a[i] = 1e-3f * (float)(i % 97), b[i] = 1e-3f * (float)(i % 89);
     for (int r = 0; r < 5; r++) {
       MPI_Barrier(comm);
       double t0 = MPI_Wtime();
@@ -145,23 +170,98 @@ static double sgemm_rate(MPI_Comm comm) {
 }
 
 typedef struct history {
-  int first, end;          /* the steps this run did: [first, end) */
-  float *train;            /* loss of each step (of all the run's steps) */
-  int *val_step, nval;     /* validation losses and their steps */
+  int first, end;      /* the steps this run did: [first, end) */
+  float *train;        /* loss of each step (of all the run's steps) */
+  int *val_step, nval; /* validation losses and their steps */
   float *val;
 } history;
 
-/* The mean validation loss over eval_batches global batches. */
-static float validate(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, int *tok,
-                      int *tgt) {
-  double sum = 0;
-  int B = m->B, T = m->T;
-  for (int k = 0; k < s->eval_batches; k++) {
-    ws_corpus_batch(c, WS_VAL, s->seed, k, run->rank * B, B, T, tok, tgt);
-    sum += ws_gpt_forward(m, tok, tgt);
+/* Who holds what. Resident: every rank a replica with the whole model.
+ * Weight streaming (MemoryX ranks in [wafer]): the wafer ranks are the
+ * replicas, holding activations; MemoryX ranks the weights (ws_stream). */
+typedef struct trainer {
+  wf_run *run;
+  const setup *s;
+  bool streaming;
+  MPI_Comm world;        /* every rank */
+  int replicas, replica; /* this rank's replica, -1 on MemoryX and SwarmX ranks */
+  int B;                 /* sequences a replica's batch */
+  ws_gpt m;              /* resident: the model; streaming: a worker's activations */
+  ws_gpt whole;          /* streaming, the first MemoryX rank: the model, for checkpoints */
+  ws_stream ws;
+  int first_step; /* steps done before this run (a restart's) */
+} trainer;
+
+static void trainer_free(trainer *t) {
+  ws_gpt_free(&t->m);
+  ws_gpt_free(&t->whole);
+  if (t->streaming) ws_stream_free(&t->ws);
+}
+
+/* A fresh model from the seed, or the restart checkpoint's. */
+static int initial_model(const trainer *t, ws_gpt *m, MPI_Comm comm, wf_status *st) {
+  ws_gpt_init(m, t->s->seed);
+  if (t->s->restart[0] && ws_checkpoint_read(comm, t->s->restart, m, st) != WF_OK)
+    return wf_deck_blame(t->run->deck, "train", "restart", st);
+  return WF_OK;
+}
+
+static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st) {
+  const wf_roles *r = run->roles;
+  *t = (trainer){.run = run, .s = s, .world = run->world};
+  t->streaming = r->count[WF_ROLE_MEMORYX] + r->count[WF_ROLE_SWARMX] > 0;
+  t->replicas = r->count[WF_ROLE_WAFER];
+  t->replica = r->role == WF_ROLE_WAFER ? r->role_rank : -1;
+  if (t->streaming &&
+      ws_stream_create(&t->ws, r, t->world, &s->model, s->prefetch, s->memoryx_gbps, st) != WF_OK) {
+    t->streaming = false;
+    return wf_deck_blame(run->deck, "wafer",
+                         r->count[WF_ROLE_MEMORYX] ? "memoryx_ranks" : "swarmx_ranks", st);
   }
-  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, run->comm);
-  return (float)(sum / ((double)s->eval_batches * run->nranks));
+  if (s->batch % t->replicas != 0)
+    return wf_deck_fail(run->deck, "train", "batch", st,
+                        "%d sequences do not split evenly over %d replicas (wafer ranks)", s->batch,
+                        t->replicas);
+  t->B = s->batch / t->replicas;
+  int rc = WF_OK;
+  if (!t->streaming) {
+    rc = ws_gpt_create(&t->m, &s->model, t->B, s->model.seq, st);
+    if (rc == WF_OK) rc = initial_model(t, &t->m, run->comm, st);
+    t->first_step = t->m.steps;
+    return rc;
+  }
+  t->m.c = t->whole.c = s->model;
+  if (r->role == WF_ROLE_WAFER) {
+    rc = ws_gpt_create_activations(&t->m, &s->model, t->B, s->model.seq, st);
+  } else if (r->role == WF_ROLE_MEMORYX) {
+    rc = ws_gpt_create(&t->whole, &s->model, 1, 1, st);
+    if (rc == WF_OK) rc = initial_model(t, &t->whole, r->role_comm, st);
+    if (rc == WF_OK) ws_stream_load(&t->ws, &t->whole);
+    t->first_step = t->whole.steps;
+    /* Only the first keeps a whole model: it assembles checkpoints. */
+    if (r->role_rank != 0) ws_gpt_free(&t->whole);
+  }
+  wf_status_agree(t->world, st);
+  MPI_Bcast(&t->first_step, 1, MPI_INT, r->first[WF_ROLE_MEMORYX], t->world);
+  return st->code;
+}
+
+/* This replica's batch `k` of a split (nothing on MemoryX and SwarmX ranks). */
+static void batch(const trainer *t, const ws_corpus *c, int split, int k, int *tok, int *tgt) {
+  if (t->replica >= 0)
+    ws_corpus_batch(c, split, t->s->seed, k, t->replica * t->B, t->B, t->s->model.seq, tok, tgt);
+}
+
+/* The mean validation loss over eval_batches global batches. */
+static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt) {
+  double sum = 0;
+  for (int k = 0; k < t->s->eval_batches; k++) {
+    batch(t, c, WS_VAL, k, tok, tgt);
+    sum +=
+        t->streaming ? ws_stream_forward(&t->ws, &t->m, tok, tgt) : ws_gpt_forward(&t->m, tok, tgt);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, t->world);
+  return (float)(sum / ((double)t->s->eval_batches * t->replicas));
 }
 
 /* The replicas' gradients averaged (every replica's batch is the same size). */
@@ -172,23 +272,76 @@ static void average_gradients(wf_run *run, ws_gpt *m) {
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }
 
+/* One optimiser step (0-based `step`); the mean loss over the replicas. */
+static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *tgt,
+                      const ws_adamw *o, double *loss, wf_status *st) {
+  batch(t, c, WS_TRAIN, step, tok, tgt);
+  double l;
+  int rc = WF_OK;
+  t->m.counting = true; /* ReLU's zeros, in training passes only */
+  if (t->streaming) {
+    l = ws_stream_train_step(&t->ws, &t->m, tok, tgt, o, step + 1);
+  } else {
+    l = ws_gpt_forward(&t->m, tok, tgt);
+    ws_gpt_backward(&t->m, tok, tgt);
+    average_gradients(t->run, &t->m);
+    if (ws_gpt_update(&t->m, o, st) < 0) rc = st->code;
+  }
+  t->m.counting = false;
+  MPI_Allreduce(MPI_IN_PLACE, &l, 1, MPI_DOUBLE, MPI_SUM, t->world);
+  *loss = l / t->replicas;
+  return rc;
+}
+
+/* A checkpoint after `steps` steps: resident, the first replica writes its
+ * model; streaming, MemoryX gathers its blocks and writes them. */
+static int save(trainer *t, int steps, wf_status *st) {
+  const char *path = t->s->checkpoint;
+  if (!t->streaming) return ws_checkpoint_write(t->run->comm, path, &t->m, st);
+  if (t->ws.role == WF_ROLE_MEMORYX && ws_stream_gather(&t->ws, &t->whole, st) == WF_OK) {
+    t->whole.steps = steps;
+    ws_checkpoint_write(t->ws.role_comm, path, &t->whole, st);
+  }
+  wf_status_agree(t->world, st);
+  return st->code;
+}
+
 typedef struct measured {
-  double seconds;          /* the training steps, slowest rank */
+  double seconds; /* the training steps, slowest rank */
   double tokens_per_s, gflops, sgemm;
   float first_val, last_val, first_loss, last_loss;
+  ws_stream_stats stream; /* summed over the steps, the slowest rank's */
+  double link;            /* bytes/s a MemoryX link moves (streaming) */
+  double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
 } measured;
+
+/* Each layer's share of zero ReLU activations over the training passes of
+ * all replicas (collective). */
+static void zero_fractions(const trainer *t, double *sparsity) {
+  int L = t->s->model.layers;
+  double *sum = calloc(2 * (size_t)L, sizeof *sum);
+  if (!sum) return;
+  for (int l = 0; l < L && t->m.zeros; l++) sum[l] = t->m.zeros[l], sum[L + l] = t->m.seen[l];
+  MPI_Allreduce(MPI_IN_PLACE, sum, 2 * L, MPI_DOUBLE, MPI_SUM, t->world);
+  for (int l = 0; l < L; l++) sparsity[l] = sum[L + l] > 0 ? sum[l] / sum[L + l] : 0;
+  free(sum);
+}
 
 /* A signal stopped the run before `step`: keep the state when there is a
  * checkpoint to keep it in. */
-static int interrupted(wf_run *run, const setup *s, ws_gpt *m, int step, int sig, wf_status *st) {
+static int interrupted(trainer *t, int step, int sig, wf_status *st) {
+  const setup *s = t->s;
   char where[1200];
   if (!s->checkpoint[0]) {
-    snprintf(where, sizeof where, "after %d of %d steps (no checkpoint: set train.checkpoint to "
-             "keep one)", step, s->steps);
-  } else if (ws_checkpoint_write(run->comm, s->checkpoint, m, st) == WF_OK) {
-    snprintf(where, sizeof where, "after %d of %d steps; checkpoint written to %s (continue with "
-             "--set train.restart=%s and another train.checkpoint)", step, s->steps, s->checkpoint,
-             s->checkpoint);
+    snprintf(where, sizeof where,
+             "after %d of %d steps (no checkpoint: set train.checkpoint to "
+             "keep one)",
+             step, s->steps);
+  } else if (save(t, step, st) == WF_OK) {
+    snprintf(where, sizeof where,
+             "after %d of %d steps; checkpoint written to %s (continue with "
+             "--set train.restart=%s and another train.checkpoint)",
+             step, s->steps, s->checkpoint, s->checkpoint);
   } else {
     snprintf(where, sizeof where, "after %d of %d steps; writing its checkpoint failed: %s", step,
              s->steps, st->msg);
@@ -196,47 +349,43 @@ static int interrupted(wf_run *run, const setup *s, ws_gpt *m, int step, int sig
   return wf_signal_fail(st, sig, where);
 }
 
-static int train(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, history *h,
-                 measured *out, wf_status *st) {
-  int B = m->B, T = m->T;
+static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_status *st) {
+  wf_run *run = t->run;
+  const setup *s = t->s;
+  int B = t->B, T = s->model.seq;
   int *tok = malloc((size_t)B * T * sizeof *tok), *tgt = malloc((size_t)B * T * sizeof *tgt);
   int failed = !tok || !tgt;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, t->world);
   if (failed) {
     free(tok), free(tgt);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a batch");
   }
-  h->val[h->nval] = validate(run, s, m, c, tok, tgt);
+  h->val[h->nval] = validate(t, c, tok, tgt);
   h->val_step[h->nval++] = h->first;
   wf_progress prog;
   wf_progress_start(&prog, "train", h->end - h->first, run->verbose, stdout);
   wf_signal_poll poll;
-  wf_signal_poll_start(&poll, run->comm);
+  wf_signal_poll_start(&poll, t->world);
   int rc = WF_OK;
   double train_seconds = 0;
   for (int step = h->first; step < h->end && rc == WF_OK; step++) {
     int sig = step > h->first ? wf_signal_poll_next(&poll) : 0;
     if (sig) {
-      rc = interrupted(run, s, m, step, sig, st);
+      rc = interrupted(t, step, sig, st);
       break;
     }
-    MPI_Barrier(run->comm);
-    double t0 = MPI_Wtime();
-    ws_corpus_batch(c, WS_TRAIN, s->seed, step, run->rank * B, B, T, tok, tgt);
-    double loss = ws_gpt_forward(m, tok, tgt);
-    ws_gpt_backward(m, tok, tgt);
-    average_gradients(run, m);
-    MPI_Allreduce(MPI_IN_PLACE, &loss, 1, MPI_DOUBLE, MPI_SUM, run->comm);
+    MPI_Barrier(t->world);
+    double t0 = MPI_Wtime(), loss;
     ws_adamw o = s->opt;
     o.lr = ws_lr_schedule(step, s->warmup, s->steps, s->lr, s->min_lr);
-    if (ws_gpt_update(m, &o, st) < 0) rc = st->code;
-    train_seconds += wf_slowest(run->comm, MPI_Wtime() - t0);
-    h->train[step] = (float)(loss / run->nranks);
+    rc = train_step(t, c, step, tok, tgt, &o, &loss, st);
+    train_seconds += wf_slowest(t->world, MPI_Wtime() - t0);
+    h->train[step] = (float)loss;
     if (rc == WF_OK && s->checkpoint[0] && s->checkpoint_every > 0 &&
         (step + 1) % s->checkpoint_every == 0 && step + 1 < h->end)
-      rc = ws_checkpoint_write(run->comm, s->checkpoint, m, st);
+      rc = save(t, step + 1, st);
     if ((step + 1) % s->eval_every == 0 || step + 1 == h->end) {
-      h->val[h->nval] = validate(run, s, m, c, tok, tgt);
+      h->val[h->nval] = validate(t, c, tok, tgt);
       h->val_step[h->nval++] = step + 1;
       if (run->verbose)
         printf("train: step %d/%d, loss %.4f, validation %.4f, lr %.2e\n", step + 1, s->steps,
@@ -245,72 +394,259 @@ static int train(wf_run *run, const setup *s, ws_gpt *m, const ws_corpus *c, his
     wf_progress_tick(&prog, step + 1 - h->first);
   }
   wf_signal_poll_end(&poll);
-  if (rc == WF_OK && s->checkpoint[0]) rc = ws_checkpoint_write(run->comm, s->checkpoint, m, st);
-  wf_status_agree(run->comm, st);
+  if (rc == WF_OK && s->checkpoint[0]) rc = save(t, h->end, st);
+  wf_status_agree(t->world, st);
   if (rc == WF_OK && st->code == WF_OK) {
     int steps = h->end - h->first;
     double tokens = (double)steps * s->batch * T;
     out->seconds = train_seconds;
     out->tokens_per_s = tokens / train_seconds;
-    out->gflops = 3 * forward_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
+    out->gflops = step_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
     out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
     out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
+    if (s->model.relu) zero_fractions(t, out->sparsity);
+    if (t->streaming) {
+      out->stream = t->ws.stats;
+      MPI_Allreduce(MPI_IN_PLACE, &out->stream, sizeof out->stream / sizeof(double), MPI_DOUBLE,
+                    MPI_MAX, t->world);
+      int n = ws_stream_fetches(&s->model);
+      if (t->replica >= 0) /* the workers' slowest */
+        MPI_Allreduce(MPI_IN_PLACE, t->ws.segment, n, MPI_DOUBLE, MPI_MAX, run->comm);
+    }
   }
   free(tok), free(tgt);
   return rc != WF_OK ? rc : st->code;
 }
 
-/* The resident step on the wafer: its multiply-adds spread evenly over the
- * PE grid at the precision's FMAC rate and SRAM ports; weights, gradients,
- * AdamW's moments and the activations must fit the PEs' memory. The
- * weight-streaming terms (MemoryX, SwarmX) come with the streaming mode. */
-static void project(wf_run *run, const setup *s, const ws_gpt *m) {
-  const wf_wafer *w = run->wafer;
-  double pes = (double)w->dc.pe_nx * w->dc.pe_ny;
-  double flops = 3 * forward_flops(&s->model, s->batch, s->model.seq);
-  wf_range cycles = wf_model_vec(&w->hw, WF_OP_FMAC, s->wafer_prec, flops / 2 / pes, 2, 1);
-  double value = wf_prec_bytes(s->wafer_prec);
-  double bytes = (double)m->p.count * (2 * value + 8) + (double)m->a.count / run->nranks *
-                 s->batch / m->B * value;
-  run->model = (wf_projection){.valid = true,
-                               .unit = "step",
-                               .seconds = wf_model_seconds(&w->hw, cycles),
-                               .flops = flops,
-                               .bytes_per_pe = bytes / pes,
-                               .sram_for_data = wf_model_sram_for_data(&w->hw),
-                               .pes_needed = pes,
-                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny};
+/* Cycles on the wafer after each weight fetch of a training step
+ * (ws_stream's order: the head, layers forward, layers backward; the LM
+ * head's forward and backward go with the last forward layer): each matrix
+ * product weight-stationary on the PE grid (ws_model_gemm), attention's
+ * multiply-adds spread evenly over the PEs. With ReLU, the products its
+ * zeros feed are scaled by the share of non-zeros: the second MLP product
+ * forward, its weight gradient and both of the first product's backward.
+ * Adds the fabric words to *links. */
+static void fetch_cycles(const trainer *t, const double *sparsity, wf_range *cyc, double *links) {
+  const ws_config *c = &t->s->model;
+  const wf_hw *hw = &t->run->wafer->hw;
+  const wf_grid *g = &t->run->wafer->grid;
+  wf_prec p = t->s->wafer_prec;
+  double n = (double)t->B * c->seq, pes = (double)g->nx * g->ny;
+  int C = c->channels, L = c->layers;
+  /* Attention's multiply-adds a layer (scores and weighted sums, causal). */
+  double att = (double)t->B * c->seq * (c->seq + 1) / 2 * 2 * C;
+  wf_range att_fwd = wf_model_vec(hw, WF_OP_FMAC, p, att / pes, 2, 1);
+  int n_fetch = ws_stream_fetches(c);
+  for (int i = 0; i < n_fetch; i++) cyc[i] = (wf_range){0, 0};
+  *links = 0;
+  struct {
+    int in, out;
+    bool relu_fed;
+  } gemm[4] = {{C, 3 * C, false}, {C, C, false}, {C, 4 * C, false}, {4 * C, C, true}};
+  for (int l = 0; l < L; l++) {
+    double dense = 1, keep = 1 - (c->relu && sparsity ? sparsity[l] : 0);
+    wf_range *fwd = &cyc[1 + l], *bwd = &cyc[L + 1 + l];
+    for (int k = 0; k < 4; k++) {
+      ws_gemm_cost f = ws_model_gemm(hw, g, p, WS_GEMM_FORWARD, n, gemm[k].in, gemm[k].out);
+      ws_gemm_cost di = ws_model_gemm(hw, g, p, WS_GEMM_INPUT_GRAD, n, gemm[k].in, gemm[k].out);
+      ws_gemm_cost dw = ws_model_gemm(hw, g, p, WS_GEMM_WEIGHT_GRAD, n, gemm[k].in, gemm[k].out);
+      /* fcproj reads the activation (forward, weight gradient); fc's output
+       * gradient is zero where the activation was (both backward). */
+      double sf = gemm[k].relu_fed ? keep : dense, sdi = k == 2 ? keep : dense;
+      double sdw = k >= 2 ? keep : dense;
+      fwd->lo += sf * f.cycles.lo, fwd->hi += sf * f.cycles.hi;
+      bwd->lo += sdi * di.cycles.lo + sdw * dw.cycles.lo;
+      bwd->hi += sdi * di.cycles.hi + sdw * dw.cycles.hi;
+      *links += sf * f.link_words + sdi * di.link_words + sdw * dw.link_words;
+    }
+    fwd->lo += att_fwd.lo, fwd->hi += att_fwd.hi;
+    bwd->lo += 2 * att_fwd.lo, bwd->hi += 2 * att_fwd.hi;
+  }
+  /* The LM head (tied embedding): its product forward and both backward. */
+  ws_gemm_kind kinds[3] = {WS_GEMM_FORWARD, WS_GEMM_INPUT_GRAD, WS_GEMM_WEIGHT_GRAD};
+  for (int k = 0; k < 3; k++) {
+    ws_gemm_cost h = ws_model_gemm(hw, g, p, kinds[k], n, C, c->vocab);
+    cyc[L].lo += h.cycles.lo, cyc[L].hi += h.cycles.hi, *links += h.link_words;
+  }
 }
 
-static void report(wf_run *run, const setup *s, const ws_gpt *m, const history *h,
-                   const measured *r) {
+/* The wafer model of a step, on each replica's wafer (batch / replicas
+ * sequences): the multiply-adds at the precision's FMAC rate over the PE
+ * grid; resident if weights, gradients, AdamW's moments (fp32) and the
+ * activations fit the PEs' SRAM, else weight streaming through the
+ * system's I/O from MemoryX (activations, the head and prefetch + 1
+ * layers' weights and gradients on the wafer), with the stall
+ * ws_stream_predicted_stall gives for the I/O's rate. */
+typedef struct wafer_step {
+  bool streaming, fits;
+  double resident_bytes, streaming_bytes; /* per PE */
+  wf_range compute, stall;
+  wf_range dense;       /* the step without skipping ReLU's zeros (= compute without ReLU) */
+  double links;         /* 32-bit words over PE-to-PE links a step */
+  double tokens_needed; /* per replica a step, for no stall */
+} wafer_step;
+
+/* The step's compute on the wafer, fetch by fetch, in seconds ([fast,
+ * slow] in lo, hi); returns the total, the fabric words in *links. */
+static wf_range wafer_compute(const trainer *t, const double *sparsity, double *seg_lo,
+                              double *seg_hi, wf_range *cyc, double *links) {
+  const wf_hw *hw = &t->run->wafer->hw;
+  wf_range total = {0, 0};
+  fetch_cycles(t, sparsity, cyc, links);
+  for (int i = 0; i < ws_stream_fetches(&t->s->model); i++) {
+    wf_range sec = wf_model_seconds(hw, cyc[i]);
+    seg_lo[i] = sec.lo, seg_hi[i] = sec.hi;
+    total.lo += sec.lo, total.hi += sec.hi;
+  }
+  return total;
+}
+
+static void project(trainer *t, const double *sparsity, wafer_step *ws) {
+  wf_run *run = t->run;
+  const setup *s = t->s;
+  const wf_hw *hw = &run->wafer->hw;
+  const ws_config *c = &s->model;
+  int n = ws_stream_fetches(c), T = c->seq;
+  double pes = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny;
+  double value = wf_prec_bytes(s->wafer_prec);
+  double params = (double)ws_param_count(c), acts = (double)ws_act_count(c, t->B, T);
+  ws->resident_bytes = (params * (2 * value + 8) + acts * value) / pes;
+  ws->streaming_bytes = (acts * value + 2 * value *
+                                            ((s->prefetch + 1) * (double)ws_block_size(c, 0) +
+                                             (double)ws_block_size(c, c->layers))) /
+                        pes;
+  double sram = wf_model_sram_for_data(hw);
+  ws->streaming = ws->resident_bytes > sram;
+  ws->fits = (ws->streaming ? ws->streaming_bytes : ws->resident_bytes) <= sram;
+
+  wf_range *cyc = malloc((size_t)n * sizeof *cyc);
+  double *seg_lo = malloc((size_t)n * sizeof *seg_lo), *seg_hi = malloc((size_t)n * sizeof *seg_hi);
+  double total = step_flops(c, t->B, T), dense_links;
+  ws->compute = ws->dense = ws->stall = (wf_range){0, 0};
+  if (cyc && seg_lo && seg_hi) {
+    ws->dense = wafer_compute(t, NULL, seg_lo, seg_hi, cyc, &dense_links);
+    ws->compute = wafer_compute(t, c->relu ? sparsity : NULL, seg_lo, seg_hi, cyc, &ws->links);
+    if (ws->streaming) { /* the stall is largest when compute is fastest */
+      ws->stall.lo =
+          ws_stream_predicted_stall(c, 1, s->prefetch, seg_hi, hw->io_bytes_per_s, value);
+      ws->stall.hi =
+          ws_stream_predicted_stall(c, 1, s->prefetch, seg_lo, hw->io_bytes_per_s, value);
+    }
+  }
+  free(cyc), free(seg_lo), free(seg_hi);
+  /* Forward: 2 flops a weight a token against `value` bytes a weight. */
+  ws->tokens_needed = value * (total / ws->compute.lo) / (2 * hw->io_bytes_per_s);
+  run->model =
+      (wf_projection){.valid = true,
+                      .unit = "step",
+                      .seconds = {ws->compute.lo + ws->stall.lo, ws->compute.hi + ws->stall.hi},
+                      .flops = total,
+                      .bytes_per_pe = ws->streaming ? ws->streaming_bytes : ws->resident_bytes,
+                      .sram_for_data = sram,
+                      .pes_needed = pes,
+                      .pes_offered = (double)hw->pe_nx * hw->pe_ny};
+}
+
+/* The weight-streaming figures of this run, a step's worth. */
+typedef struct stream_report {
+  double stall, predicted_stall, reduce_wait, update, step;
+  double out_bytes_per_s, in_bytes_per_s, link, tokens_needed, tokens;
+} stream_report;
+
+static stream_report stream_figures(const trainer *t, const measured *r, int steps) {
+  const setup *s = t->s;
+  stream_report f = {0};
+  double n = r->stream.steps > 0 ? r->stream.steps : 1;
+  int nf = ws_stream_fetches(&s->model);
+  double seg[2 * 1000 + 1], compute = 0;
+  for (int i = 0; i < nf; i++) seg[i] = t->ws.segment ? t->ws.segment[i] / n : 0, compute += seg[i];
+  f.step = r->seconds / steps;
+  f.stall = r->stream.stall / n;
+  f.reduce_wait = r->stream.reduce_wait / n;
+  f.update = r->stream.update / n;
+  f.link = s->memoryx_gbps > 0 ? s->memoryx_gbps * 1e9 : r->link;
+  f.predicted_stall =
+      ws_stream_predicted_stall(&s->model, t->ws.nmemx, s->prefetch, seg, f.link, sizeof(ws_real));
+  f.out_bytes_per_s = r->stream.bytes_in / n / f.step;
+  f.in_bytes_per_s = (double)ws_param_count(&s->model) * sizeof(ws_real) / f.step;
+  /* This machine: the replica's FLOP/s while computing, 4-byte weights. */
+  double rate = step_flops(&s->model, t->B, s->model.seq) / (compute > 0 ? compute : 1);
+  f.tokens_needed = sizeof(ws_real) * rate / (2 * f.link);
+  f.tokens = (double)t->B * s->model.seq;
+  return f;
+}
+
+static void report(trainer *t, const history *h, const measured *r, const wafer_step *w) {
+  wf_run *run = t->run;
+  const setup *s = t->s;
   int steps = h->end - h->first;
   const wf_projection *p = &run->model;
+  stream_report f = {0};
+  if (t->streaming) f = stream_figures(t, r, steps);
+  const char *prec = s->wafer_prec == WF_FP16 ? "fp16" : "fp32";
   if (run->verbose) {
-    printf("train: %d steps of %d x %d tokens on %d replica%s in %.2f s: %.0f tokens/s, %.2f "
-           "GFLOP/s",
-           steps, s->batch, s->model.seq, run->nranks, run->nranks > 1 ? "s" : "", r->seconds,
-           r->tokens_per_s, r->gflops);
+    printf(
+        "train: %d steps of %d x %d tokens on %d replica%s in %.2f s: %.0f tokens/s, %.2f "
+        "GFLOP/s",
+        steps, s->batch, s->model.seq, t->replicas, t->replicas > 1 ? "s" : "", r->seconds,
+        r->tokens_per_s, r->gflops);
     if (r->sgemm > 0)
-      printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d rank%s)", 100 * r->gflops / r->sgemm,
-             r->sgemm, run->nranks, run->nranks > 1 ? "s" : "");
+      printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d replica%s)", 100 * r->gflops / r->sgemm,
+             r->sgemm, t->replicas, t->replicas > 1 ? "s" : "");
     printf("\ntrain: loss %.4f -> %.4f, validation %.4f -> %.4f (ln 256 = 5.545)\n", r->first_loss,
            r->last_loss, r->first_val, r->last_val);
-    printf("train: wafer model (%s, %s, %dx%d PEs, resident): [%.3g, %.3g] s/step; %.0f B/PE of "
-           "%.0f (%s)\n",
-           run->wafer->hw.machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
-           run->wafer->dc.pe_ny, p->seconds.lo, p->seconds.hi, p->bytes_per_pe, p->sram_for_data,
-           p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+    if (t->streaming) {
+      printf(
+          "train: weight streaming from %d MemoryX rank%s (%d SwarmX), prefetch %d: a step %.2f "
+          "ms, of it stall %.2f ms (%.1f%%; the link model predicts %.2f ms), gradient wait %.2f "
+          "ms; AdamW on MemoryX %.2f ms\n",
+          t->ws.nmemx, t->ws.nmemx > 1 ? "s" : "", t->ws.nswarm, s->prefetch, 1e3 * f.step,
+          1e3 * f.stall, 100 * f.stall / f.step, 1e3 * f.predicted_stall, 1e3 * f.reduce_wait,
+          1e3 * f.update);
+      printf(
+          "train: MemoryX sends %.2f GB/s of weights, takes %.2f GB/s of gradients; link %.2f "
+          "GB/s (%s)\n",
+          f.out_bytes_per_s / 1e9, f.in_bytes_per_s / 1e9, f.link / 1e9,
+          s->memoryx_gbps > 0 ? "train.memoryx_gbps" : "measured");
+      printf(
+          "train: no-stall condition: tokens a step per replica >= 4 B x FLOP/s / (2 x link) = "
+          "%.0f; this run: %.0f (%s)\n",
+          f.tokens_needed, f.tokens, f.tokens >= f.tokens_needed ? "holds" : "does NOT hold");
+    }
+    printf("train: wafer model (%s, %s, %dx%d PEs, batch %d a wafer): %s, [%.3g, %.3g] s/step",
+           run->wafer->hw.machine, prec, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, t->B,
+           w->streaming ? "weight streaming" : "resident", p->seconds.lo, p->seconds.hi);
+    if (w->streaming)
+      printf(" (stall [%.3g, %.3g] s; no stall from %.0f tokens a step, this run %d)", w->stall.lo,
+             w->stall.hi, w->tokens_needed, t->B * s->model.seq);
+    printf("\n");
+    if (s->model.relu) {
+      double mean = 0;
+      printf("train: ReLU: zero activations by layer:");
+      for (int l = 0; l < s->model.layers; l++) {
+        printf("%s %.0f%%", l ? "," : "", 100 * r->sparsity[l]);
+        mean += r->sparsity[l] / s->model.layers;
+      }
+      printf(
+          " (mean %.0f%%); skipping their multiplications the wafer takes [%.3g, %.3g] s of "
+          "compute a step instead of [%.3g, %.3g]\n",
+          100 * mean, w->compute.lo, w->compute.hi, w->dense.lo, w->dense.hi);
+    }
+    printf("train: wafer memory: resident needs %.0f B/PE, streaming %.0f, of %.0f: %s\n",
+           w->resident_bytes, w->streaming_bytes, p->sram_for_data,
+           !w->streaming ? "the model fits, so it stays on the wafer"
+           : w->fits     ? "the weights do not fit, so they stream from MemoryX"
+                         : "does NOT fit even streaming (the activations alone are too many)");
   }
   wf_json *j = run->summary;
   wf_json_begin(j, "train");
-  long long shape[5] = {s->model.layers, s->model.heads, s->model.channels, s->model.seq,
-                        s->batch};
+  long long shape[5] = {s->model.layers, s->model.heads, s->model.channels, s->model.seq, s->batch};
   wf_json_ints(j, "layers_heads_channels_seq_batch", shape, 5);
-  wf_json_int(j, "parameters", (long long)m->p.count);
+  wf_json_int(j, "parameters", (long long)ws_param_count(&s->model));
   wf_json_int(j, "first_step", h->first);
   wf_json_int(j, "steps", steps);
-  wf_json_int(j, "replicas", run->nranks);
+  wf_json_int(j, "replicas", t->replicas);
+  wf_json_str(j, "mode", t->streaming ? "streaming" : "resident");
   wf_json_num(j, "seconds", r->seconds);
   wf_json_num(j, "tokens_per_s", r->tokens_per_s);
   wf_json_num(j, "GFLOPs", r->gflops);
@@ -322,9 +658,36 @@ static void report(wf_run *run, const setup *s, const ws_gpt *m, const history *
   wf_json_num(j, "last_loss", r->last_loss);
   wf_json_num(j, "first_val_loss", r->first_val);
   wf_json_num(j, "last_val_loss", r->last_val);
+  wf_json_str(j, "activation", s->model.relu ? "relu" : "gelu");
+  if (s->model.relu) wf_json_nums(j, "relu_zero_fraction", r->sparsity, s->model.layers);
+  if (t->streaming) {
+    wf_json_begin(j, "streaming");
+    wf_json_int(j, "memoryx_ranks", t->ws.nmemx);
+    wf_json_int(j, "swarmx_ranks", t->ws.nswarm);
+    wf_json_int(j, "prefetch", s->prefetch);
+    wf_json_num(j, "step_seconds", f.step);
+    wf_json_num(j, "stall_seconds", f.stall);
+    wf_json_num(j, "predicted_stall_seconds", f.predicted_stall);
+    wf_json_num(j, "gradient_wait_seconds", f.reduce_wait);
+    wf_json_num(j, "adamw_seconds", f.update);
+    wf_json_num(j, "weights_out_bytes_per_s", f.out_bytes_per_s);
+    wf_json_num(j, "gradients_in_bytes_per_s", f.in_bytes_per_s);
+    wf_json_num(j, "link_bytes_per_s", f.link);
+    wf_json_num(j, "no_stall_tokens_required", f.tokens_needed);
+    wf_json_num(j, "tokens_per_replica", f.tokens);
+    wf_json_end(j);
+  }
   wf_json_end(j);
   wf_json_begin(j, "model");
   wf_projection_json(p, j);
+  wf_json_str(j, "wafer_mode", w->streaming ? "streaming" : "resident");
+  wf_json_num(j, "resident_bytes_per_pe", w->resident_bytes);
+  wf_json_num(j, "streaming_bytes_per_pe", w->streaming_bytes);
+  wf_json_range(j, "stall_seconds", w->stall.lo, w->stall.hi);
+  wf_json_num(j, "no_stall_tokens_required", w->tokens_needed);
+  wf_json_range(j, "compute_seconds", w->compute.lo, w->compute.hi);
+  wf_json_range(j, "dense_compute_seconds", w->dense.lo, w->dense.hi);
+  wf_json_num(j, "fabric_link_words", w->links);
   wf_json_end(j);
   snprintf(run->headline, sizeof run->headline, "%d steps, val loss %.3f -> %.3f, %.0f tokens/s",
            steps, r->first_val, r->last_val, r->tokens_per_s);
@@ -365,7 +728,8 @@ typedef struct curve {
 /* "step train" lines, then "val step loss" lines (scripts/plot_loss.py). */
 static void write_curve(FILE *f, const void *data) {
   const curve *c = data;
-  for (int i = c->h->first; i < c->h->end; i++) fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
+  for (int i = c->h->first; i < c->h->end; i++)
+    fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
   for (int i = 0; i < c->h->nval; i++) fprintf(f, "val %d %.6g\n", c->h->val_step[i], c->h->val[i]);
 }
 
@@ -375,28 +739,21 @@ static int train_run(wf_run *run, wf_status *st) {
   setup s;
   read_setup(d, &s);
   if (ws_config_check(&s.model, st) != WF_OK) return wf_deck_blame(d, "train", "heads", st);
-  if (s.batch % run->nranks != 0)
-    return wf_deck_fail(d, "train", "batch", st,
-                        "%d sequences do not split evenly over %d replicas (ranks)", s.batch,
-                        run->nranks);
   ws_corpus c;
   size_t max = (size_t)wf_deck_int(d, "train", "corpus_max_mb") << 20;
-  if (ws_corpus_load(&c, run->comm, s.corpus, max, s.val_fraction, s.model.seq, st) != WF_OK)
+  if (ws_corpus_load(&c, run->world, s.corpus, max, s.val_fraction, s.model.seq, st) != WF_OK)
     return wf_deck_blame(d, "train", "corpus", st);
-  ws_gpt m;
+  trainer t;
   history h = {0};
   measured r = {0};
-  int rc = ws_gpt_create(&m, &s.model, s.batch / run->nranks, s.model.seq, st);
+  int rc = trainer_create(&t, run, &s, st);
   if (rc == WF_OK) {
-    ws_gpt_init(&m, s.seed);
-    if (s.restart[0] && ws_checkpoint_read(run->comm, s.restart, &m, st) != WF_OK)
-      rc = wf_deck_blame(d, "train", "restart", st);
-    else if (m.steps >= s.steps)
+    if (t.first_step >= s.steps)
       rc = wf_deck_fail(d, "train", "steps", st,
                         "the checkpoint is at step %d: nothing to run (train.steps counts from the "
                         "start of the first run)",
-                        m.steps);
-    h.first = m.steps;
+                        t.first_step);
+    h.first = t.first_step;
     h.end = s.stop_at > 0 && s.stop_at < s.steps ? s.stop_at : s.steps;
     if (rc == WF_OK && h.end <= h.first)
       rc = wf_deck_fail(d, "train", "stop_at", st, "step %d is not after the checkpoint's (%d)",
@@ -408,17 +765,21 @@ static int train_run(wf_run *run, wf_status *st) {
     h.val = calloc((size_t)nval, sizeof *h.val);
     h.val_step = calloc((size_t)nval, sizeof *h.val_step);
     int failed = !h.train || !h.val || !h.val_step;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->world);
     if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the loss history");
   }
   if (rc == WF_OK && run->verbose)
-    printf("train: %zu parameters (%d layers, %d heads, %d channels), %d-byte sequences, batch "
-           "%d over %d replica%s; corpus %s (%zu bytes, %.0f%% held out)\n",
-           m.p.count, s.model.layers, s.model.heads, s.model.channels, s.model.seq, s.batch,
-           run->nranks, run->nranks > 1 ? "s" : "", s.corpus, c.len, 100 * s.val_fraction);
-  if (rc == WF_OK) rc = train(run, &s, &m, &c, &h, &r, st);
+    printf(
+        "train: %zu parameters (%d layers, %d heads, %d channels), %d-byte sequences, batch "
+        "%d over %d replica%s%s; corpus %s (%zu bytes, %.0f%% held out)\n",
+        ws_param_count(&s.model), s.model.layers, s.model.heads, s.model.channels, s.model.seq,
+        s.batch, t.replicas, t.replicas > 1 ? "s" : "",
+        t.streaming ? ", weights streamed from MemoryX" : "", s.corpus, c.len,
+        100 * s.val_fraction);
+  if (rc == WF_OK && t.streaming) r.link = ws_stream_link_rate(run->world, run->roles);
+  if (rc == WF_OK) rc = train(&t, &c, &h, &r, st);
   if (rc == WF_OK) {
-    if (wf_deck_bool(d, "train", "sgemm")) r.sgemm = sgemm_rate(run->comm) * run->nranks;
+    if (wf_deck_bool(d, "train", "sgemm")) r.sgemm = sgemm_rate(run->world) * t.replicas;
     char what[160];
     if (s.loss_target > 0)
       snprintf(what, sizeof what, "validation loss %.4f at most the target %.4f after %d steps",
@@ -427,15 +788,20 @@ static int train_run(wf_run *run, wf_status *st) {
       snprintf(what, sizeof what, "validation loss falls: %.4f -> %.4f", r.first_val, r.last_val);
     wf_run_check(run, s.loss_target > 0 ? r.last_val <= s.loss_target : r.last_val < r.first_val,
                  what);
-    project(run, &s, &m);
-    report(run, &s, &m, &h, &r);
+    wafer_step w = {0};
+    if (run->wafer) { /* the replicas' ranks: the world's first, which reports */
+      project(&t, r.sparsity, &w);
+      report(&t, &h, &r, &w);
+    }
     run->seconds = r.seconds;
     run->wafer_seconds = wf_range_scale(run->model.seconds, h.end - h.first);
   }
+  /* Files from the replicas' ranks (all of them, resident), which hold the
+   * history like every rank; the others learn how it went. */
   const char *out = wf_deck_str(d, "output", "file");
-  if (rc == WF_OK && out[0]) rc = write_output(run, &h, out, st);
+  if (rc == WF_OK && out[0] && run->wafer) rc = write_output(run, &h, out, st);
   const char *png = wf_deck_str(d, "train", "plot");
-  if (rc == WF_OK && png[0]) {
+  if (rc == WF_OK && png[0] && run->wafer) {
     curve cv = {&s, &h};
     char title[128];
     snprintf(title, sizeof title, "%d layers, %d heads, %d channels; batch %d x %d bytes",
@@ -443,10 +809,11 @@ static int train_run(wf_run *run, wf_status *st) {
     rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_loss.py", png, title, write_curve, &cv,
                      st);
   }
+  wf_status_agree(run->world, st);
   free(h.train), free(h.val), free(h.val_step);
-  ws_gpt_free(&m);
+  trainer_free(&t);
   ws_corpus_free(&c);
-  return rc;
+  return st->code;
 }
 
 const wf_workload wf_train_workload = {
@@ -455,4 +822,5 @@ const wf_workload wf_train_workload = {
     .sections = train_sections,
     .nsections = 1,
     .run = train_run,
+    .rank_roles = true,
 };

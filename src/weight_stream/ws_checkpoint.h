@@ -1,8 +1,10 @@
 /* Training checkpoints (HDF5, written atomically through wf_checkpoint):
  * the model's shape, its parameters, AdamW's moments and the step count.
- * The replicas hold the same state, so the first writes it alone; every
- * replica reads it. A restart continues bit for bit: the batches and the
- * learning rate depend only on the step. */
+ * The replicas hold the same state, so rank 0 writes it alone (with weight
+ * streaming, the first MemoryX rank, holding the gathered model); every rank
+ * with parameters reads it, the others (streaming workers) only its step. A
+ * restart continues bit for bit: the batches and the learning rate depend
+ * only on the step. */
 #ifndef WS_CHECKPOINT_H
 #define WS_CHECKPOINT_H
 

@@ -53,8 +53,8 @@ int ws_corpus_load(ws_corpus *c, MPI_Comm comm, const char *path, size_t max_byt
   wf_status_clear(st);
   unsigned long long len = 0;
   if (rank == 0) {
-    c->bytes = slurp(path, max_bytes < WF_MAX_BCAST_BYTES ? max_bytes : WF_MAX_BCAST_BYTES, &c->len,
-                     st);
+    c->bytes =
+        slurp(path, max_bytes < WF_MAX_BCAST_BYTES ? max_bytes : WF_MAX_BCAST_BYTES, &c->len, st);
     len = c->len;
   }
   wf_status_bcast(comm, st);

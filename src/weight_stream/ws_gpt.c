@@ -11,7 +11,7 @@
 #include "wf_random.h"
 
 const char *const ws_param_names[WS_NPARAMS] = {
-    "wte", "wpe",  "ln1w", "ln1b", "qkvw",    "qkvb",    "attprojw", "attprojb",
+    "wte",  "wpe",  "ln1w", "ln1b", "qkvw",    "qkvb",    "attprojw", "attprojb",
     "ln2w", "ln2b", "fcw",  "fcb",  "fcprojw", "fcprojb", "lnfw",     "lnfb"};
 
 int ws_param_per_layer(int k) { return k != WS_WTE && k != WS_WPE && k != WS_LNFW && k != WS_LNFB; }
@@ -30,23 +30,53 @@ int ws_config_check(const ws_config *c, wf_status *st) {
 
 static void param_sizes(const ws_config *c, size_t *s) {
   size_t V = (size_t)c->vocab, T = (size_t)c->seq, L = (size_t)c->layers, C = (size_t)c->channels;
-  const size_t sizes[WS_NPARAMS] = {V * C,         T * C,     L * C,         L * C,
-                                    L * 3 * C * C, L * 3 * C, L * C * C,     L * C,
-                                    L * C,         L * C,     L * 4 * C * C, L * 4 * C,
-                                    L * C * 4 * C, L * C,     C,             C};
+  const size_t sizes[WS_NPARAMS] = {V * C,         T * C, L * C, L * C, L * 3 * C * C, L * 3 * C,
+                                    L * C * C,     L * C, L * C, L * C, L * 4 * C * C, L * 4 * C,
+                                    L * C * 4 * C, L * C, C,     C};
   memcpy(s, sizes, sizeof sizes);
 }
 
 static void act_sizes(const ws_config *c, int B, int T, size_t *s) {
   size_t b = (size_t)B, t = (size_t)T, L = (size_t)c->layers, C = (size_t)c->channels,
          NH = (size_t)c->heads, V = (size_t)c->vocab;
-  const size_t sizes[WS_NACTS] = {
-      b * t * C,      L * b * t * C,      L * b * t,     L * b * t,     L * b * t * 3 * C,
-      L * b * t * C,  L * b * NH * t * t, L * b * NH * t * t, L * b * t * C, L * b * t * C,
-      L * b * t * C,  L * b * t,          L * b * t,     L * b * t * 4 * C, L * b * t * 4 * C,
-      L * b * t * C,  L * b * t * C,      b * t * C,     b * t,         b * t,
-      b * t * V,      b * t * V,          b * t};
+  const size_t sizes[WS_NACTS] = {b * t * C,
+                                  L * b * t * C,
+                                  L * b * t,
+                                  L * b * t,
+                                  L * b * t * 3 * C,
+                                  L * b * t * C,
+                                  L * b * NH * t * t,
+                                  L * b * NH * t * t,
+                                  L * b * t * C,
+                                  L * b * t * C,
+                                  L * b * t * C,
+                                  L * b * t,
+                                  L * b * t,
+                                  L * b * t * 4 * C,
+                                  L * b * t * 4 * C,
+                                  L * b * t * C,
+                                  L * b * t * C,
+                                  b * t * C,
+                                  b * t,
+                                  b * t,
+                                  b * t * V,
+                                  b * t * V,
+                                  b * t};
   memcpy(s, sizes, sizeof sizes);
+}
+
+size_t ws_param_count(const ws_config *c) {
+  size_t s[WS_NPARAMS], n = 0;
+  param_sizes(c, s);
+  for (int k = 0; k < WS_NPARAMS; k++) n += s[k];
+  return n;
+}
+
+size_t ws_act_count(const ws_config *c, int B, int T) {
+  size_t s[WS_NACTS], n = 0;
+  act_sizes(c, B, T, s);
+  for (int k = 0; k < WS_NACTS; k++) n += s[k];
+  return n;
 }
 
 /* Carve `n` tensors of sizes `size` out of one buffer. */
@@ -61,7 +91,7 @@ static ws_real *carve(ws_real **t, const size_t *size, int n, size_t *count) {
   return mem;
 }
 
-int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
+static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident, wf_status *st) {
   *m = (ws_gpt){.c = *c, .B = B, .T = T};
   if (ws_config_check(c, st) != WF_OK) return st->code;
   if (B < 1 || T < 1 || T > c->seq)
@@ -71,20 +101,95 @@ int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
   memcpy(m->g.size, m->p.size, sizeof m->p.size);
   act_sizes(c, B, T, m->a.size);
   memcpy(m->da.size, m->a.size, sizeof m->a.size);
-  m->p.mem = carve(m->p.t, m->p.size, WS_NPARAMS, &m->p.count);
-  m->g.mem = carve(m->g.t, m->g.size, WS_NPARAMS, &m->g.count);
+  if (resident) {
+    m->p.mem = carve(m->p.t, m->p.size, WS_NPARAMS, &m->p.count);
+    m->g.mem = carve(m->g.t, m->g.size, WS_NPARAMS, &m->g.count);
+  }
   m->a.mem = carve(m->a.t, m->a.size, WS_NACTS, &m->a.count);
   m->da.mem = carve(m->da.t, m->da.size, WS_NACTS, &m->da.count);
-  if (!m->p.mem || !m->g.mem || !m->a.mem || !m->da.mem) {
+  m->zeros = calloc((size_t)c->layers, sizeof *m->zeros);
+  m->seen = calloc((size_t)c->layers, sizeof *m->seen);
+  if ((resident && (!m->p.mem || !m->g.mem)) || !m->a.mem || !m->da.mem || !m->zeros || !m->seen) {
     ws_gpt_free(m);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the model");
   }
   return WF_OK;
 }
 
+int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
+  return create(m, c, B, T, true, st);
+}
+
+int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
+  return create(m, c, B, T, false, st);
+}
+
+/* ---- blocks ---- */
+
+size_t ws_block_size(const ws_config *c, int b) {
+  size_t sizes[WS_NPARAMS], n = 0;
+  param_sizes(c, sizes);
+  for (int k = 0; k < WS_NPARAMS; k++)
+    if (ws_param_per_layer(k) == (b < c->layers))
+      n += sizes[k] / (ws_param_per_layer(k) ? (size_t)c->layers : 1);
+  return n;
+}
+
+ws_block ws_block_of(ws_real *whole, const ws_config *c, int b) {
+  size_t sizes[WS_NPARAMS], at = 0;
+  param_sizes(c, sizes);
+  ws_block v = {{NULL}};
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    bool layer = ws_param_per_layer(k);
+    if (layer == (b < c->layers))
+      v.t[k] = whole + at + (layer ? sizes[k] / (size_t)c->layers * (size_t)b : 0);
+    at += sizes[k];
+  }
+  return v;
+}
+
+ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b) {
+  size_t sizes[WS_NPARAMS];
+  param_sizes(c, sizes);
+  ws_block v = {{NULL}};
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    bool layer = ws_param_per_layer(k);
+    if (layer != (b < c->layers)) continue;
+    v.t[k] = mem;
+    mem += layer ? sizes[k] / (size_t)c->layers : sizes[k];
+  }
+  return v;
+}
+
+/* Numbers of tensor k in one block. */
+static size_t block_tensor(const ws_config *c, int k) {
+  size_t sizes[WS_NPARAMS];
+  param_sizes(c, sizes);
+  return ws_param_per_layer(k) ? sizes[k] / (size_t)c->layers : sizes[k];
+}
+
+void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c) {
+  for (int k = 0; k < WS_NPARAMS; k++)
+    if (src->t[k]) memcpy(dst->t[k], src->t[k], block_tensor(c, k) * sizeof(ws_real));
+}
+
+double ws_block_sumsq(const ws_block *g, const ws_config *c) {
+  double sum = 0;
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    if (!g->t[k]) continue;
+    size_t n = block_tensor(c, k);
+    const ws_real *x = g->t[k];
+#pragma omp simd reduction(+ : sum)
+    for (size_t i = 0; i < n; i++) sum += (double)x[i] * x[i];
+  }
+  return sum;
+}
+
 void ws_gpt_free(ws_gpt *m) {
   free(m->p.mem), free(m->g.mem), free(m->a.mem), free(m->da.mem), free(m->m), free(m->v);
+  free(m->zeros), free(m->seen);
   m->p.mem = m->g.mem = m->a.mem = m->da.mem = m->m = m->v = NULL;
+  m->zeros = m->seen = NULL;
 }
 
 /* Normal(0, 1) from two uniform numbers of stream `seed` (Box-Muller). */
@@ -100,8 +205,8 @@ void ws_gpt_init(ws_gpt *m, unsigned long long seed) {
     ws_real *t = m->p.t[k];
     size_t n = m->p.size[k];
     bool gain = k == WS_LN1W || k == WS_LN2W || k == WS_LNFW;
-    bool bias = k == WS_LN1B || k == WS_LN2B || k == WS_LNFB || k == WS_QKVB ||
-                k == WS_ATTPROJB || k == WS_FCB || k == WS_FCPROJB;
+    bool bias = k == WS_LN1B || k == WS_LN2B || k == WS_LNFB || k == WS_QKVB || k == WS_ATTPROJB ||
+                k == WS_FCB || k == WS_FCPROJB;
     ws_real s = k == WS_ATTPROJW || k == WS_FCPROJW ? resid : std;
     for (size_t e = 0; e < n; e++, i++) t[e] = gain ? 1.0f : bias ? 0.0f : s * normal(seed, i);
   }
@@ -109,8 +214,8 @@ void ws_gpt_init(ws_gpt *m, unsigned long long seed) {
 
 /* ---- layers, forward ---- */
 
-static void encoder_forward(ws_real *out, const int *tok, const ws_real *wte, const ws_real *wpe, int B,
-                            int T, int C) {
+static void encoder_forward(ws_real *out, const int *tok, const ws_real *wte, const ws_real *wpe,
+                            int B, int T, int C) {
   for (int b = 0; b < B; b++)
     for (int t = 0; t < T; t++) {
       ws_real *o = out + ((size_t)b * T + t) * C;
@@ -136,19 +241,20 @@ static void layernorm_forward(ws_real *out, ws_real *mean, ws_real *rstd, const 
 }
 
 /* out[N][OC] = in[N][IC] w^T (w: OC x IC) + bias. */
-static void matmul_forward(ws_real *out, const ws_real *in, const ws_real *w, const ws_real *bias, int N,
-                           int IC, int OC) {
-  WS_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0f, in, IC, w, IC, 0.0f, out,
-              OC);
+static void matmul_forward(ws_real *out, const ws_real *in, const ws_real *w, const ws_real *bias,
+                           int N, int IC, int OC) {
+  WS_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0f, in, IC, w, IC, 0.0f, out, OC);
   if (bias)
     for (int i = 0; i < N; i++)
       for (int o = 0; o < OC; o++) out[(size_t)i * OC + o] += bias[o];
 }
 
 /* Causal multi-head attention over qkv [B][T][3C] (q, k, v each C, heads
- * of C / NH); pre and att [B][NH][T][T]. */
-static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B, int T,
-                              int C, int NH) {
+ * of C / NH); pre and att [B][NH][T][T]. The loops over a head's channels
+ * are explicit SIMD loops (their sums reassociated), which the compiler
+ * would not vectorise otherwise. */
+static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B,
+                              int T, int C, int NH) {
   int hs = C / NH;
   ws_real scale = 1.0f / WS_SQRT((ws_real)hs);
   for (int b = 0; b < B; b++)
@@ -161,6 +267,7 @@ static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws
         for (int u = 0; u <= t; u++) {
           const ws_real *k = qkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
           ws_real d = 0;
+#pragma omp simd reduction(+ : d)
           for (int i = 0; i < hs; i++) d += q[i] * k[i];
           p[u] = d * scale;
           if (p[u] > most) most = p[u];
@@ -168,23 +275,73 @@ static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws
         ws_real sum = 0;
         for (int u = 0; u <= t; u++) sum += a[u] = WS_EXP(p[u] - most);
         for (int u = 0; u < T; u++) a[u] = u <= t ? a[u] / sum : 0.0f;
-        ws_real *o = out + ((size_t)b * T + t) * C + h * hs;
+        ws_real *restrict o = out + ((size_t)b * T + t) * C + h * hs;
         for (int i = 0; i < hs; i++) o[i] = 0;
         for (int u = 0; u <= t; u++) {
-          const ws_real *v = qkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
-          for (int i = 0; i < hs; i++) o[i] += a[u] * v[i];
+          const ws_real *restrict v = qkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
+          ws_real w = a[u];
+#pragma omp simd
+          for (int i = 0; i < hs; i++) o[i] += w * v[i];
         }
       }
 }
 
 static const ws_real GELU_SCALE = 0.7978845608028654f; /* sqrt(2 / pi) */
 
+/* exp(x) in a form the compiler vectorises (glibc's vector expf and tanhf
+ * are offered only under -ffast-math): Cephes's range reduction and
+ * polynomial, within 1 ulp of expf on [-87, 88] (measured every 0.001),
+ * the argument clamped there. Rounding by adding 1.5 x 2^23, which leaves
+ * n in the low bits, and the clamps as separate selects: GCC 12 vectorises
+ * this form and not one with floorf or a float-to-int conversion. In
+ * double (the gradient test's build) the library's exp. */
+#ifdef WS_DOUBLE
+static inline double simd_exp(double x) { return exp(x); }
+#else
+static inline float simd_exp(float x) {
+  x = x < -87.0f ? -87.0f : x;
+  x = x > 88.0f ? 88.0f : x;
+  union {
+    float f;
+    int32_t i;
+  } big = {.f = 1.44269504088896341f * x + 12582912.0f}; /* n = round(x / ln 2) */
+  float n = big.f - 12582912.0f;
+  float r = x - n * 0.693359375f + n * 2.12194440e-4f; /* x - n ln 2, in two parts */
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  union {
+    int32_t i;
+    float f;
+  } scale = {.i = (big.i - 0x4B400000 + 127) << 23}; /* 2^n */
+  return p * scale.f;
+}
+#endif
+
+/* GELU's tanh form, 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715
+ * x^3), written as x sigmoid(2u): one exponential, vectorised. */
 static void gelu_forward(ws_real *out, const ws_real *in, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
-    ws_real x = in[i];
-    out[i] = 0.5f * x * (1.0f + WS_TANH(GELU_SCALE * (x + 0.044715f * x * x * x)));
+    ws_real x = in[i], u = GELU_SCALE * (x + 0.044715f * x * x * x);
+    out[i] = x / (1.0f + simd_exp(-2.0f * u));
   }
+}
+
+/* ReLU; returns how many outputs are zero (the multiplications a dataflow
+ * machine skips in the next matrix product). */
+static size_t relu_forward(ws_real *out, const ws_real *in, size_t n) {
+  size_t zeros = 0;
+#pragma omp simd reduction(+ : zeros)
+  for (size_t i = 0; i < n; i++) {
+    out[i] = in[i] > 0 ? in[i] : 0.0f;
+    zeros += in[i] <= 0;
+  }
+  return zeros;
 }
 
 static void add(ws_real *out, const ws_real *a, const ws_real *b, size_t n) {
@@ -201,40 +358,64 @@ static void softmax_forward(ws_real *probs, const ws_real *logits, int N, int V)
   }
 }
 
-/* Layer l's slice of a per-layer tensor of `size` floats in all. */
+/* Layer l's slice of an activation of `size` numbers for all layers. */
 static ws_real *slice(ws_real *t, size_t size, int layers, int l) {
   return t + size / (size_t)layers * (size_t)l;
 }
-#define P(k, l) slice(m->p.t[k], m->p.size[k], L, l)
-#define A(k, l) slice(m->a.t[k], m->a.size[k], L, l)
-#define G(k, l) slice(m->g.t[k], m->g.size[k], L, l)
-#define DA(k, l) slice(m->da.t[k], m->da.size[k], L, l)
+#define A(k, l) slice(m->a.t[k], m->a.size[k], m->c.layers, l)
+#define DA(k, l) slice(m->da.t[k], m->da.size[k], m->c.layers, l)
 
-ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets) {
-  int B = m->B, T = m->T, C = m->c.channels, L = m->c.layers, NH = m->c.heads, V = m->c.vocab;
-  int N = B * T;
+static void poll(const ws_gpt *m) {
+  if (m->poll) m->poll(m->poll_ctx);
+}
+
+/* The residual stream into layer l. */
+static ws_real *layer_input(ws_gpt *m, int l) {
+  return l > 0 ? A(WS_RES3, l - 1) : m->a.t[WS_ENCODED];
+}
+static ws_real *layer_dinput(ws_gpt *m, int l) {
+  return l > 0 ? DA(WS_RES3, l - 1) : m->da.t[WS_ENCODED];
+}
+
+void ws_forward_embed(ws_gpt *m, const ws_block *head, const int *tokens) {
+  encoder_forward(m->a.t[WS_ENCODED], tokens, head->t[WS_WTE], head->t[WS_WPE], m->B, m->T,
+                  m->c.channels);
+}
+
+void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
+  int B = m->B, T = m->T, C = m->c.channels, NH = m->c.heads, N = B * T;
   size_t NC = (size_t)N * C;
-  encoder_forward(m->a.t[WS_ENCODED], tokens, m->p.t[WS_WTE], m->p.t[WS_WPE], B, T, C);
-  const ws_real *residual = m->a.t[WS_ENCODED];
-  for (int l = 0; l < L; l++) {
-    layernorm_forward(A(WS_LN1, l), A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), residual, P(WS_LN1W, l),
-                      P(WS_LN1B, l), N, C);
-    matmul_forward(A(WS_QKV, l), A(WS_LN1, l), P(WS_QKVW, l), P(WS_QKVB, l), N, C, 3 * C);
-    attention_forward(A(WS_ATTY, l), A(WS_PREATT, l), A(WS_ATT, l), A(WS_QKV, l), B, T, C, NH);
-    matmul_forward(A(WS_ATTPROJ, l), A(WS_ATTY, l), P(WS_ATTPROJW, l), P(WS_ATTPROJB, l), N, C, C);
-    add(A(WS_RES2, l), residual, A(WS_ATTPROJ, l), NC);
-    layernorm_forward(A(WS_LN2, l), A(WS_LN2MEAN, l), A(WS_LN2RSTD, l), A(WS_RES2, l),
-                      P(WS_LN2W, l), P(WS_LN2B, l), N, C);
-    matmul_forward(A(WS_FCH, l), A(WS_LN2, l), P(WS_FCW, l), P(WS_FCB, l), N, C, 4 * C);
+  const ws_real *residual = layer_input(m, l);
+  layernorm_forward(A(WS_LN1, l), A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), residual, w->t[WS_LN1W],
+                    w->t[WS_LN1B], N, C);
+  matmul_forward(A(WS_QKV, l), A(WS_LN1, l), w->t[WS_QKVW], w->t[WS_QKVB], N, C, 3 * C);
+  poll(m);
+  attention_forward(A(WS_ATTY, l), A(WS_PREATT, l), A(WS_ATT, l), A(WS_QKV, l), B, T, C, NH);
+  poll(m);
+  matmul_forward(A(WS_ATTPROJ, l), A(WS_ATTY, l), w->t[WS_ATTPROJW], w->t[WS_ATTPROJB], N, C, C);
+  add(A(WS_RES2, l), residual, A(WS_ATTPROJ, l), NC);
+  layernorm_forward(A(WS_LN2, l), A(WS_LN2MEAN, l), A(WS_LN2RSTD, l), A(WS_RES2, l), w->t[WS_LN2W],
+                    w->t[WS_LN2B], N, C);
+  poll(m);
+  matmul_forward(A(WS_FCH, l), A(WS_LN2, l), w->t[WS_FCW], w->t[WS_FCB], N, C, 4 * C);
+  poll(m);
+  if (m->c.relu) {
+    size_t zeros = relu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
+    if (m->counting) m->zeros[l] += (double)zeros, m->seen[l] += 4.0 * (double)NC;
+  } else {
     gelu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
-    matmul_forward(A(WS_FCPROJ, l), A(WS_FCHGELU, l), P(WS_FCPROJW, l), P(WS_FCPROJB, l), N,
-                   4 * C, C);
-    add(A(WS_RES3, l), A(WS_RES2, l), A(WS_FCPROJ, l), NC);
-    residual = A(WS_RES3, l);
   }
-  layernorm_forward(m->a.t[WS_LNF], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], residual,
-                    m->p.t[WS_LNFW], m->p.t[WS_LNFB], N, C);
-  matmul_forward(m->a.t[WS_LOGITS], m->a.t[WS_LNF], m->p.t[WS_WTE], NULL, N, C, V);
+  matmul_forward(A(WS_FCPROJ, l), A(WS_FCHGELU, l), w->t[WS_FCPROJW], w->t[WS_FCPROJB], N, 4 * C,
+                 C);
+  add(A(WS_RES3, l), A(WS_RES2, l), A(WS_FCPROJ, l), NC);
+  poll(m);
+}
+
+ws_real ws_forward_head(ws_gpt *m, const ws_block *head, const int *targets) {
+  int C = m->c.channels, V = m->c.vocab, N = m->B * m->T;
+  layernorm_forward(m->a.t[WS_LNF], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD],
+                    layer_input(m, m->c.layers), head->t[WS_LNFW], head->t[WS_LNFB], N, C);
+  matmul_forward(m->a.t[WS_LOGITS], m->a.t[WS_LNF], head->t[WS_WTE], NULL, N, C, V);
   softmax_forward(m->a.t[WS_PROBS], m->a.t[WS_LOGITS], N, V);
   if (!targets) return 0;
   double loss = 0;
@@ -246,10 +427,20 @@ ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets) {
   return (ws_real)(loss / N);
 }
 
+ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets) {
+  ws_block head = ws_block_of(m->p.mem, &m->c, m->c.layers);
+  ws_forward_embed(m, &head, tokens);
+  for (int l = 0; l < m->c.layers; l++) {
+    ws_block w = ws_block_of(m->p.mem, &m->c, l);
+    ws_forward_layer(m, l, &w);
+  }
+  return ws_forward_head(m, &head, targets);
+}
+
 /* ---- layers, backward (gradients accumulate: +=) ---- */
 
-static void encoder_backward(ws_real *dwte, ws_real *dwpe, const ws_real *dout, const int *tok, int B,
-                             int T, int C) {
+static void encoder_backward(ws_real *dwte, ws_real *dwpe, const ws_real *dout, const int *tok,
+                             int B, int T, int C) {
   for (int b = 0; b < B; b++)
     for (int t = 0; t < T; t++) {
       const ws_real *d = dout + ((size_t)b * T + t) * C;
@@ -284,17 +475,17 @@ static void layernorm_backward(ws_real *din, ws_real *dw, ws_real *db, const ws_
 /* For out = in w^T + bias: din += dout w, dw += dout^T in, dbias += sum dout. */
 static void matmul_backward(ws_real *din, ws_real *dw, ws_real *dbias, const ws_real *dout,
                             const ws_real *in, const ws_real *w, int N, int IC, int OC) {
-  WS_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout, OC, w, IC, 1.0f,
-              din, IC);
-  WS_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout, OC, in, IC, 1.0f, dw,
-              IC);
+  WS_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout, OC, w, IC, 1.0f, din,
+          IC);
+  WS_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout, OC, in, IC, 1.0f, dw, IC);
   if (dbias)
     for (int i = 0; i < N; i++)
       for (int o = 0; o < OC; o++) dbias[o] += dout[(size_t)i * OC + o];
 }
 
 static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, const ws_real *dout,
-                               const ws_real *qkv, const ws_real *att, int B, int T, int C, int NH) {
+                               const ws_real *qkv, const ws_real *att, int B, int T, int C,
+                               int NH) {
   int hs = C / NH;
   ws_real scale = 1.0f / WS_SQRT((ws_real)hs);
   for (int b = 0; b < B; b++)
@@ -303,17 +494,20 @@ static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, cons
         const ws_real *a = att + (((size_t)b * NH + h) * T + t) * T;
         ws_real *da = datt + (((size_t)b * NH + h) * T + t) * T;
         ws_real *dp = dpre + (((size_t)b * NH + h) * T + t) * T;
-        const ws_real *d = dout + ((size_t)b * T + t) * C + h * hs;
-        const ws_real *q = qkv + ((size_t)b * T + t) * 3 * C + h * hs;
-        ws_real *dq = dqkv + ((size_t)b * T + t) * 3 * C + h * hs;
+        const ws_real *restrict d = dout + ((size_t)b * T + t) * C + h * hs;
+        const ws_real *restrict q = qkv + ((size_t)b * T + t) * 3 * C + h * hs;
+        ws_real *restrict dq = dqkv + ((size_t)b * T + t) * 3 * C + h * hs;
         /* out = sum_u a[u] v_u */
         for (int u = 0; u <= t; u++) {
-          const ws_real *v = qkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
-          ws_real *dv = dqkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
+          const ws_real *restrict v = qkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
+          ws_real *restrict dv = dqkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
+          ws_real dau = 0, au = a[u];
+#pragma omp simd reduction(+ : dau)
           for (int i = 0; i < hs; i++) {
-            da[u] += v[i] * d[i];
-            dv[i] += a[u] * d[i];
+            dau += v[i] * d[i];
+            dv[i] += au * d[i];
           }
+          da[u] += dau;
         }
         /* Softmax: dp[u] = a[u] (da[u] - sum_w a[w] da[w]). */
         ws_real dot = 0;
@@ -321,11 +515,13 @@ static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, cons
         for (int u = 0; u <= t; u++) dp[u] += a[u] * (da[u] - dot);
         /* p[u] = scale q . k_u */
         for (int u = 0; u <= t; u++) {
-          const ws_real *k = qkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
-          ws_real *dk = dqkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
+          const ws_real *restrict k = qkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
+          ws_real *restrict dk = dqkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
+          ws_real g = dp[u] * scale;
+#pragma omp simd
           for (int i = 0; i < hs; i++) {
-            dq[i] += k[i] * dp[u] * scale;
-            dk[i] += q[i] * dp[u] * scale;
+            dq[i] += k[i] * g;
+            dk[i] += q[i] * g;
           }
         }
       }
@@ -334,22 +530,25 @@ static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, cons
 static void gelu_backward(ws_real *din, const ws_real *in, const ws_real *dout, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
-    ws_real x = in[i], cube = 0.044715f * x * x * x;
-    ws_real u = GELU_SCALE * (x + cube), th = WS_TANH(u), sech2 = 1.0f - th * th;
-    ws_real grad = 0.5f * (1.0f + th) + 0.5f * x * sech2 * GELU_SCALE * (1.0f + 3.0f * 0.044715f * x * x);
+    ws_real x = in[i], u = GELU_SCALE * (x + 0.044715f * x * x * x);
+    ws_real sig = 1.0f / (1.0f + simd_exp(-2.0f * u)); /* (1 + tanh u) / 2 */
+    ws_real sech2 = 4.0f * sig * (1.0f - sig);         /* 1 - tanh^2 u */
+    ws_real grad = sig + 0.5f * x * sech2 * GELU_SCALE * (1.0f + 3.0f * 0.044715f * x * x);
     din[i] += grad * dout[i];
   }
+}
+
+static void relu_backward(ws_real *din, const ws_real *in, const ws_real *dout, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; i++) din[i] += in[i] > 0 ? dout[i] : 0.0f;
 }
 
 static void accumulate(ws_real *out, const ws_real *in, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] += in[i];
 }
 
-void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
-  int B = m->B, T = m->T, C = m->c.channels, L = m->c.layers, NH = m->c.heads, V = m->c.vocab;
-  int N = B * T;
-  size_t NC = (size_t)N * C;
-  memset(m->g.mem, 0, m->g.count * sizeof *m->g.mem);
+void ws_backward_head(ws_gpt *m, const ws_block *head, const ws_block *dhead, const int *targets) {
+  int C = m->c.channels, V = m->c.vocab, L = m->c.layers, N = m->B * m->T;
   memset(m->da.mem, 0, m->da.count * sizeof *m->da.mem);
   /* The mean loss: d/dlogits of softmax + cross-entropy, (p - onehot) / N. */
   ws_real *dlogits = m->da.t[WS_LOGITS];
@@ -358,38 +557,63 @@ void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
     ws_real *dl = dlogits + (size_t)i * V;
     for (int v = 0; v < V; v++) dl[v] = (p[v] - (v == targets[i] ? 1.0f : 0.0f)) / N;
   }
-  matmul_backward(m->da.t[WS_LNF], m->g.t[WS_WTE], NULL, dlogits, m->a.t[WS_LNF], m->p.t[WS_WTE],
+  matmul_backward(m->da.t[WS_LNF], dhead->t[WS_WTE], NULL, dlogits, m->a.t[WS_LNF], head->t[WS_WTE],
                   N, C, V);
-  ws_real *residual = L > 0 ? A(WS_RES3, L - 1) : m->a.t[WS_ENCODED];
-  ws_real *dresidual = L > 0 ? DA(WS_RES3, L - 1) : m->da.t[WS_ENCODED];
-  layernorm_backward(dresidual, m->g.t[WS_LNFW], m->g.t[WS_LNFB], m->da.t[WS_LNF], residual,
-                     m->p.t[WS_LNFW], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], N, C);
-  for (int l = L - 1; l >= 0; l--) {
-    residual = l > 0 ? A(WS_RES3, l - 1) : m->a.t[WS_ENCODED];
-    dresidual = l > 0 ? DA(WS_RES3, l - 1) : m->da.t[WS_ENCODED];
-    /* res3 = res2 + fcproj */
-    accumulate(DA(WS_RES2, l), DA(WS_RES3, l), NC);
-    accumulate(DA(WS_FCPROJ, l), DA(WS_RES3, l), NC);
-    matmul_backward(DA(WS_FCHGELU, l), G(WS_FCPROJW, l), G(WS_FCPROJB, l), DA(WS_FCPROJ, l),
-                    A(WS_FCHGELU, l), P(WS_FCPROJW, l), N, 4 * C, C);
+  layernorm_backward(layer_dinput(m, L), dhead->t[WS_LNFW], dhead->t[WS_LNFB], m->da.t[WS_LNF],
+                     layer_input(m, L), head->t[WS_LNFW], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], N,
+                     C);
+}
+
+void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw) {
+  int B = m->B, T = m->T, C = m->c.channels, NH = m->c.heads, N = B * T;
+  size_t NC = (size_t)N * C;
+  ws_real *residual = layer_input(m, l), *dresidual = layer_dinput(m, l);
+  /* res3 = res2 + fcproj */
+  accumulate(DA(WS_RES2, l), DA(WS_RES3, l), NC);
+  accumulate(DA(WS_FCPROJ, l), DA(WS_RES3, l), NC);
+  matmul_backward(DA(WS_FCHGELU, l), dw->t[WS_FCPROJW], dw->t[WS_FCPROJB], DA(WS_FCPROJ, l),
+                  A(WS_FCHGELU, l), w->t[WS_FCPROJW], N, 4 * C, C);
+  poll(m);
+  if (m->c.relu)
+    relu_backward(DA(WS_FCH, l), A(WS_FCH, l), DA(WS_FCHGELU, l), 4 * NC);
+  else
     gelu_backward(DA(WS_FCH, l), A(WS_FCH, l), DA(WS_FCHGELU, l), 4 * NC);
-    matmul_backward(DA(WS_LN2, l), G(WS_FCW, l), G(WS_FCB, l), DA(WS_FCH, l), A(WS_LN2, l),
-                    P(WS_FCW, l), N, C, 4 * C);
-    layernorm_backward(DA(WS_RES2, l), G(WS_LN2W, l), G(WS_LN2B, l), DA(WS_LN2, l), A(WS_RES2, l),
-                       P(WS_LN2W, l), A(WS_LN2MEAN, l), A(WS_LN2RSTD, l), N, C);
-    /* res2 = residual + attproj */
-    accumulate(dresidual, DA(WS_RES2, l), NC);
-    accumulate(DA(WS_ATTPROJ, l), DA(WS_RES2, l), NC);
-    matmul_backward(DA(WS_ATTY, l), G(WS_ATTPROJW, l), G(WS_ATTPROJB, l), DA(WS_ATTPROJ, l),
-                    A(WS_ATTY, l), P(WS_ATTPROJW, l), N, C, C);
-    attention_backward(DA(WS_QKV, l), DA(WS_PREATT, l), DA(WS_ATT, l), DA(WS_ATTY, l),
-                       A(WS_QKV, l), A(WS_ATT, l), B, T, C, NH);
-    matmul_backward(DA(WS_LN1, l), G(WS_QKVW, l), G(WS_QKVB, l), DA(WS_QKV, l), A(WS_LN1, l),
-                    P(WS_QKVW, l), N, C, 3 * C);
-    layernorm_backward(dresidual, G(WS_LN1W, l), G(WS_LN1B, l), DA(WS_LN1, l), residual,
-                       P(WS_LN1W, l), A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), N, C);
+  matmul_backward(DA(WS_LN2, l), dw->t[WS_FCW], dw->t[WS_FCB], DA(WS_FCH, l), A(WS_LN2, l),
+                  w->t[WS_FCW], N, C, 4 * C);
+  poll(m);
+  layernorm_backward(DA(WS_RES2, l), dw->t[WS_LN2W], dw->t[WS_LN2B], DA(WS_LN2, l), A(WS_RES2, l),
+                     w->t[WS_LN2W], A(WS_LN2MEAN, l), A(WS_LN2RSTD, l), N, C);
+  /* res2 = residual + attproj */
+  accumulate(dresidual, DA(WS_RES2, l), NC);
+  accumulate(DA(WS_ATTPROJ, l), DA(WS_RES2, l), NC);
+  matmul_backward(DA(WS_ATTY, l), dw->t[WS_ATTPROJW], dw->t[WS_ATTPROJB], DA(WS_ATTPROJ, l),
+                  A(WS_ATTY, l), w->t[WS_ATTPROJW], N, C, C);
+  poll(m);
+  attention_backward(DA(WS_QKV, l), DA(WS_PREATT, l), DA(WS_ATT, l), DA(WS_ATTY, l), A(WS_QKV, l),
+                     A(WS_ATT, l), B, T, C, NH);
+  poll(m);
+  matmul_backward(DA(WS_LN1, l), dw->t[WS_QKVW], dw->t[WS_QKVB], DA(WS_QKV, l), A(WS_LN1, l),
+                  w->t[WS_QKVW], N, C, 3 * C);
+  layernorm_backward(dresidual, dw->t[WS_LN1W], dw->t[WS_LN1B], DA(WS_LN1, l), residual,
+                     w->t[WS_LN1W], A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), N, C);
+  poll(m);
+}
+
+void ws_backward_embed(ws_gpt *m, const ws_block *dhead, const int *tokens) {
+  encoder_backward(dhead->t[WS_WTE], dhead->t[WS_WPE], m->da.t[WS_ENCODED], tokens, m->B, m->T,
+                   m->c.channels);
+}
+
+void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
+  int L = m->c.layers;
+  memset(m->g.mem, 0, m->g.count * sizeof *m->g.mem);
+  ws_block head = ws_block_of(m->p.mem, &m->c, L), dhead = ws_block_of(m->g.mem, &m->c, L);
+  ws_backward_head(m, &head, &dhead, targets);
+  for (int l = L - 1; l >= 0; l--) {
+    ws_block w = ws_block_of(m->p.mem, &m->c, l), dw = ws_block_of(m->g.mem, &m->c, l);
+    ws_backward_layer(m, l, &w, &dw);
   }
-  encoder_backward(m->g.t[WS_WTE], m->g.t[WS_WPE], m->da.t[WS_ENCODED], tokens, B, T, C);
+  ws_backward_embed(m, &dhead, tokens);
 }
 
 /* ---- optimiser ---- */
@@ -406,24 +630,39 @@ int ws_gpt_moments(ws_gpt *m, wf_status *st) {
   return WF_OK;
 }
 
-ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
-  size_t n = m->p.count;
-  if (ws_gpt_moments(m, st) != WF_OK) return -1;
-  double sum = 0;
-  for (size_t i = 0; i < n; i++) sum += (double)m->g.mem[i] * m->g.mem[i];
-  ws_real norm = (ws_real)sqrt(sum);
+ws_real ws_clip_scale(const ws_adamw *o, ws_real norm) {
   /* As torch.nn.utils.clip_grad_norm_ scales. */
-  ws_real scale = o->clip > 0 && norm > o->clip ? o->clip / (norm + 1e-6f) : 1.0f;
-  m->steps++;
-  ws_real c1 = 1.0f - WS_POW(o->beta1, (ws_real)m->steps), c2 = 1.0f - WS_POW(o->beta2, (ws_real)m->steps);
+  return o->clip > 0 && norm > o->clip ? o->clip / (norm + 1e-6f) : 1.0f;
+}
+
+void ws_adamw_apply(ws_real *p, ws_real *m, ws_real *v, const ws_real *g, size_t n,
+                    const ws_adamw *o, ws_real scale, int step) {
+  /* The settings as locals: the stores below could alias *o otherwise, and
+   * reloading it each element keeps the loop from vectorising. */
+  const ws_real lr = o->lr, b1 = o->beta1, b2 = o->beta2, eps = o->eps, wd = o->weight_decay;
+  const ws_real c1 = 1.0f - WS_POW(b1, (ws_real)step), c2 = 1.0f - WS_POW(b2, (ws_real)step);
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
-    ws_real g = m->g.mem[i] * scale;
-    m->m[i] = o->beta1 * m->m[i] + (1.0f - o->beta1) * g;
-    m->v[i] = o->beta2 * m->v[i] + (1.0f - o->beta2) * g * g;
-    ws_real mhat = m->m[i] / c1, vhat = m->v[i] / c2;
-    m->p.mem[i] -= o->lr * (mhat / (WS_SQRT(vhat) + o->eps) + o->weight_decay * m->p.mem[i]);
+    ws_real gi = g[i] * scale;
+    m[i] = b1 * m[i] + (1.0f - b1) * gi;
+    v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+    ws_real mhat = m[i] / c1, vhat = v[i] / c2;
+    p[i] -= lr * (mhat / (WS_SQRT(vhat) + eps) + wd * p[i]);
   }
+}
+
+ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
+  if (ws_gpt_moments(m, st) != WF_OK) return -1;
+  /* The norm block by block (layers, then the head), as weight streaming's
+   * MemoryX ranks add it up. */
+  double sum = 0;
+  for (int b = 0; b <= m->c.layers; b++) {
+    ws_block g = ws_block_of(m->g.mem, &m->c, b);
+    sum += ws_block_sumsq(&g, &m->c);
+  }
+  ws_real norm = (ws_real)sqrt(sum);
+  m->steps++;
+  ws_adamw_apply(m->p.mem, m->m, m->v, m->g.mem, m->p.count, o, ws_clip_scale(o, norm), m->steps);
   return norm;
 }
 

@@ -12,6 +12,7 @@
 #ifndef WS_GPT_H
 #define WS_GPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "wf_error.h"
@@ -44,6 +45,7 @@ typedef struct ws_config {
   int layers;   /* L */
   int heads;    /* NH; channels must be a multiple */
   int channels; /* C */
+  int relu;     /* 1: ReLU in the MLP instead of tanh-GELU (sparse activations) */
 } ws_config;
 
 /* The parameter tensors, in buffer order. */
@@ -79,29 +81,29 @@ typedef struct ws_params {
 
 /* The activations of a batch of B sequences of T tokens. */
 enum {
-  WS_ENCODED,  /* B x T x C */
-  WS_LN1,      /* L x B x T x C */
-  WS_LN1MEAN,  /* L x B x T */
-  WS_LN1RSTD,  /* L x B x T */
-  WS_QKV,      /* L x B x T x 3C */
-  WS_ATTY,     /* L x B x T x C */
-  WS_PREATT,   /* L x B x NH x T x T */
-  WS_ATT,      /* L x B x NH x T x T */
-  WS_ATTPROJ,  /* L x B x T x C */
-  WS_RES2,     /* L x B x T x C */
-  WS_LN2,      /* L x B x T x C */
-  WS_LN2MEAN,  /* L x B x T */
-  WS_LN2RSTD,  /* L x B x T */
-  WS_FCH,      /* L x B x T x 4C */
-  WS_FCHGELU,  /* L x B x T x 4C */
-  WS_FCPROJ,   /* L x B x T x C */
-  WS_RES3,     /* L x B x T x C */
-  WS_LNF,      /* B x T x C */
-  WS_LNFMEAN,  /* B x T */
-  WS_LNFRSTD,  /* B x T */
-  WS_LOGITS,   /* B x T x V */
-  WS_PROBS,    /* B x T x V */
-  WS_LOSSES,   /* B x T */
+  WS_ENCODED, /* B x T x C */
+  WS_LN1,     /* L x B x T x C */
+  WS_LN1MEAN, /* L x B x T */
+  WS_LN1RSTD, /* L x B x T */
+  WS_QKV,     /* L x B x T x 3C */
+  WS_ATTY,    /* L x B x T x C */
+  WS_PREATT,  /* L x B x NH x T x T */
+  WS_ATT,     /* L x B x NH x T x T */
+  WS_ATTPROJ, /* L x B x T x C */
+  WS_RES2,    /* L x B x T x C */
+  WS_LN2,     /* L x B x T x C */
+  WS_LN2MEAN, /* L x B x T */
+  WS_LN2RSTD, /* L x B x T */
+  WS_FCH,     /* L x B x T x 4C */
+  WS_FCHGELU, /* L x B x T x 4C   the MLP's activation: GELU or ReLU */
+  WS_FCPROJ,  /* L x B x T x C */
+  WS_RES3,    /* L x B x T x C */
+  WS_LNF,     /* B x T x C */
+  WS_LNFMEAN, /* B x T */
+  WS_LNFRSTD, /* B x T */
+  WS_LOGITS,  /* B x T x V */
+  WS_PROBS,   /* B x T x V */
+  WS_LOSSES,  /* B x T */
   WS_NACTS
 };
 
@@ -112,20 +114,54 @@ typedef struct ws_acts {
   ws_real *mem;
 } ws_acts;
 
+/* Weight streaming moves the parameters in blocks: block l < L is layer l
+ * (its slice of each per-layer tensor, 12 C^2 + 13 C numbers), block L the
+ * head (wte, wpe, lnfw, lnfb). A block view points at one block's tensors,
+ * indexed like ws_params.t (the other entries NULL): into the whole
+ * buffer, or into a packed copy (the tensors back to back, in enum order). */
+typedef struct ws_block {
+  ws_real *t[WS_NPARAMS];
+} ws_block;
+/* Numbers in block b. */
+size_t ws_block_size(const ws_config *c, int b);
+/* Block b of a whole buffer laid out as ws_params (parameters, gradients or
+ * AdamW's moments); of a packed block at `mem`. */
+ws_block ws_block_of(ws_real *whole, const ws_config *c, int b);
+ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b);
+/* dst = src, tensor by tensor. */
+void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c);
+/* Sum of squares of a block, in double, tensor by tensor in enum order: the
+ * same number whether the block is packed or in the whole buffer, so the
+ * gradient norm is bitwise the same resident and streamed. */
+double ws_block_sumsq(const ws_block *g, const ws_config *c);
+
 typedef struct ws_gpt {
   ws_config c;
-  int B, T;                  /* the batch the activations are sized for */
-  ws_params p, g;            /* parameters and their gradients */
-  ws_acts a, da;             /* activations and their gradients */
-  ws_real *m, *v;              /* AdamW's moments (NULL until the first update) */
-  int steps;                 /* AdamW updates done */
+  int B, T;       /* the batch the activations are sized for */
+  ws_params p, g; /* parameters and their gradients (resident only) */
+  ws_acts a, da;  /* activations and their gradients */
+  ws_real *m, *v; /* AdamW's moments (NULL until the first update) */
+  int steps;      /* AdamW updates done */
+  /* With ReLU and `counting` set: per layer, the MLP activations the
+   * forward passes found zero, and all they saw (the caller resets them). */
+  double *zeros, *seen;
+  bool counting;
+  /* Called between the kernels of a layer pass, if set: weight streaming
+   * gives MPI a chance to move the next layers' weights meanwhile. */
+  void (*poll)(void *ctx);
+  void *poll_ctx;
 } ws_gpt;
 
 /* Input errors for a shape that cannot be built (zero heads, channels not
  * a multiple of heads, ...). */
 int ws_config_check(const ws_config *c, wf_status *st);
-/* Parameters (uninitialised), gradients and activations for batches of B x T. */
+/* Numbers in the parameters; in the activations of a B x T batch. */
+size_t ws_param_count(const ws_config *c);
+size_t ws_act_count(const ws_config *c, int B, int T);
+/* Parameters (uninitialised), gradients and activations for batches of B x T.
+ * Without `resident`, activations only: the weights come block by block. */
 int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
+int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
 void ws_gpt_free(ws_gpt *m);
 /* GPT-2's initialisation: normal(0, 0.02) weights, the residual projections
  * scaled by 1/sqrt(2L), zero biases, unit LayerNorm gains; from `seed`. */
@@ -136,10 +172,29 @@ ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets);
 /* Gradients of the last forward's mean loss into m->g (overwritten). */
 void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets);
 
+/* The same passes a block at a time (what ws_gpt_forward and _backward do
+ * with the resident weights): the embedding, layers 0..L-1, the head; then
+ * the head, layers L-1..0, the embedding. Gradients accumulate (+=) into
+ * the gradient blocks, which the caller zeroes. */
+void ws_forward_embed(ws_gpt *m, const ws_block *head, const int *tokens);
+void ws_forward_layer(ws_gpt *m, int l, const ws_block *w);
+ws_real ws_forward_head(ws_gpt *m, const ws_block *head, const int *targets);
+void ws_backward_head(ws_gpt *m, const ws_block *head, const ws_block *dhead, const int *targets);
+void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw);
+void ws_backward_embed(ws_gpt *m, const ws_block *dhead, const int *tokens);
+
 typedef struct ws_adamw {
   ws_real lr, beta1, beta2, eps, weight_decay;
   ws_real clip; /* global gradient norm clipped to this (0: no clipping) */
 } ws_adamw;
+
+/* AdamW on n numbers: the gradient scaled by `scale` (clipping), update
+ * number `step` (1-based) for the bias corrections. Elementwise: the same
+ * bits on a packed block as on the whole buffer. */
+void ws_adamw_apply(ws_real *p, ws_real *m, ws_real *v, const ws_real *g, size_t n,
+                    const ws_adamw *o, ws_real scale, int step);
+/* The clipping factor for a gradient of this norm. */
+ws_real ws_clip_scale(const ws_adamw *o, ws_real norm);
 
 /* AdamW's moments, zero, if not there yet. */
 int ws_gpt_moments(ws_gpt *m, wf_status *st);

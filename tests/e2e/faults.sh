@@ -145,17 +145,33 @@ signals)
   expect "grep -q 'interrupted by SIGINT after [0-9]* of 1000000 products' run.err" "tlrmvm: no message: $(cat run.err)"
   expect "[ ! -e products.h5 ]" "tlrmvm: an interrupted run left its output"
 
-  # Training, SIGTERM to one rank: ends between two steps with a checkpoint.
-  launch train --quiet --set train.steps=1000000 --set train.sgemm=false \
-         --set train.checkpoint=train.h5 --set output.file=curve.h5
-  sleep 3
-  ms=$(signal_ms TERM rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "train: the ranks ended after $ms ms, exit status $rc"
-  expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 steps; checkpoint written' run.err" \
-         "train: no message: $(cat run.err)"
-  expect "[ -s train.h5 ] && [ ! -e curve.h5 ]" "train: no checkpoint, or an interrupted run left its output"
+  # Training, SIGTERM to the last rank: ends between two steps with a
+  # checkpoint; resident, then streamed (the last rank is a MemoryX rank,
+  # which gathers the model and writes the checkpoint).
+  for mode in resident streamed; do
+    roles=""
+    [ $mode = streamed ] && roles="--set wafer.memoryx_ranks=1"
+    rm -f train.h5
+    # shellcheck disable=SC2086
+    launch train --quiet $roles --set train.steps=1000000 --set train.sgemm=false \
+           --set train.checkpoint=train.h5 --set output.file=curve.h5
+    sleep 3
+    ms=$(signal_ms TERM rank)
+    wait $job
+    rc=$?
+    expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "$mode train: the ranks ended after $ms ms, exit status $rc"
+    expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 steps; checkpoint written' run.err" \
+           "$mode train: no message: $(cat run.err)"
+    expect "[ -s train.h5 ] && [ ! -e curve.h5 ]" "$mode train: no checkpoint, or an interrupted run left its output"
+  done
+  # The streamed run's checkpoint restarts a streamed run (two steps at the
+  # end of the schedule need not lower the loss: the target asks nothing).
+  done_steps=$(/usr/bin/python3 -c "import h5py; print(int(h5py.File('train.h5').attrs['step']))")
+  mpiexec -n "$ranks" "$wafer" train --quiet --set wafer.memoryx_ranks=1 --set train.sgemm=false \
+      --set train.steps=$((done_steps + 2)) --set train.loss_target=99 --set train.restart=train.h5 \
+      --json again.json > /dev/null
+  expect "[ $? -eq 0 ] && json again.json \"j['train']['first_step'] == $done_steps\"" \
+         "streamed train: no restart from the interrupted run's checkpoint"
   ;;
 inject)
   # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in

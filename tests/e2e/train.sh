@@ -21,6 +21,74 @@ a, b = h5py.File('one.h5')['train_loss'][...], h5py.File('many.h5')['train_loss'
 sys.exit(0 if a.shape == b.shape and np.abs(a - b).max() <= 1e-6 * np.abs(a).max() else 1)\"" \
          "$ranks replicas differ from one"
   ;;
+streaming)
+  # Weights streamed from MemoryX ranks give the resident data-parallel run's
+  # bits: the same loss curve and the same checkpoint (parameters, AdamW's
+  # moments), for 1 replica (2 ranks) or 2 (4 ranks: with 2 MemoryX ranks,
+  # and with 1 MemoryX and 1 SwarmX rank and a deeper prefetch), and a
+  # streamed run stopped and restarted continues bit for bit.
+  replicas=$((ranks / 2))
+  mpiexec -n $replicas "$wafer" train --quiet --set train.sgemm=false --set train.steps=12 \
+      --set train.checkpoint=res.ck.h5 --set output.file=res.h5 > /dev/null
+  expect "[ $? -eq 0 ]" "resident run on $replicas ranks"
+  same() { # same NAME: NAME.h5 and NAME.ck.h5 hold the resident run's bits
+    /usr/bin/python3 -c "
+import h5py, numpy as np, sys
+a, b, ca, cb = h5py.File('res.h5'), h5py.File('$1.h5'), h5py.File('res.ck.h5'), h5py.File('$1.ck.h5')
+sys.exit(0 if np.array_equal(a['train_loss'][...], b['train_loss'][...]) and ca.attrs['step'] == cb.attrs['step'] == 12
+         and all(np.array_equal(ca[k][...], cb[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)"
+  }
+  streamed() { # streamed NAME ARGS...
+    train --set train.steps=12 --set train.checkpoint="$1.ck.h5" --set output.file="$1.h5" \
+        --json "$1.json" "${@:2}" > /dev/null
+  }
+  streamed mx --set wafer.memoryx_ranks=$((ranks - replicas))
+  expect "[ $? -eq 0 ] && json mx.json \"j['status'] == 'ok' and j['train']['mode'] == 'streaming' and j['train']['replicas'] == $replicas and j['train']['streaming']['memoryx_ranks'] == $((ranks - replicas))\"" \
+         "streamed run: $(json mx.json 'print(j.get("error") or j.get("train")) or 1' 2>&1)"
+  expect "same mx" "streamed from $((ranks - replicas)) MemoryX rank(s): not the resident run's bits"
+  expect "json mx.json \"0 <= j['train']['streaming']['stall_seconds'] < j['train']['streaming']['step_seconds'] and j['train']['streaming']['weights_out_bytes_per_s'] > 0\"" \
+         "streaming figures missing"
+  if [ "$ranks" -ge 4 ]; then
+    streamed sx --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.prefetch=2
+    expect "[ $? -eq 0 ] && same sx" "through a SwarmX rank, prefetch 2: not the resident run's bits"
+  fi
+  streamed p0 --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.prefetch=0
+  expect "[ $? -eq 0 ] && same p0" "prefetch 0: not the resident run's bits"
+  # Stopped at step 5 with a checkpoint (written by MemoryX), restarted.
+  train --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.steps=12 --set train.stop_at=5 \
+      --set train.checkpoint=half.h5 > /dev/null
+  streamed re --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.restart=half.h5
+  expect "[ $? -eq 0 ] && json re.json \"j['train']['first_step'] == 5\"" "streamed restart failed"
+  expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('res.ck.h5'), h5py.File('re.ck.h5')
+sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+         "a streamed run restarted from its checkpoint differs from the uninterrupted one"
+  # Roles that cannot stream: clear errors, exit 2.
+  [ "$ranks" -ge 4 ] && expect_bad_input train "3 MemoryX ranks for 2 blocks" \
+      --set wafer.memoryx_ranks=3 --set train.layers=1
+  expect_bad_input train "needs at least one MemoryX rank" --set wafer.swarmx_ranks=1
+  ;;
+relu)
+  # The ReLU MLP: the loss falls; each layer's share of zero activations is
+  # counted (over the replicas' training passes) and the wafer model's step,
+  # skipping their multiplications, is shorter than the dense one; a GELU
+  # checkpoint does not restart a ReLU run; generate reads the activation
+  # from the checkpoint.
+  train --set train.activation=relu --set train.steps=30 --set train.checkpoint=relu.h5 \
+      --json r.json > /dev/null
+  expect "[ $? -eq 0 ] && json r.json \"j['status'] == 'ok' and j['train']['activation'] == 'relu' and all(0.05 < z < 0.95 for z in j['train']['relu_zero_fraction'])\"" \
+         "ReLU run: $(json r.json 'print(j.get("error") or j.get("train")) or 1' 2>&1)"
+  # Skipping saves a share of the step below the mean zero share (the
+  # skipped products are part of every layer's work, not all of it).
+  expect "json r.json \"0 < 1 - j['model']['compute_seconds'][0] / j['model']['dense_compute_seconds'][0] < sum(j['train']['relu_zero_fraction']) / 2\"" \
+         "the skipped work is not a share of the step below the zeros' share"
+  train --set train.steps=5 --set train.checkpoint=gelu.h5 > /dev/null
+  expect_bad_input train "GELU; this run: 2, 4, 64, 64, ReLU" --set train.activation=relu --set train.restart=gelu.h5
+  mpiexec -n "$ranks" "$wafer" generate --quiet --set generate.checkpoint=relu.h5 --set generate.length=20 \
+      --json g.json > /dev/null
+  expect "[ $? -eq 0 ] && json g.json \"j['generate']['trained_steps'] == 30\"" "generate from a ReLU checkpoint"
+  ;;
 loss)
   # On the Jargon File the default model's validation loss falls below 3.6
   # nats a byte in 60 steps (5.55 at the start: uniform over 256 bytes).
@@ -63,7 +131,7 @@ generate)
   gen 1 --set generate.seed=3 --json b.json > /dev/null
   gen "$ranks" --set generate.seed=4 --json c.json > /dev/null
   expect "json a.json \"j['status'] == 'unchecked' and len(j['generate']['text']) == 84 and j['generate']['text'].startswith('The ') and j['generate']['trained_steps'] == 40\"" \
-         "generate: $(json a.json 'print(j.get(\"generate\")) or 1' 2>&1)"
+         "generate: $(json a.json 'print(j.get("generate")) or 1' 2>&1)"
   expect "json a.json \"j['generate']['text'] == json.load(open('b.json'))['generate']['text'] != json.load(open('c.json'))['generate']['text']\"" \
          "a seed does not give the same text, or two seeds give the same"
   gen "$ranks" --set generate.seed=5 --set generate.top_k=1 --json g5.json > /dev/null

@@ -5,8 +5,13 @@
 #include <CUnit/CUnit.h>
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "wf_grid.h"
+#include "wf_hw.h"
 #include "ws_gpt.h"
+#include "ws_model.h"
 
 static const ws_config tiny = {.vocab = 11, .seq = 6, .layers = 2, .heads = 2, .channels = 8};
 
@@ -65,9 +70,86 @@ static void test_shapes(void) {
   ws_gpt_free(&m);
 }
 
+/* Blocks: their sizes add up to the parameter count; packing a block and
+ * running a pass on packed copies gives bitwise the resident pass's loss and
+ * gradients (what weight streaming relies on). */
+static void test_blocks(void) {
+  wf_status st;
+  ws_gpt m, w;
+  CU_ASSERT_EQUAL_FATAL(ws_gpt_create(&m, &tiny, 2, 5, &st), WF_OK);
+  CU_ASSERT_EQUAL_FATAL(ws_gpt_create_activations(&w, &tiny, 2, 5, &st), WF_OK);
+  CU_ASSERT_PTR_NULL(w.p.mem);
+  ws_gpt_init(&m, 5);
+  int L = tiny.layers, tok[10], tgt[10];
+  for (int i = 0; i < 10; i++) tok[i] = (3 * i + 1) % 11, tgt[i] = (5 * i + 2) % 11;
+  size_t total = 0;
+  for (int b = 0; b <= L; b++) total += ws_block_size(&tiny, b);
+  CU_ASSERT_EQUAL(total, m.p.count);
+  CU_ASSERT_EQUAL(ws_block_size(&tiny, 0), 12 * 8 * 8 + 13 * 8);
+  float loss = ws_gpt_forward(&m, tok, tgt);
+  ws_gpt_backward(&m, tok, tgt);
+
+  /* The streamed way: each block packed, gradients into packed blocks. */
+  float *pk[3], *gk[3];
+  ws_block pb[3], gb[3];
+  for (int b = 0; b <= L; b++) {
+    size_t n = ws_block_size(&tiny, b);
+    pk[b] = malloc(n * sizeof(float)), gk[b] = calloc(n, sizeof(float));
+    pb[b] = ws_block_packed(pk[b], &tiny, b), gb[b] = ws_block_packed(gk[b], &tiny, b);
+    ws_block whole = ws_block_of(m.p.mem, &tiny, b);
+    ws_block_copy(&pb[b], &whole, &tiny);
+  }
+  ws_forward_embed(&w, &pb[L], tok);
+  for (int l = 0; l < L; l++) ws_forward_layer(&w, l, &pb[l]);
+  CU_ASSERT_EQUAL(ws_forward_head(&w, &pb[L], tgt), loss);
+  ws_backward_head(&w, &pb[L], &gb[L], tgt);
+  for (int l = L - 1; l >= 0; l--) ws_backward_layer(&w, l, &pb[l], &gb[l]);
+  ws_backward_embed(&w, &gb[L], tok);
+  for (int b = 0; b <= L; b++) {
+    size_t n = ws_block_size(&tiny, b);
+    ws_block g = ws_block_of(m.g.mem, &tiny, b);
+    CU_ASSERT_EQUAL(ws_block_sumsq(&g, &tiny), ws_block_sumsq(&gb[b], &tiny));
+    CU_ASSERT(ws_block_sumsq(&g, &tiny) > 0);
+    float *resident = malloc(n * sizeof(float)); /* the resident gradients, packed */
+    ws_block r = ws_block_packed(resident, &tiny, b);
+    ws_block_copy(&r, &g, &tiny);
+    CU_ASSERT_EQUAL(memcmp(resident, gk[b], n * sizeof(float)), 0);
+    free(resident), free(pk[b]), free(gk[b]);
+  }
+  ws_gpt_free(&m);
+  ws_gpt_free(&w);
+}
+
+/* The weight-stationary product on a 4 x 2 grid, fp32, by hand: 3 vectors,
+ * in 8, out 6: tiles of 2 x 3, 6 FMACs a vector (1-wide; the ports allow
+ * it), the ramp takes 5 words. Forward: 3 x 6 + the column multicast (1 word
+ * + 2 ramps + 1 hop = 6) + the row reduction of 3 words over 3 hops (3 + 4
+ * + 3 + 1 = 11); links: 3 x (8 x 1 + 6 x 3). Input gradient: 18 + 8 + 8.
+ * Weight gradient: 18 + the longer multicast, 8. */
+static void test_gemm_model(void) {
+  wf_grid g;
+  wf_status st;
+  CU_ASSERT_EQUAL_FATAL(wf_grid_create(&g, 4, 2, 0, NULL, "test", &st), 0);
+  const wf_hw *hw = wf_hw_preset("wse2");
+  ws_gemm_cost f = ws_model_gemm(hw, &g, WF_FP32, WS_GEMM_FORWARD, 3, 8, 6);
+  ws_gemm_cost di = ws_model_gemm(hw, &g, WF_FP32, WS_GEMM_INPUT_GRAD, 3, 8, 6);
+  ws_gemm_cost dw = ws_model_gemm(hw, &g, WF_FP32, WS_GEMM_WEIGHT_GRAD, 3, 8, 6);
+  CU_ASSERT_DOUBLE_EQUAL(f.cycles.lo, 35, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(f.cycles.hi, 35, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(f.link_words, 78, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(di.cycles.lo, 34, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(dw.cycles.lo, 26, 1e-12);
+  /* fp16 a 4-wide FMAC: the ramp (5 words a vector) binds instead. */
+  ws_gemm_cost h = ws_model_gemm(hw, &g, WF_FP16, WS_GEMM_FORWARD, 3, 8, 6);
+  CU_ASSERT_DOUBLE_EQUAL(h.cycles.lo, 3 * 5 + 6 + 11, 1e-12);
+  wf_grid_free(&g);
+}
+
 void add_gpt_tests(void) {
   CU_pSuite s = CU_add_suite("gpt", NULL, NULL);
   CU_add_test(s, "adamw by hand", test_adamw);
   CU_add_test(s, "lr schedule", test_schedule);
   CU_add_test(s, "shapes", test_shapes);
+  CU_add_test(s, "blocks, packed and resident", test_blocks);
+  CU_add_test(s, "weight-stationary product on the PE grid", test_gemm_model);
 }

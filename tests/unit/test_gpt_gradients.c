@@ -23,11 +23,11 @@ static double finite_difference(ws_gpt *m, ws_real *p, const int *tok, const int
 }
 
 /* Every entry of the small tensors, a spread of the large ones. */
-static void test_gradients(void) {
+static void check_gradients(const ws_config *c) {
   openblas_set_num_threads(1);
   ws_gpt m;
   wf_status st;
-  CU_ASSERT_EQUAL_FATAL(ws_gpt_create(&m, &tiny, 2, 5, &st), WF_OK);
+  CU_ASSERT_EQUAL_FATAL(ws_gpt_create(&m, c, 2, 5, &st), WF_OK);
   ws_gpt_init(&m, 7);
   int tok[10], tgt[10];
   for (int i = 0; i < 10; i++) tok[i] = (i * 7 + 3) % 11, tgt[i] = (i * 5 + 1) % 11;
@@ -51,10 +51,20 @@ static void test_gradients(void) {
   ws_gpt_free(&m);
 }
 
+static void test_gradients(void) { check_gradients(&tiny); }
+
+/* The ReLU MLP: its kink is met with probability zero at a random point. */
+static void test_gradients_relu(void) {
+  ws_config c = tiny;
+  c.relu = 1;
+  check_gradients(&c);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
   CU_pSuite s = CU_add_suite("gpt gradients (double)", NULL, NULL);
   CU_add_test(s, "every tensor vs finite differences", test_gradients);
+  CU_add_test(s, "every tensor vs finite differences, ReLU MLP", test_gradients_relu);
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

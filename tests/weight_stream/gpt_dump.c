@@ -23,15 +23,16 @@ static int dump(const char *dir, const char *name, const void *data, size_t byte
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 && argc != 9) {
-    fprintf(stderr, "usage: gpt_dump DIR [V T L NH C B SEED]\n");
+  if (argc != 2 && argc != 9 && argc != 10) {
+    fprintf(stderr, "usage: gpt_dump DIR [V T L NH C B SEED [RELU]]\n");
     return 2;
   }
   openblas_set_num_threads(1);
   ws_config c = {.vocab = 256, .seq = 16, .layers = 2, .heads = 4, .channels = 32};
   int B = 3, seed = 5;
-  if (argc == 9) {
-    c = (ws_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6])};
+  if (argc >= 9) {
+    c = (ws_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+                    argc == 10 && atoi(argv[9]) != 0};
     B = atoi(argv[7]), seed = atoi(argv[8]);
   }
   int T = c.seq;
@@ -66,6 +67,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/meta.txt", argv[1]);
   FILE *f = fopen(path, "w");
   if (!f) return 1;
+  fprintf(f, "relu %d\n", c.relu);
   fprintf(f, "vocab %d\nseq %d\nlayers %d\nheads %d\nchannels %d\nbatch %d\n", c.vocab, c.seq,
           c.layers, c.heads, c.channels, B);
   fprintf(f, "loss %.9g\nnorm %.9g\nlr %.9g\nbeta1 %.9g\nbeta2 %.9g\neps %.9g\n", loss, norm, o.lr,

@@ -42,7 +42,7 @@ def split(flat, layout):
     return out
 
 
-def forward(p, tokens, targets, NH):
+def forward(p, tokens, targets, NH, relu=False):
     B, T = tokens.shape
     C = p["wte"].shape[1]
     hs = C // NH
@@ -57,7 +57,8 @@ def forward(p, tokens, targets, NH):
         y = (att @ v).transpose(1, 2).reshape(B, T, C)
         x = x + F.linear(y, p["attprojw"][l], p["attprojb"][l])
         h = F.layer_norm(x, (C,), p["ln2w"][l], p["ln2b"][l], 1e-5)
-        h = F.gelu(F.linear(h, p["fcw"][l], p["fcb"][l]), approximate="tanh")
+        h = F.linear(h, p["fcw"][l], p["fcb"][l])
+        h = F.relu(h) if relu else F.gelu(h, approximate="tanh")
         x = x + F.linear(h, p["fcprojw"][l], p["fcprojb"][l])
     x = F.layer_norm(x, (C,), p["lnfw"], p["lnfb"], 1e-5)
     logits = x @ p["wte"].t()
@@ -76,7 +77,7 @@ def main():
     targets = torch.tensor(np.fromfile(d + "/targets.i32", dtype=np.int32).reshape(B, T), dtype=torch.long)
 
     failures = 0
-    loss = forward(params, tokens, targets, NH)
+    loss = forward(params, tokens, targets, NH, meta.get("relu", 0) != 0)
     rel = abs(loss.item() - meta["loss"]) / abs(loss.item())
     print("loss: wafer %.7f, torch %.7f, relative difference %.2e" % (meta["loss"], loss.item(), rel))
     failures += rel > 1e-5

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # wafer's GPT against PyTorch: gpt_torch.sh GPT_DUMP_BINARY
-# One step on two shapes (the second with one head per 8 channels and a
-# sequence shorter than the model's), compared by gpt_torch.py.
+# One step on three shapes (the second with one head per 8 channels and a
+# sequence shorter than the model's, the third with a ReLU MLP), compared by
+# gpt_torch.py.
 # Exit 77 (skipped) where PyTorch is not installed.
 set -uo pipefail
 dump=$1
@@ -9,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rc=0
-for shape in "256 16 2 4 32 3 5" "64 12 3 2 16 2 9"; do
+for shape in "256 16 2 4 32 3 5" "64 12 3 2 16 2 9" "64 12 2 2 16 2 4 1"; do
   # shellcheck disable=SC2086
   "$dump" "$work" $shape || exit 1
   /usr/bin/python3 "$here/gpt_torch.py" "$work"

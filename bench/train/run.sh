@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `wafer train` against PyTorch (Debian's python3-torch: the same model,
+# bench/train/torch_train.py, on as many threads as wafer has ranks) on the
+# shape llm.c's CPU trainer was measured at on this machine (issue 14: 4
+# layers, 4 heads, width 256, sequence 64, batch 4: 759 tokens/s, 14.9
+# GFLOP/s on one thread; llm.c is not built here). Medians of REPEATS runs:
+#   resident   1 rank: tokens/s, GFLOP/s and the fraction of the sgemm rate
+#              wafer measures in the same run (512^3, one thread);
+#   streaming  1 MemoryX rank + 1 worker: the same model's weights streamed
+#              to the worker each step: tokens/s and the stall;
+#   slow link  the same with MemoryX paced to train.memoryx_gbps = SLOW_GBPS,
+#              so the no-stall condition fails: the stall measured against
+#              the one the link model predicts from the measured compute.
+# Writes bench/train/results.md.
+#   bench/train/run.sh            (after `make build`)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+REPEATS=${REPEATS:-5}
+STEPS=${STEPS:-40}
+SLOW_GBPS=${SLOW_GBPS:-0.1}
+out=bench/train/out
+mkdir -p "$out"
+SHAPE="--set train.layers=4 --set train.heads=4 --set train.channels=256 --set train.seq=64
+       --set train.batch=4 --set train.steps=$STEPS --set train.eval_every=1000"
+
+m() { printf '%s\n' "$@" | median; }
+run() { # run NAME RANKS ARGS...: one run, its JSON in $out/NAME.json
+  local name=$1 ranks=$2
+  shift 2
+  # shellcheck disable=SC2086
+  mpiexec -n "$ranks" "$WAFER" train --quiet $SHAPE "$@" --json "$out/$name.json" > "$out/$name.txt"
+  [ "$(field "$out/$name.json" "j['status']")" = ok ] || { echo "run failed: $out/$name.txt" >&2; exit 1; }
+}
+
+tok=() gf=() frac=() sg=() torch=() stok=() sstall=() slow=() slowstall=() slowpred=()
+for rep in $(seq "$REPEATS"); do
+  run res 1
+  tok+=("$(field "$out/res.json" "j['train']['tokens_per_s']")")
+  gf+=("$(field "$out/res.json" "j['train']['GFLOPs']")")
+  sg+=("$(field "$out/res.json" "j['train']['sgemm_GFLOPs']")")
+  frac+=("$(field "$out/res.json" "j['train']['fraction_of_sgemm']")")
+  torch+=("$($py bench/train/torch_train.py 4 4 256 64 4 "$STEPS" 1)")
+  run str 2 --set wafer.memoryx_ranks=1 --set train.sgemm=false
+  stok+=("$(field "$out/str.json" "j['train']['tokens_per_s']")")
+  sstall+=("$(field "$out/str.json" "j['train']['streaming']['stall_seconds'] / j['train']['streaming']['step_seconds']")")
+  run slow 2 --set wafer.memoryx_ranks=1 --set train.sgemm=false --set train.memoryx_gbps="$SLOW_GBPS"
+  slow+=("$(field "$out/slow.json" "j['train']['tokens_per_s']")")
+  slowstall+=("$(field "$out/slow.json" "j['train']['streaming']['stall_seconds']")")
+  slowpred+=("$(field "$out/slow.json" "j['train']['streaming']['predicted_stall_seconds']")")
+  echo "run $rep: wafer $(m "${tok[-1]}") tokens/s, torch ${torch[-1]}, streamed ${stok[-1]} (stall ${sstall[-1]}), slow link ${slow[-1]} (stall ${slowstall[-1]} s, predicted ${slowpred[-1]} s)"
+done
+
+$py - "$out" "$REPEATS" "$STEPS" "$SLOW_GBPS" "$(m "${tok[@]}")" "$(m "${gf[@]}")" "$(m "${sg[@]}")" \
+    "$(m "${frac[@]}")" "$(m "${torch[@]}")" "$(m "${stok[@]}")" "$(m "${sstall[@]}")" "$(m "${slow[@]}")" \
+    "$(m "${slowstall[@]}")" "$(m "${slowpred[@]}")" <<'PY'
+import sys, json, datetime, platform, subprocess
+out, reps, steps, slow_gbps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+tok, gf, sg, frac, torch, stok, sstall, slow, slowstall, slowpred = map(float, sys.argv[5:15])
+s = json.load(open(out + "/str.json"))["train"]["streaming"]
+w = json.load(open(out + "/slow.json"))["train"]["streaming"]
+cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True, text=True).stdout.strip()
+torch_version = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True).stdout.strip()
+step = 1e3 * 4 * 64 / slow
+text = f"""# bench/train: results
+
+`bench/train/run.sh` on {datetime.date.today()}, {cpu}, {platform.node()} (2 cores),
+PyTorch {torch_version}. The shape llm.c's CPU trainer was measured at here (issue 14: 4
+layers, 4 heads, width 256, sequence 64, batch 4: 759 tokens/s, 14.9 GFLOP/s on one
+thread). Medians of {reps} runs of {steps} steps each.
+
+| run | tokens/s | GFLOP/s | of sgemm | ours / theirs (time) |
+| --- | ---: | ---: | ---: | ---: |
+| wafer, resident, 1 rank | {tok:.0f} | {gf:.1f} | {100*frac:.0f}% of {sg:.0f} GFLOP/s | |
+| PyTorch, same model, 1 thread | {torch:.0f} | | | {torch/tok:.2f} |
+| llm.c (issue 14's figure) | 759 | 14.9 | | {759/tok:.2f} |
+| wafer, streamed: 1 MemoryX + 1 worker | {stok:.0f} | | | |
+
+Weight streaming, 1 MemoryX rank and 1 worker on the two cores:
+
+| link | tokens a step needed for no stall | this run | stall, share of the step | stall predicted by the link model |
+| --- | ---: | ---: | ---: | ---: |
+| as fast as MPI ({s['link_bytes_per_s']/1e9:.1f} GB/s measured) | {s['no_stall_tokens_required']:.0f} | {s['tokens_per_replica']:.0f} | {100*sstall:.1f}% | {1e3*s['predicted_stall_seconds']:.2f} ms |
+| paced to {slow_gbps} GB/s | {w['no_stall_tokens_required']:.0f} | {w['tokens_per_replica']:.0f} | {1e3*slowstall:.1f} ms of {step:.0f} ms | {1e3*slowpred:.1f} ms |
+
+The fraction of sgemm is the training step's counted FLOP/s (3 x the forward's
+multiply-adds) over the rate of one 512^3 cblas_sgemm on one thread, measured in the
+same run. When the link is fast the stall is the first blocks' AdamW update, which
+MemoryX applies when the block is next needed (the link model leaves it out); on the
+paced link the measured stall is the link model's (a block leaves MemoryX when the link
+has carried the earlier ones and arrives once the worker has asked for it).
+"""
+open("bench/train/results.md", "w").write(text)
+print(text)
+PY

@@ -1,0 +1,492 @@
+#include "ws_stream.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
+
+static int owner(const ws_stream *s, int b) { return b % s->nmemx; }
+static size_t block_size(const ws_stream *s, int b) { return ws_block_size(&s->c, b); }
+
+/* A training step's weight fetches, in order: the head, layers 0..L-1
+ * forward, L-1..0 backward. A forward pass alone stops after L + 1. */
+int ws_stream_fetches(const ws_config *c) { return 2 * c->layers + 1; }
+int ws_stream_fetch_block(const ws_config *c, int i) {
+  int L = c->layers;
+  return i == 0 ? L : i <= L ? i - 1 : 2 * L - i;
+}
+
+/* The broadcast and reduction communicators of MemoryX rank m: m (rank 0),
+ * the SwarmX ranks, the workers. */
+static void create_comms(ws_stream *s, const wf_roles *r, MPI_Comm world, int *members) {
+  MPI_Group all;
+  MPI_Comm_group(world, &all);
+  for (int m = 0; m < s->nmemx; m++) {
+    s->bcast[m] = s->reduce[m] = MPI_COMM_NULL;
+    if (s->role == WF_ROLE_MEMORYX && s->index != m) continue;
+    int n = 0;
+    members[n++] = r->first[WF_ROLE_MEMORYX] + m;
+    for (int k = 0; k < s->nswarm; k++) members[n++] = r->first[WF_ROLE_SWARMX] + k;
+    for (int w = 0; w < s->nworkers; w++) members[n++] = r->first[WF_ROLE_WAFER] + w;
+    MPI_Group g;
+    MPI_Group_incl(all, n, members, &g);
+    MPI_Comm_create_group(world, g, 2 * m, &s->bcast[m]);
+    MPI_Comm_create_group(world, g, 2 * m + 1, &s->reduce[m]);
+    MPI_Group_free(&g);
+  }
+  MPI_Group_free(&all);
+}
+
+/* Owned blocks and their state (MemoryX); the head, layer and gradient
+ * slots (workers); relay slots and zeros (SwarmX). False when out of memory. */
+static bool allocate(ws_stream *s) {
+  int L = s->c.layers, slots = s->prefetch + 1;
+  size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
+  bool failed = false;
+  if (s->role == WF_ROLE_MEMORYX) {
+    for (int b = 0; b <= L; b++) s->nown += owner(s, b) == s->index;
+    s->own = malloc((size_t)s->nown * sizeof *s->own);
+    s->updated = calloc((size_t)s->nown, sizeof *s->updated);
+    ws_real ***bufs[4] = {&s->p, &s->g, &s->m, &s->v};
+    for (int k = 0; k < 4; k++) *bufs[k] = calloc((size_t)s->nown, sizeof(ws_real *));
+    failed = !s->own || !s->updated || !s->p || !s->g || !s->m || !s->v;
+    for (int b = 0, i = 0; b <= L && !failed; b++) {
+      if (owner(s, b) != s->index) continue;
+      s->own[i] = b;
+      for (int k = 0; k < 4; k++) {
+        (*bufs[k])[i] = calloc(block_size(s, b), sizeof(ws_real));
+        failed |= !(*bufs[k])[i];
+      }
+      i++;
+    }
+    return !failed;
+  }
+  bool worker = s->role == WF_ROLE_WAFER;
+  s->head = malloc(nhead * sizeof *s->head);
+  s->dhead = calloc(nhead > nlayer ? nhead : nlayer, sizeof *s->dhead); /* SwarmX: the zeros */
+  s->slot = calloc((size_t)slots, sizeof *s->slot);
+  s->gslot = calloc((size_t)slots, sizeof *s->gslot);
+  s->greq = malloc((size_t)(slots + 1) * sizeof *s->greq);
+  s->segment = calloc((size_t)ws_stream_fetches(&s->c), sizeof *s->segment);
+  failed = !s->head || !s->dhead || !s->slot || !s->gslot || !s->greq || !s->segment;
+  for (int k = 0; k < slots && !failed; k++) {
+    s->slot[k] = malloc(nlayer * sizeof(ws_real));
+    s->gslot[k] = worker ? malloc(nlayer * sizeof(ws_real)) : NULL;
+    failed |= !s->slot[k] || (worker && !s->gslot[k]);
+  }
+  for (int k = 0; k <= slots && !failed; k++) s->greq[k] = MPI_REQUEST_NULL;
+  return !failed;
+}
+
+int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
+                     int prefetch, double link_gbps, wf_status *st) {
+  *s = (ws_stream){.c = *c,
+                   .nmemx = r->count[WF_ROLE_MEMORYX],
+                   .nworkers = r->count[WF_ROLE_WAFER],
+                   .nswarm = r->count[WF_ROLE_SWARMX],
+                   .role = r->role,
+                   .index = r->role_rank,
+                   .prefetch = prefetch,
+                   .link_bytes_per_s = link_gbps * 1e9,
+                   .role_comm = r->role_comm};
+  if (s->nmemx < 1)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "SwarmX ranks relay weights from MemoryX ranks to the wafers: weight streaming "
+                   "needs at least one MemoryX rank");
+  if (s->nmemx > c->layers + 1)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%d MemoryX ranks for %d blocks (%d layers and the embeddings): some would own "
+                   "nothing",
+                   s->nmemx, c->layers + 1, c->layers);
+  s->bcast = malloc((size_t)s->nmemx * sizeof *s->bcast);
+  s->reduce = malloc((size_t)s->nmemx * sizeof *s->reduce);
+  int *members = malloc((size_t)(1 + s->nswarm + s->nworkers) * sizeof *members);
+  int ok = s->bcast && s->reduce && members;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+  if (ok) create_comms(s, r, world, members);
+  free(members);
+  ok = ok && allocate(s);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+  if (!ok) {
+    ws_stream_free(s);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for weight streaming");
+  }
+  return WF_OK;
+}
+
+void ws_stream_free(ws_stream *s) {
+  for (int m = 0; m < s->nmemx && s->bcast && s->reduce; m++) {
+    if (s->bcast[m] != MPI_COMM_NULL) MPI_Comm_free(&s->bcast[m]);
+    if (s->reduce[m] != MPI_COMM_NULL) MPI_Comm_free(&s->reduce[m]);
+  }
+  free(s->bcast), free(s->reduce);
+  ws_real **bufs[4] = {s->p, s->g, s->m, s->v};
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < s->nown && bufs[k]; i++) free(bufs[k][i]);
+    free(bufs[k]);
+  }
+  for (int k = 0; k <= s->prefetch && s->slot; k++) free(s->slot[k]);
+  for (int k = 0; k <= s->prefetch && s->gslot; k++) free(s->gslot[k]);
+  free(s->own), free(s->updated), free(s->head), free(s->dhead), free(s->slot), free(s->gslot),
+      free(s->greq);
+  free(s->segment);
+  *s = (ws_stream){.role_comm = MPI_COMM_NULL};
+}
+
+/* ---- MemoryX's copy of the model ---- */
+
+/* Copy between the owned packed blocks and a whole-model buffer. */
+static void owned_blocks(ws_stream *s, ws_real *whole, ws_real **packed, bool to_packed) {
+  for (int i = 0; i < s->nown; i++) {
+    ws_block w = ws_block_of(whole, &s->c, s->own[i]);
+    ws_block p = ws_block_packed(packed[i], &s->c, s->own[i]);
+    if (to_packed)
+      ws_block_copy(&p, &w, &s->c);
+    else
+      ws_block_copy(&w, &p, &s->c);
+  }
+}
+
+void ws_stream_load(ws_stream *s, const ws_gpt *whole) {
+  if (s->role != WF_ROLE_MEMORYX) return;
+  owned_blocks(s, whole->p.mem, s->p, true);
+  if (whole->m) owned_blocks(s, whole->m, s->m, true), owned_blocks(s, whole->v, s->v, true);
+}
+
+static void flush(ws_stream *s); /* MemoryX's side, below */
+
+int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st) {
+  int rank = s->index;
+  if (s->role != WF_ROLE_MEMORYX) return WF_OK;
+  flush(s);
+  /* Block b travels from its owner to rank 0 of the MemoryX ranks, packed. */
+  ws_real *buf = rank == 0 ? malloc(block_size(s, 0) > block_size(s, s->c.layers)
+                                        ? block_size(s, 0) * sizeof *buf
+                                        : block_size(s, s->c.layers) * sizeof *buf)
+                           : NULL;
+  int ok = rank != 0 || (buf && ws_gpt_moments(whole, st) == WF_OK);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s->role_comm);
+  if (!ok) {
+    free(buf);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a checkpoint");
+  }
+  for (int b = 0; b <= s->c.layers; b++) {
+    int from = owner(s, b), n = (int)block_size(s, b);
+    int i = 0;
+    while (s->index == from && s->own[i] != b) i++;
+    ws_real **src[3] = {s->p, s->m, s->v};
+    for (int k = 0; k < 3; k++) {
+      if (rank == 0) {
+        if (from == 0)
+          memcpy(buf, src[k][i], (size_t)n * sizeof *buf);
+        else
+          MPI_Recv(buf, n, WS_MPI_REAL, from, b, s->role_comm, MPI_STATUS_IGNORE);
+        ws_real *dst = k == 0 ? whole->p.mem : k == 1 ? whole->m : whole->v;
+        ws_block w = ws_block_of(dst, &s->c, b), p = ws_block_packed(buf, &s->c, b);
+        ws_block_copy(&w, &p, &s->c);
+      } else if (s->index == from) {
+        MPI_Send(src[k][i], n, WS_MPI_REAL, 0, b, s->role_comm);
+      }
+    }
+  }
+  free(buf);
+  return WF_OK;
+}
+
+/* ---- the worker's side ---- */
+
+typedef struct fetches {
+  ws_stream *s;
+  MPI_Request req[2 * 1024 + 1]; /* one per fetch of a step (layers <= 1000) */
+  int n, posted;                 /* fetches in this pass; posted so far */
+  bool timed;                    /* a training step: its compute segments are summed */
+  double last;                   /* when the last fetch was in hand */
+} fetches;
+
+static ws_real *fetch_buffer(const ws_stream *s, int i) {
+  return i == 0 ? s->head : s->slot[(i - 1) % (s->prefetch + 1)];
+}
+
+/* Post the broadcasts up to fetch `upto` (at most prefetch ahead of use). */
+static void post_fetches(fetches *f, int upto) {
+  ws_stream *s = f->s;
+  for (; f->posted <= upto && f->posted < f->n; f->posted++) {
+    int b = ws_stream_fetch_block(&s->c, f->posted);
+    MPI_Ibcast(fetch_buffer(s, f->posted), (int)block_size(s, b), WS_MPI_REAL, 0,
+               s->bcast[owner(s, b)], &f->req[f->posted]);
+  }
+}
+
+/* Fetch i's block, waiting for it if it has not arrived (the stall). */
+static ws_block await_fetch(fetches *f, int i) {
+  ws_stream *s = f->s;
+  post_fetches(f, i + s->prefetch);
+  double t0 = MPI_Wtime();
+  if (f->timed && i > 0) s->segment[i - 1] += t0 - f->last;
+  MPI_Wait(&f->req[i], MPI_STATUS_IGNORE);
+  f->last = MPI_Wtime();
+  if (f->timed) s->stats.stall += f->last - t0;
+  int b = ws_stream_fetch_block(&s->c, i);
+  if (f->timed) s->stats.bytes_in += (double)block_size(s, b) * sizeof(ws_real);
+  return ws_block_packed(fetch_buffer(s, i), &s->c, b);
+}
+
+/* Between kernels: let MPI move the posted broadcasts and reductions. */
+static void poll_requests(void *ctx) {
+  fetches *f = ctx;
+  int flag;
+  for (int i = 0; i < f->posted; i++)
+    if (f->req[i] != MPI_REQUEST_NULL) MPI_Test(&f->req[i], &flag, MPI_STATUS_IGNORE);
+  for (int k = 0; k <= f->s->prefetch + 1; k++)
+    if (f->s->greq[k] != MPI_REQUEST_NULL) MPI_Test(&f->s->greq[k], &flag, MPI_STATUS_IGNORE);
+}
+
+static void wait_reduction(ws_stream *s, MPI_Request *r) {
+  double t0 = MPI_Wtime();
+  MPI_Wait(r, MPI_STATUS_IGNORE);
+  s->stats.reduce_wait += MPI_Wtime() - t0;
+}
+
+static ws_real worker_forward(ws_stream *s, fetches *f, ws_gpt *m, const int *tokens,
+                              const int *targets) {
+  ws_block head = await_fetch(f, 0);
+  ws_forward_embed(m, &head, tokens);
+  for (int l = 0; l < s->c.layers; l++) {
+    ws_block w = await_fetch(f, l + 1);
+    ws_forward_layer(m, l, &w);
+  }
+  return ws_forward_head(m, &head, targets);
+}
+
+static ws_real worker_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
+                           bool train) {
+  int L = s->c.layers, slots = s->prefetch + 1;
+  fetches f = {.s = s, .n = train ? ws_stream_fetches(&s->c) : L + 1, .timed = train};
+  m->poll = poll_requests, m->poll_ctx = &f;
+  ws_real loss = worker_forward(s, &f, m, tokens, targets);
+  if (train) {
+    size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
+    memset(s->dhead, 0, nhead * sizeof *s->dhead);
+    ws_block head = ws_block_packed(s->head, &s->c, L);
+    ws_block dhead = ws_block_packed(s->dhead, &s->c, L);
+    ws_backward_head(m, &head, &dhead, targets);
+    for (int l = L - 1; l >= 0; l--) {
+      ws_block w = await_fetch(&f, 2 * L - l);
+      int k = (L - 1 - l) % slots; /* this layer's gradient slot */
+      wait_reduction(s, &s->greq[k]);
+      memset(s->gslot[k], 0, nlayer * sizeof(ws_real));
+      ws_block dw = ws_block_packed(s->gslot[k], &s->c, l);
+      ws_backward_layer(m, l, &w, &dw);
+      MPI_Ireduce(s->gslot[k], NULL, (int)nlayer, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, l)],
+                  &s->greq[k]);
+    }
+    ws_backward_embed(m, &dhead, tokens);
+    s->segment[f.n - 1] += MPI_Wtime() - f.last;
+    MPI_Ireduce(s->dhead, NULL, (int)nhead, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, L)],
+                &s->greq[slots]);
+    for (int k = 0; k <= slots; k++) wait_reduction(s, &s->greq[k]);
+    s->stats.steps++;
+  }
+  m->poll = NULL, m->poll_ctx = NULL;
+  return loss;
+}
+
+/* ---- MemoryX's side ---- */
+
+/* The index among the owned blocks of block b. */
+static int owned(const ws_stream *s, int b) {
+  int k = 0;
+  while (s->own[k] != b) k++;
+  return k;
+}
+
+/* Owned block k's AdamW update from the last step, if it has not had it:
+ * updates wait until the block is next needed, so that they overlap the
+ * workers' compute instead of holding up the next step. */
+static void apply_pending(ws_stream *s, int k) {
+  if (!s->pending || s->updated[k]) return;
+  double t0 = MPI_Wtime();
+  ws_adamw_apply(s->p[k], s->m[k], s->v[k], s->g[k], block_size(s, s->own[k]), &s->pending_opt,
+                 s->pending_scale, s->pending_step);
+  s->updated[k] = true;
+  s->stats.update += MPI_Wtime() - t0;
+}
+
+/* Every owned block's pending update, now (before a gather). */
+static void flush(ws_stream *s) {
+  if (s->role != WF_ROLE_MEMORYX) return;
+  for (int k = 0; k < s->nown; k++) apply_pending(s, k);
+  s->pending = false;
+}
+
+/* Hold back until the link could have carried `bytes` more since `start`
+ * (train.memoryx_gbps), moving the posted requests meanwhile. */
+static void pace(const ws_stream *s, double start, double *sent, double bytes, MPI_Request *req,
+                 int nreq) {
+  if (s->link_bytes_per_s <= 0) return;
+  *sent += bytes;
+  int flag;
+  while (MPI_Wtime() - start < *sent / s->link_bytes_per_s)
+    if (nreq > 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE);
+}
+
+/* Serve a pass's broadcasts of the owned blocks, each updated first if its
+ * update is pending; for training, take the gradient reductions, posted in
+ * the workers' order (layers L-1..0, the head) once every block has had
+ * its update (the forward fetches touch them all). */
+static void memx_serve(ws_stream *s, bool train) {
+  int L = s->c.layers, n = train ? ws_stream_fetches(&s->c) : L + 1, nreq = 0;
+  MPI_Request req[2 * 1024 + 1 + 1001];
+  double start = MPI_Wtime(), sent = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == L + 1) { /* the forward fetches are posted: every block is up to date */
+      s->pending = false;
+      for (int b = L - 1; b >= -1 && train; b--) {
+        int blk = b < 0 ? L : b;
+        if (owner(s, blk) != s->index) continue;
+        int k = owned(s, blk);
+        memset(s->g[k], 0, block_size(s, blk) * sizeof(ws_real));
+        MPI_Ireduce(MPI_IN_PLACE, s->g[k], (int)block_size(s, blk), WS_MPI_REAL, MPI_SUM, 0,
+                    s->reduce[s->index], &req[nreq++]);
+      }
+    }
+    int b = ws_stream_fetch_block(&s->c, i);
+    if (owner(s, b) != s->index) continue;
+    int k = owned(s, b);
+    apply_pending(s, k);
+    size_t count = block_size(s, b);
+    pace(s, start, &sent, (double)count * sizeof(ws_real), req, nreq);
+    MPI_Ibcast(s->p[k], (int)count, WS_MPI_REAL, 0, s->bcast[s->index], &req[nreq++]);
+  }
+  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+
+/* After a step's reductions: the gradients averaged over the replicas, their
+ * norm block by block in block order (bitwise the resident one's), and the
+ * AdamW update made pending, to be applied block by block as the next pass
+ * needs the blocks (apply_pending). */
+static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
+  double t0 = MPI_Wtime();
+  int L = s->c.layers;
+  double part[1001] = {0};
+  for (int i = 0; i < s->nown; i++) {
+    size_t n = block_size(s, s->own[i]);
+    if (s->nworkers > 1) {
+      ws_real inv = 1.0f / (ws_real)s->nworkers;
+      for (size_t e = 0; e < n; e++) s->g[i][e] *= inv;
+    }
+    ws_block g = ws_block_packed(s->g[i], &s->c, s->own[i]);
+    part[s->own[i]] = ws_block_sumsq(&g, &s->c);
+  }
+  /* Each block's sum comes from one rank, zeros from the others: exact. */
+  MPI_Allreduce(MPI_IN_PLACE, part, L + 1, MPI_DOUBLE, MPI_SUM, s->role_comm);
+  double sum = 0;
+  for (int b = 0; b <= L; b++) sum += part[b];
+  s->pending = true;
+  s->pending_opt = *o;
+  s->pending_scale = ws_clip_scale(o, (ws_real)sqrt(sum));
+  s->pending_step = step;
+  for (int k = 0; k < s->nown; k++) s->updated[k] = false;
+  s->stats.update += MPI_Wtime() - t0;
+}
+
+/* ---- SwarmX's side ---- */
+
+/* Take part in this step's broadcasts (an inner node of their trees, a
+ * slot per block in flight) and reductions (adding zeros: the partial sums
+ * pass through). */
+static void swarm_relay(ws_stream *s, bool train) {
+  int L = s->c.layers, n = train ? ws_stream_fetches(&s->c) : L + 1, slots = s->prefetch + 1;
+  MPI_Request bc[2 * 1024 + 1], rd[1001];
+  for (int i = 0; i < n; i++) {
+    int b = ws_stream_fetch_block(&s->c, i);
+    ws_real *buf = i == 0 ? s->head : s->slot[(i - 1) % slots];
+    if (i > slots) MPI_Wait(&bc[i - slots], MPI_STATUS_IGNORE); /* its slot's last block */
+    MPI_Ibcast(buf, (int)block_size(s, b), WS_MPI_REAL, 0, s->bcast[owner(s, b)], &bc[i]);
+  }
+  int nrd = 0;
+  if (train)
+    for (int b = L - 1; b >= -1; b--) {
+      int blk = b < 0 ? L : b;
+      MPI_Ireduce(s->dhead, NULL, (int)block_size(s, blk), WS_MPI_REAL, MPI_SUM, 0,
+                  s->reduce[owner(s, blk)], &rd[nrd++]);
+    }
+  MPI_Waitall(n, bc, MPI_STATUSES_IGNORE);
+  MPI_Waitall(nrd, rd, MPI_STATUSES_IGNORE);
+}
+
+ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
+                             const ws_adamw *o, int step) {
+  switch (s->role) {
+    case WF_ROLE_WAFER:
+      return worker_step(s, m, tokens, targets, true);
+    case WF_ROLE_SWARMX:
+      swarm_relay(s, true);
+      return 0;
+    default:
+      memx_serve(s, true);
+      memx_update(s, o, step);
+      return 0;
+  }
+}
+
+ws_real ws_stream_forward(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets) {
+  switch (s->role) {
+    case WF_ROLE_WAFER:
+      return worker_step(s, m, tokens, targets, false);
+    case WF_ROLE_SWARMX:
+      swarm_relay(s, false);
+      return 0;
+    default:
+      memx_serve(s, false);
+      return 0;
+  }
+}
+
+double ws_stream_link_rate(MPI_Comm world, const wf_roles *r) {
+  /* 16 MB from the first MemoryX rank to the first worker, best of 3. */
+  int rank, from = r->first[WF_ROLE_MEMORYX], to = r->first[WF_ROLE_WAFER];
+  MPI_Comm_rank(world, &rank);
+  const int n = 1 << 22;
+  float *buf = rank == from || rank == to ? calloc((size_t)n, sizeof *buf) : NULL;
+  int ok = buf || (rank != from && rank != to);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+  double best = 0;
+  for (int k = 0; k < 3 && ok; k++) {
+    MPI_Barrier(world);
+    double t0 = MPI_Wtime();
+    if (rank == from) MPI_Send(buf, n, MPI_FLOAT, to, 7, world);
+    if (rank == to) MPI_Recv(buf, n, MPI_FLOAT, from, 7, world, MPI_STATUS_IGNORE);
+    double t = MPI_Wtime() - t0;
+    MPI_Bcast(&t, 1, MPI_DOUBLE, to, world);
+    if (t > 0 && 4.0 * n / t > best) best = 4.0 * n / t;
+  }
+  free(buf);
+  return best;
+}
+
+double ws_stream_predicted_stall(const ws_config *c, int nmemx, int prefetch, const double *segment,
+                                 double link, double bytes) {
+  int n = ws_stream_fetches(c);
+  double *link_free = calloc((size_t)nmemx, sizeof *link_free); /* each owner's link, busy until */
+  double *returned = malloc((size_t)n * sizeof *returned);      /* when the worker had fetch i */
+  if (!link_free || !returned) {
+    free(link_free), free(returned);
+    return 0;
+  }
+  double t = 0, stall = 0;
+  for (int i = 0; i < n; i++) {
+    int b = ws_stream_fetch_block(c, i), o = b % nmemx;
+    double posted = i > prefetch ? returned[i - prefetch - 1] : 0;
+    /* The owner releases its blocks back to back at the link's rate (as
+     * memx_serve paces them); one arrives once released and asked for. */
+    link_free[o] += (double)ws_block_size(c, b) * bytes / link;
+    double arrives = posted > link_free[o] ? posted : link_free[o];
+    if (arrives > t) stall += arrives - t, t = arrives;
+    returned[i] = t;
+    t += segment[i];
+  }
+  free(link_free), free(returned);
+  return stall;
+}

@@ -1,0 +1,103 @@
+/* Weight streaming over MPI ranks, as a Cerebras cluster trains models too
+ * big for a wafer's SRAM. The ranks' roles come from wf_roles ([wafer]
+ * memoryx_ranks, swarmx_ranks). MemoryX rank i owns the parameter blocks b
+ * with b % memoryx == i (layer l is block l, the embeddings and final
+ * LayerNorm block L), their gradients and AdamW's moments, and runs AdamW
+ * on them. The wafer ranks are the workers, each a wafer and a
+ * data-parallel replica: they hold activations and only the blocks in
+ * flight (the head, and prefetch + 1 layer slots). SwarmX ranks relay.
+ *
+ * A training step on a worker: the head, then layers 0..L-1 forward, then
+ * L-1..0 backward, each layer's weights arriving by a non-blocking
+ * broadcast from its owner to every worker (MPI_Ibcast over the owner, the
+ * SwarmX ranks and the workers, in that order, so that the library's
+ * broadcast tree has the SwarmX ranks at its inner nodes), posted
+ * `prefetch` layers ahead, and each layer's gradients leaving by a
+ * non-blocking reduce to the owner (MPI_Ireduce, the SwarmX ranks adding
+ * on the way) as soon as they are ready. Time spent waiting for weights is
+ * the stall. The gradient sum over replicas, the norm (block by block) and
+ * AdamW are those of the resident data-parallel step, so the two modes give
+ * the same bits for one or two replicas (more: the reduction's order may
+ * differ in the last bit). */
+#ifndef WS_STREAM_H
+#define WS_STREAM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "wf_error.h"
+#include "wf_roles.h"
+#include "ws_gpt.h"
+
+typedef struct ws_stream_stats {
+  double stall;       /* s waiting for weights (the worker's exposed wait) */
+  double reduce_wait; /* s waiting for gradient reductions to finish */
+  double update;      /* s in the norm and AdamW (MemoryX; overlapped with the next pass) */
+  double bytes_in;    /* weight bytes received by this worker */
+  double steps;       /* training steps these figures sum over */
+} ws_stream_stats;
+
+typedef struct ws_stream {
+  ws_config c;
+  int nmemx, nworkers, nswarm;
+  wf_role role;            /* this rank's */
+  int index;               /* within its role */
+  int prefetch;            /* layers broadcast ahead of the one computing */
+  double link_bytes_per_s; /* MemoryX's sending pace (0: as fast as MPI goes) */
+  MPI_Comm role_comm;      /* the ranks of this rank's role (wf_roles's) */
+  MPI_Comm *bcast;         /* per MemoryX rank m: m (root 0) and the workers */
+  MPI_Comm *reduce;        /* the same ranks, for the gradient reductions */
+  /* MemoryX: the owned blocks, packed: parameters, gradients, moments; the
+   * last step's AdamW update, applied to each block when next needed. */
+  int nown, *own;
+  ws_real **p, **g, **m, **v;
+  bool pending, *updated;
+  ws_adamw pending_opt;
+  ws_real pending_scale;
+  int pending_step;
+  /* Worker: the head and its gradients, the layer slots, the gradient slots.
+   * SwarmX: relay slots (the head's and prefetch + 1 layers'), zeros to add. */
+  ws_real *head, *dhead, **slot, **gslot;
+  MPI_Request *greq; /* a gradient slot's pending reduction */
+  ws_stream_stats stats;
+  double *segment; /* worker: seconds computing after each fetch of a step, summed */
+} ws_stream;
+
+/* Collective over `world`, whose roles `r` are; input errors without a
+ * MemoryX rank, or with more MemoryX ranks than blocks. */
+int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
+                     int prefetch, double link_gbps, wf_status *st);
+void ws_stream_free(ws_stream *s);
+
+/* MemoryX: take the owned blocks (and moments, if any) from a whole model. */
+void ws_stream_load(ws_stream *s, const ws_gpt *whole);
+/* Collective over the MemoryX ranks: their blocks (updates flushed)
+ * assembled into `whole` on the first (parameters and moments), for a
+ * checkpoint. */
+int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st);
+
+/* One training step: a worker runs the passes on its batch (returns its
+ * mean loss); MemoryX serves the weights, takes the gradients, averages
+ * them over the replicas and runs AdamW with `o` (update number `step`,
+ * 1-based); SwarmX relays. Every rank calls it (only workers use m). */
+ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
+                             const ws_adamw *o, int step);
+/* A forward pass only (validation): the same streaming, no gradients. */
+ws_real ws_stream_forward(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets);
+
+/* Bytes/s the first MemoryX rank moves to the first worker, measured
+ * (collective over world). */
+double ws_stream_link_rate(MPI_Comm world, const wf_roles *r);
+
+/* Fetches in a training step, and the block fetch i brings. */
+int ws_stream_fetches(const ws_config *c);
+int ws_stream_fetch_block(const ws_config *c, int i);
+/* The stall a worker would see a step: fetch i's block leaves its MemoryX
+ * rank (one link each, `link` bytes/s, `bytes` a number) once the link has
+ * carried the owner's earlier ones, and arrives once the worker has asked
+ * for it, `prefetch` fetches ahead; the worker computes `segment[i]`
+ * seconds after fetch i. */
+double ws_stream_predicted_stall(const ws_config *c, int nmemx, int prefetch, const double *segment,
+                                 double link, double bytes);
+
+#endif
