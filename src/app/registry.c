@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "cfd_workload.h"
 #include "eam_workload.h"
 #include "fft_workload.h"
 #include "fidelity.h"
@@ -20,6 +21,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_eam_workload,
     &wf_fft_workload,
     &wf_tlrmvm_workload,
+    &wf_cfd_workload,
     &wf_train_workload,
     &wf_generate_workload,
 };

@@ -6,7 +6,8 @@
  * status as every other, never hang.
  *
  * Sites: h5_create, h5_write, h5_attr, h5_close (wf_h5: fields, checkpoints),
- * h5md_create, h5md_frame, h5md_close (trajectories), ckpt_read (restarts). */
+ * h5md_create, h5md_frame, h5md_close (trajectories), ckpt_read (restarts);
+ * and cfd_nan, not I/O: a NaN in the wavefield half way through the steps. */
 #ifndef WF_FAULT_H
 #define WF_FAULT_H
 

@@ -3,8 +3,9 @@
  * PE (i, j) holds a brick of columns: the x cells wf_block_range(nx, pe_nx, i)
  * by the y cells wf_block_range(ny, pe_ny, j), each column nz cells long. A
  * rank holds its PEs' bricks as one block of lnx x lny columns, stored column
- * by column (z fastest), with a one-column halo on every side:
- * st_idx(m, i, j, k) for -1 <= i <= lnx, -1 <= j <= lny, 0 <= k < nz.
+ * by column (z fastest), with a halo of `halo` columns on every side (one for
+ * the 7-point stencil, four for the 25-point wave stencil):
+ * st_idx(m, i, j, k) for -halo <= i < lnx + halo, likewise j, 0 <= k < nz.
  * Owned rows (fixed j, i = 0..lnx-1) are contiguous runs of lnx*nz values. */
 #ifndef ST_MESH_H
 #define ST_MESH_H
@@ -21,27 +22,39 @@ typedef struct st_mesh {
   int x0, lnx, y0, lny; /* this rank's columns */
   int min_lnx, min_lny; /* thinnest rank block, in columns (same on every rank) */
   int brick_x, brick_y; /* largest PE brick, in columns */
-  size_t ld;            /* columns per stored row: lnx + 2 */
+  int halo;             /* halo columns on each side */
+  size_t ld;            /* columns per stored row: lnx + 2 halo */
   size_t n_owned;       /* lnx * lny * nz */
-  size_t n_stored;      /* (lnx + 2) * (lny + 2) * nz */
+  size_t n_stored;      /* (lnx + 2 halo) * (lny + 2 halo) * nz */
   long long n_global;
   const wf_wafer *wafer;
 } st_mesh;
 
 static inline size_t st_idx(const st_mesh *m, int i, int j, int k) {
-  return ((size_t)(j + 1) * m->ld + (size_t)(i + 1)) * (size_t)m->nz + (size_t)k;
+  return ((size_t)(j + m->halo) * m->ld + (size_t)(i + m->halo)) * (size_t)m->nz + (size_t)k;
 }
 /* First value of owned row j (a contiguous run of lnx * nz values). */
 static inline size_t st_row(const st_mesh *m, int j) { return st_idx(m, 0, j, 0); }
 static inline size_t st_row_len(const st_mesh *m) { return (size_t)m->lnx * (size_t)m->nz; }
 
-/* Errors (input): non-positive sizes, a mesh smaller than the PE grid. */
+/* Errors (input): non-positive sizes, a mesh smaller than the PE grid. One
+ * halo column; _halo: `halo` columns. */
 int st_mesh_create(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, wf_status *st);
+int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, int halo,
+                        wf_status *st);
 /* Columns [lo, lo + count) held by the ranks at coordinate c along an axis
  * of n cells over `pes` PEs and `parts` ranks: the union of their bricks. */
 void st_rank_columns(int n, int pes, int parts, int c, int *lo, int *count);
 
-/* A zeroed, 64-byte aligned field of n_stored doubles (halo included). */
+struct wf_h5file;
+/* Collective: the owned cells of a stored field as dataset `name`, shaped
+ * [nz][ny][nx] (x fastest, so that ParaView shows x, y, z as its X, Y, Z),
+ * listed in the file's XDMF sidecar. */
+int st_mesh_write_field(struct wf_h5file *f, const st_mesh *m, const char *name,
+                        const double *field, wf_status *st);
+
+/* A zeroed, 64-byte aligned field of n_stored doubles (halo included), on
+ * huge pages when 2 MiB or more; release with free(). */
 double *st_field_alloc(const st_mesh *m);
 /* The same for elements of `elem_bytes` (float fields). */
 void *st_field_alloc_bytes(const st_mesh *m, size_t elem_bytes);

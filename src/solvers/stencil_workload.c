@@ -222,33 +222,6 @@ static int project_only(wf_run *run, const st_mesh *m, const setup *s) {
   return WF_OK;
 }
 
-/* Owned cells of a stored field, reordered x fastest, then y, then z, so
- * that the HDF5 dataset [nz][ny][nx] shows x, y, z as ParaView's X, Y, Z. */
-static double *xyz_order(const st_mesh *m, const double *f) {
-  double *out = malloc(m->n_owned * sizeof *out);
-  if (!out) return NULL;
-  for (int k = 0; k < m->nz; k++)
-    for (int j = 0; j < m->lny; j++)
-      for (int i = 0; i < m->lnx; i++)
-        out[((size_t)k * m->lny + j) * m->lnx + i] = f[st_idx(m, i, j, k)];
-  return out;
-}
-
-static int write_field(wf_h5file *f, const st_mesh *m, const char *name, const double *field,
-                       wf_status *st) {
-  double *v = xyz_order(m, field);
-  if (!v) return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing '%s'", name);
-  unsigned long long g[3] = {(unsigned long long)m->nz, (unsigned long long)m->ny,
-                             (unsigned long long)m->nx};
-  unsigned long long off[3] = {0, (unsigned long long)m->y0, (unsigned long long)m->x0};
-  unsigned long long cnt[3] = {(unsigned long long)m->nz, (unsigned long long)m->lny,
-                               (unsigned long long)m->lnx};
-  wf_h5_block b = {.ndim = 3, .global = g, .offset = off, .count = cnt};
-  int rc = wf_h5_write(f, name, WF_F64, &b, v, true, st);
-  free(v);
-  return rc;
-}
-
 /* Solution, residual b - A x (or A v - lambda v), the error against the
  * manufactured solution, and the residual history. */
 static int write_output(wf_run *run, st_op *op, const char *path, const double *b, double *x,
@@ -277,9 +250,9 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
     unsigned long long n = (unsigned long long)res->history_len, zero = 0;
     unsigned long long cnt = run->rank == 0 ? n : 0;
     wf_h5_block h = {.ndim = 1, .global = &n, .offset = &zero, .count = &cnt};
-    if (write_field(&f, m, "solution", x, st) != WF_OK ||
-        write_field(&f, m, "residual", ax, st) != WF_OK ||
-        (manufactured && write_field(&f, m, "error", err, st) != WF_OK) ||
+    if (st_mesh_write_field(&f, m, "solution", x, st) != WF_OK ||
+        st_mesh_write_field(&f, m, "residual", ax, st) != WF_OK ||
+        (manufactured && st_mesh_write_field(&f, m, "error", err, st) != WF_OK) ||
         wf_h5_write(&f, b ? "residual_history" : "eigenvalue_history", WF_F64, &h, res->history,
                     false, st) != WF_OK ||
         wf_h5_attr_int(&f, "iterations", res->its, st) != WF_OK) {

@@ -82,12 +82,12 @@ demo)
   # The table's status column is each run's JSON status.
   expect "python3 -c \"import json,sys; runs=json.load(open('s.json'))['runs']; names=[r['workload'] for r in runs]; rows=[l.split() for l in open('stdout.txt') if l.split()[:1] and l.split()[0] in names]; sys.exit(0 if [r[1] for r in rows[-len(runs):]]==[r['status'] for r in runs] else 1)\"" \
          "demo table status column"
-  expect "json s.json \"[r['workload'] for r in j['runs']] == ['halo', 'stencil', 'eam', 'fft', 'tlrmvm', 'train']\"" "demo runs every workload"
+  expect "json s.json \"[r['workload'] for r in j['runs']] == ['halo', 'stencil', 'eam', 'fft', 'tlrmvm', 'cfd', 'train']\"" "demo runs every workload"
   # Runs that fail (an output that cannot be created) say error in the table too.
   run demo --set output.file=/nonexistent-dir/x.h5 --json bad.json > bad.txt 2> /dev/null
   expect "[ $? -ne 0 ] && json bad.json \"j['status'] == 'error' and all(r['status'] == 'error' for r in j['runs'])\"" \
          "demo with an unwritable output: not an error"
-  expect "[ \$(grep -cE '^(halo|stencil|eam|fft|tlrmvm|train) +error ' bad.txt) -eq 6 ]" "demo table says ok for failed runs"
+  expect "[ \$(grep -cE '^(halo|stencil|eam|fft|tlrmvm|cfd|train) +error ' bad.txt) -eq 7 ]" "demo table says ok for failed runs"
   ;;
 bad_input)
   printf '[halo]\nwidth = 2\nwidht = 3\n' > typo.ini
@@ -186,7 +186,8 @@ fidelity)
   cat > pins.py <<'PY'
 import json, sys
 pins = {"SC20 BiCGStab": (1.1103, 1.2166), "GB24 EAM Cu": (1.5121, 1.9568),
-        "GB24 EAM W": (0.52277, 0.67653), "ICS23 FFT 512^3": (0.29534, 0.40765)}
+        "GB24 EAM W": (0.52277, 0.67653), "ICS23 FFT 512^3": (0.29534, 0.40765),
+        "SC22 wave stencil": (0.34046, 0.85800)}
 cases = {c["case"]: c for c in json.load(open("f.json"))["cases"]}
 bad = [(k, cases.get(k, {}).get("ratio")) for k, (lo, hi) in pins.items()
        if k not in cases or abs(cases[k]["ratio"][0] / lo - 1) > 1e-4 or abs(cases[k]["ratio"][1] / hi - 1) > 1e-4]
@@ -194,8 +195,10 @@ sys.exit(print("moved:", bad) or 1 if bad else 0)
 PY
   expect "python3 pins.py" "a fidelity figure moved: $(python3 pins.py 2>&1)"
   # No range wider than 1.3x, but ICS23's (1.38x: the clock's 1.29x over the
-  # SRAM ports' range on the butterflies; docs/model.md), pinned above.
-  expect "json f.json \"all(c['ratio'][0] <= c['ratio'][1] and (c['ratio'][1] / c['ratio'][0] <= 1.3 or c['case'] == 'ICS23 FFT 512^3') for c in j['cases'])\"" \
+  # SRAM ports' range on the butterflies) and SC22's (2.5x: its 112 memory
+  # words a cell against ports 2x apart, times the clock; docs/model.md),
+  # pinned above.
+  expect "json f.json \"all(c['ratio'][0] <= c['ratio'][1] and (c['ratio'][1] / c['ratio'][0] <= 1.3 or c['case'] in ('ICS23 FFT 512^3', 'SC22 wave stencil')) for c in j['cases'])\"" \
          "a model range wider than 1.3x"
   # A bad fidelity deck: exit 2, naming the key.
   printf '[fidelity]\ncase = x\nworkload = nosuch\npublished = 1\n' > bad.ini
