@@ -87,6 +87,24 @@ static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_work
   return rc ? rc : st.code;
 }
 
+/* The deck of a demo run: a variant's assignments go before the user's
+ * own --set list, which has the last word. */
+static int resolve_variant(MPI_Comm comm, const options *o, const char *const *variant,
+                           const wf_section **secs, int nsecs, wf_deck *deck, wf_status *st) {
+  int n = 0;
+  while (variant && variant[n]) n++;
+  if (n == 0) return app_resolve_deck(comm, o, secs, nsecs, deck, st);
+  const char **sets = malloc((size_t)(n + o->nsets) * sizeof *sets);
+  if (!sets) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the demo's decks");
+  for (int i = 0; i < n; i++) sets[i] = variant[i];
+  for (int i = 0; i < o->nsets; i++) sets[n + i] = o->sets[i];
+  options with = *o;
+  with.sets = sets, with.nsets = n + o->nsets;
+  int rc = app_resolve_deck(comm, &with, secs, nsecs, deck, st);
+  free(sets);
+  return rc;
+}
+
 static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section **secs,
                     int nsecs) {
   wf_status st;
@@ -103,16 +121,21 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   char runs[1 << 16] = "[";
   wf_run rows[64];
   int codes[64];
-  /* Every workload its embedded deck can run. */
+  /* Every workload its embedded deck can run, and its variant if it has one. */
   const wf_workload *list[64];
+  const char *const *variant[64];
   int nlist = 0;
-  for (int w = 0; w < wf_nworkloads && nlist < 64; w++)
-    if (!wf_workloads[w]->not_in_demo) list[nlist++] = wf_workloads[w];
+  for (int w = 0; w < wf_nworkloads && nlist < 63; w++) {
+    if (wf_workloads[w]->not_in_demo) continue;
+    variant[nlist] = NULL, list[nlist++] = wf_workloads[w];
+    if (wf_workloads[w]->demo_variant)
+      variant[nlist] = wf_workloads[w]->demo_variant, list[nlist++] = wf_workloads[w];
+  }
   int worst = 0, passed = 0, failed = 0, nrun = nlist;
   for (int w = 0; w < nlist; w++) {
     wf_deck deck;
     wf_json j;
-    int rc = app_resolve_deck(comm, o, secs, nsecs, &deck, &st);
+    int rc = resolve_variant(comm, o, variant[w], secs, nsecs, &deck, &st);
     if (rc == WF_OK) rc = app_run_workload(comm, list[w], &deck, verbose, &rows[w], &j, &st);
     else memset(&rows[w], 0, sizeof rows[w]), wf_json_init(&j);
     if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s: %s\n", list[w]->name, st.msg);

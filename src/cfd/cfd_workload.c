@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cf_heat.h"
+#include "cfd_convection.h"
 #include "cf_wave.h"
 #include "st_mesh.h"
 #include "wf_fault.h"
@@ -25,9 +26,9 @@
 #include "wf_wafer.h"
 
 static const wf_key cfd_keys[] = {
-    {"problem", WF_KEY_CHOICE, "wave", 0, 0, "wave|heat",
-     "wave: the SC22 acoustic wave stencil; heat: the explicit heat equation (convection is "
-     "planned)",
+    {"problem", WF_KEY_CHOICE, "wave", 0, 0, "wave|heat|convection",
+     "wave: the SC22 acoustic wave stencil; heat: the explicit heat equation; convection: "
+     "Rayleigh-Benard convection (Boussinesq, MAC grid, projection)",
      NULL},
     {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "cells in x (over the PE grid)", NULL},
     {"ny", WF_KEY_INT, "64", 1, 1e6, NULL, "cells in y (over the PE grid)", NULL},
@@ -53,7 +54,8 @@ static const wf_key cfd_keys[] = {
     {"source_z", WF_KEY_INT, "-1", -1, 1e6, NULL, "source cell in z (-1: a quarter down)", NULL},
     {"receiver_z", WF_KEY_INT, "-1", -1, 1e6, NULL,
      "depth of the receivers, a line along x through the source's y (-1: the source's z)", NULL},
-    {"energy_every", WF_KEY_INT, "10", 1, 1e9, NULL, "steps between energy measurements", NULL},
+    {"energy_every", WF_KEY_INT, "10", 1, 1e9, NULL,
+     "steps between energy (wave) or Nusselt and kinetic energy (convection) measurements", NULL},
     {"gather_plot", WF_KEY_OUTPUT, "", 0, 0, NULL, "source: PNG of the shot gather ('' = none)",
      NULL},
     {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
@@ -67,6 +69,17 @@ static const wf_key cfd_keys[] = {
      "heat: boundary in y", NULL},
     {"bc_z", WF_KEY_CHOICE, "dirichlet", 0, 0, "dirichlet|neumann|periodic|mixed",
      "heat: boundary in z", NULL},
+    {"ra", WF_KEY_REAL, "1e4", 0, 1e12, NULL, "convection: Rayleigh number", NULL},
+    {"pr", WF_KEY_REAL, "0.71", 1e-6, 1e6, NULL, "convection: Prandtl number", NULL},
+    {"t_end", WF_KEY_REAL, "0", 0, 1e9, NULL,
+     "convection: run up to this time, in thermal diffusion times (0: `steps` steps)", NULL},
+    {"perturbation", WF_KEY_REAL, "1e-3", 0, 1, NULL,
+     "convection: amplitude of the initial temperature perturbation, cos(2 pi x / Lx) sin(pi z)",
+     NULL},
+    {"poisson_rtol", WF_KEY_REAL, "1e-10", 1e-15, 0.1, NULL,
+     "convection: relative tolerance of the pressure's PCG solve", NULL},
+    {"poisson_max_its", WF_KEY_INT, "20000", 1, 1e9, NULL,
+     "convection: iteration limit of the pressure's PCG solve", NULL},
     {"model_counts", WF_KEY_CHOICE, "ours", 0, 0, "ours|sc22",
      "per-cell work in the wafer model: this code's stencil, or SC22's published counts (57 "
      "flops executed, 112 memory words, 17 fabric words)",
@@ -75,7 +88,9 @@ static const wf_key cfd_keys[] = {
      "only project the steps onto the wafer (no fields): for meshes too big here", NULL},
 };
 static const wf_section cfd_section = {
-    "cfd", "Stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation.",
+    "cfd",
+    "Stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation, "
+    "Rayleigh-Benard convection.",
     cfd_keys, (int)(sizeof cfd_keys / sizeof cfd_keys[0])};
 static const wf_section *const cfd_sections[] = {&cfd_section};
 
@@ -190,13 +205,15 @@ static bool all_finite(const st_mesh *m, MPI_Comm comm, const double *u) {
   return !bad;
 }
 
-/* A signal caught before step n: the run stops there (collective). */
-static int signalled(wf_signal_poll *poll, int n, int steps, const char *problem, wf_status *st) {
+int cfd_signalled(wf_signal_poll *poll, int n, int steps, const char *problem, wf_status *st) {
   int sig = wf_signal_poll_next(poll);
   if (!sig) return WF_OK;
-  char where[96];
-  snprintf(where, sizeof where, "at step %d of %d (no checkpoint: the %s run keeps none)", n,
-           steps, problem);
+  char where[120];
+  if (steps >= 0)
+    snprintf(where, sizeof where, "at step %d of %d (no checkpoint: the %s run keeps none)", n,
+             steps, problem);
+  else
+    snprintf(where, sizeof where, "at step %d (no checkpoint: the %s run keeps none)", n, problem);
   return wf_signal_fail(st, sig, where);
 }
 
@@ -293,7 +310,7 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
   int rc = WF_OK, ry = s->src[1] - m->y0;
   double seconds = 0;
   for (int n = 0; n < s->steps && rc == WF_OK; n++) {
-    if ((rc = signalled(&poll, n, s->steps, "wave", st)) != WF_OK) break;
+    if ((rc = cfd_signalled(&poll, n, s->steps, "wave", st)) != WF_OK) break;
     double t0 = MPI_Wtime();
     cf_wave_step(&p->w, p->cur, p->prev, p->a); /* prev <- u^{n+1} */
     if (s->init == INIT_SOURCE) add_source(p, n, p->prev);
@@ -687,7 +704,7 @@ static int heat_steps(wf_run *run, const setup *s, const st_mesh *m, cf_heat *h,
   int rc = WF_OK;
   double seconds = 0;
   for (int n = 0; n < s->steps && rc == WF_OK; n++) {
-    if ((rc = signalled(&poll, n, s->steps, "heat", st)) != WF_OK) break;
+    if ((rc = cfd_signalled(&poll, n, s->steps, "heat", st)) != WF_OK) break;
     double t0 = MPI_Wtime();
     cf_heat_step(h, *cur, *next, r->r);
     seconds += MPI_Wtime() - t0;
@@ -827,6 +844,8 @@ static int heat_run(wf_run *run, const setup *s, wf_status *st) {
 
 static int cfd_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
+  if (strcmp(wf_deck_str(d, "cfd", "problem"), "convection") == 0)
+    return cfd_convection_run(run, st);
   setup s;
   if (read_setup(d, &s, st) != WF_OK) return st->code;
   if (strcmp(wf_deck_str(d, "cfd", "problem"), "heat") == 0) return heat_run(run, &s, st);
@@ -873,10 +892,18 @@ static int cfd_run(wf_run *run, wf_status *st) {
   return rc;
 }
 
+/* `wafer demo`'s second cfd run: 2D convection at Ra = 10^4 from the onset
+ * mode, a few hundred steps (its projections' divergence checked). */
+static const char *const convection_demo[] = {
+    "cfd.problem=convection", "wafer.pe_grid=8x1", "cfd.nx=32", "cfd.ny=1", "cfd.nz=16",
+    "cfd.ra=1e4",             "cfd.steps=300",     NULL};
+
 const wf_workload wf_cfd_workload = {
     .name = "cfd",
-    .help = "stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation",
+    .help = "stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation, "
+            "Rayleigh-Benard convection",
     .sections = cfd_sections,
     .nsections = 1,
     .run = cfd_run,
+    .demo_variant = convection_demo,
 };

@@ -65,6 +65,9 @@ typedef struct wf_workload {
   int rank_layout;        /* wf_rank_layout of `rank_grid = auto` (0: compact blocks) */
   bool not_in_demo;       /* needs an input its embedded deck cannot give (generate: a
                              checkpoint), so `wafer demo` leaves it out */
+  const char *const *demo_variant; /* optional, NULL-terminated --set assignments: `wafer demo`
+                                      runs the workload a second time with them (cfd: a short
+                                      convection run besides the default wave) */
 } wf_workload;
 
 /* Count one independent check (the same on every rank); a failed one is

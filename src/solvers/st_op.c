@@ -23,7 +23,8 @@ static double kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]) 
 }
 
 /* Face coefficients (harmonic mean of the two cells' kappa; at a Dirichlet
- * boundary the ghost cell has the cell's kappa), then the upwind convection
+ * boundary the ghost cell has the cell's kappa, at a Neumann one the face
+ * carries nothing), then the upwind convection
  * u (x_c - x_W), which makes the operator non-symmetric. */
 static void build_coefficients(st_op *op, const st_coef_spec *spec) {
   const st_mesh *m = op->m;
@@ -45,7 +46,7 @@ static void build_coefficients(st_op *op, const st_coef_spec *spec) {
             else inside = false;
           }
           double kn = inside ? kappa(m, spec, h) : kc;
-          double face = 2 * kc * kn / (kc + kn);
+          double face = inside || !spec->neumann[d / 2] ? 2 * kc * kn / (kc + kn) : 0.0;
           op->coef[ST_W + d][c] = face;
           diag += face;
         }

@@ -27,12 +27,15 @@ typedef struct st_op {
 } st_op;
 
 /* The variable diffusion coefficient: "smooth" (a product of sines) or
- * "random" (seeded per cell), between 1 and `contrast`; the same on any
- * rank count. */
+ * "random" (seeded per cell), between 1 and `contrast` (1: the constant
+ * coefficient of the Laplacian, stored); the same on any rank count. A
+ * non-periodic axis is Dirichlet (the ghost cell is zero) unless `neumann`
+ * (no flux through the face: a pressure's walls). */
 typedef struct st_coef_spec {
   const char *kind;
   double contrast, convection;
   long seed;
+  bool neumann[3];
 } st_coef_spec;
 
 /* `spec` NULL: the Laplacian. */

@@ -281,9 +281,10 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
     s->periodic[a] = strcmp(wf_deck_str(d, "stencil", bc[a]), "periodic") == 0;
   s->rhs = wf_deck_str(d, "stencil", "rhs");
   s->variable = strcmp(wf_deck_str(d, "stencil", "operator"), "variable") == 0;
-  s->coef = (st_coef_spec){wf_deck_str(d, "stencil", "coefficient"),
-                           wf_deck_real(d, "stencil", "contrast"),
-                           wf_deck_real(d, "stencil", "convection"), wf_deck_int(d, "stencil", "seed")};
+  s->coef = (st_coef_spec){.kind = wf_deck_str(d, "stencil", "coefficient"),
+                           .contrast = wf_deck_real(d, "stencil", "contrast"),
+                           .convection = wf_deck_real(d, "stencil", "convection"),
+                           .seed = wf_deck_int(d, "stencil", "seed")};
   s->method = method_of(wf_deck_str(d, "stencil", "solver"));
   s->opts = (st_opts){wf_deck_real(d, "stencil", "rtol"), wf_deck_real(d, "stencil", "atol"),
                       wf_deck_real(d, "stencil", "dtol"),

@@ -87,9 +87,85 @@ blowup)
   rc=$?
   expect "[ $rc -eq 1 ] && grep -q 'no longer finite after step 100' err.txt && [ ! -e n.h5 ]" \
          "blow-up: exit $rc, $(tail -2 err.txt)"
+  # The same in a convection run (a NaN after step 10, found there).
+  WAFER_FAULT=cfd_nan@$((ranks - 1)) mpiexec -n "$ranks" -x WAFER_FAULT "$wafer" cfd --quiet \
+      --set cfd.problem=convection --set wafer.pe_grid=4x1 --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 \
+      --set cfd.steps=40 --set output.file=nc.h5 > out.txt 2> err.txt
+  rc=$?
+  expect "[ $rc -eq 1 ] && grep -q 'the flow is no longer finite after step 10' err.txt && [ ! -e nc.h5 ]" \
+         "convection blow-up: exit $rc, $(tail -2 err.txt)"
+  ;;
+onset)
+  # Rayleigh-Benard's linear onset (rigid walls: Ra_c = 1707.76 at wavenumber
+  # 3.117; Chandrasekhar 1961, ch. II). A box of 2 x 1 (wavenumber pi, on the
+  # neutral curve's flat bottom) seeded with the onset mode at 1e-4: the
+  # kinetic energy decays at Ra = 1600 and grows at 1800 (the runs' checks).
+  # Ra_c where the growth rate crosses zero (linear between the two), at
+  # nz = 16 and 24, falls at second order towards 1707.76: Richardson's
+  # extrapolation within 0.3% of it.
+  ONSET="--set cfd.problem=convection --set wafer.pe_grid=4x1 --set cfd.ny=1 --set cfd.t_end=0.5 --set cfd.perturbation=1e-4"
+  for nz in 16 24; do
+    for ra in 1600 1800; do
+      # shellcheck disable=SC2086
+      cfd $ONSET --set cfd.nx=$((2 * nz)) --set cfd.nz=$nz --set cfd.ra=$ra --json o${nz}_$ra.json > /dev/null
+      expect "[ $? -eq 0 ] && json o${nz}_$ra.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+             "onset nz=$nz Ra=$ra: $(json o${nz}_$ra.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+    done
+  done
+  cat > onset.py <<'EOF'
+import json, sys
+def ra_c(nz):
+    lo, hi = (json.load(open(f"o{nz}_{ra}.json"))["cfd"]["growth_rate"] for ra in (1600, 1800))
+    return 1600 + 200 * -lo / (hi - lo)
+coarse, fine = ra_c(16), ra_c(24)
+extrapolated = fine + (fine - coarse) / ((24 / 16) ** 2 - 1)
+print(f"Ra_c: {coarse:.1f} (nz 16), {fine:.1f} (nz 24), extrapolated {extrapolated:.1f}")
+sys.exit(0 if abs(fine / 1707.76 - 1) < 0.015 and abs(extrapolated / 1707.76 - 1) < 0.003 else 1)
+EOF
+  expect "/usr/bin/python3 onset.py > onset.txt" "onset: $(cat onset.txt)"
+  ;;
+convection)
+  # The same flow on 1 rank and on $ranks, in 3D and in 2D: every field and
+  # the history to 1e-9 (the solves' sums differ in order); the XDMF sidecar.
+  for dims in 3 2; do
+    if [ $dims = 3 ]; then GRID="--set wafer.pe_grid=4x4 --set cfd.nx=16 --set cfd.ny=12 --set cfd.nz=8"
+    else GRID="--set wafer.pe_grid=4x1 --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16"; fi
+    for n in 1 "$ranks"; do
+      # shellcheck disable=SC2086
+      mpiexec -n "$n" "$wafer" cfd --quiet $GRID --set cfd.problem=convection --set cfd.ra=5000 \
+          --set cfd.perturbation=0.1 --set cfd.steps=40 --set output.file=c${dims}_$n.h5 --json c${dims}_$n.json > /dev/null
+      expect "[ $? -eq 0 ] && json c${dims}_$n.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+             "${dims}D on $n ranks: $(json c${dims}_$n.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+    done
+    cat > same.py <<EOF
+import h5py, numpy as np, sys
+a, b = h5py.File("c${dims}_1.h5"), h5py.File("c${dims}_$ranks.h5")
+worst = 0.0
+for name in ("temperature", "velocity_x", "velocity_y", "velocity_z", "history"):
+    x, y = a[name][...], b[name][...]
+    if x.shape != y.shape:
+        sys.exit(f"{name}: {x.shape} vs {y.shape}")
+    scale = np.abs(x).max()
+    worst = max(worst, np.abs(x - y).max() / scale if scale > 0 else np.abs(y).max())
+print(f"largest relative difference {worst:.2e}")
+sys.exit(0 if worst <= 1e-9 and np.abs(a["velocity_z"][...]).max() > 0 else 1)
+EOF
+    expect "/usr/bin/python3 same.py > same.txt" "${dims}D: 1 and $ranks ranks differ: $(cat same.txt)"
+  done
+  expect "[ -s c3_1.xmf ] && grep -q velocity_z c3_1.xmf" "no XDMF sidecar with the velocity"
   ;;
 bad_input)
   bad() { expect_bad_input cfd "$@"; }
+  CONV="--set cfd.problem=convection --set wafer.pe_grid=4x1 --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16"
+  # shellcheck disable=SC2086
+  bad "[cfd] ra = -1: out of range" $CONV --set cfd.ra=-1
+  # shellcheck disable=SC2086
+  bad "violates the stability limit of the explicit scheme (SSP-RK3" $CONV --set cfd.dt=0.01
+  # shellcheck disable=SC2086
+  bad "convection starts from the conduction state" $CONV --set cfd.init=gaussian
+  # shellcheck disable=SC2086
+  bad "convection needs 2 or more" $CONV --set cfd.nz=1
+
   bad "violates the CFL condition" --set cfd.dt=0.01
   bad "reaches 4 cells each way" --set wafer.pe_grid=2x2 --set cfd.nx=6 --set cfd.ny=16 --set cfd.nz=16 \
       --set wafer.rank_grid=2x1

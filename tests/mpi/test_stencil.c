@@ -124,15 +124,18 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
   CHECK(ck, rc == WF_OK, "mesh %dx%dx%d: %s", nx, ny, nz, st.msg);
   for (int bc = 0; rc == WF_OK && bc < 8; bc++) {
     bool per[3] = {bc & 1, bc & 2, bc & 4};
-    st_op lap, flat, conv, rnd;
-    st_coef_spec one = {"smooth", 1.0, 0.0, 1}, upwind = {"smooth", 1.0, 2.5, 1},
-                 random = {"random", 50.0, 0.0, 7};
+    st_op lap, flat, conv, rnd, neu;
+    st_coef_spec one = {.kind = "smooth", .contrast = 1, .seed = 1},
+                 upwind = {.kind = "smooth", .contrast = 1, .convection = 2.5, .seed = 1},
+                 random = {.kind = "random", .contrast = 50, .seed = 7},
+                 walls = {.kind = "smooth", .contrast = 1, .neumann = {!per[0], !per[1], !per[2]}};
     int made = st_op_create(&lap, &m, &w.fab, per, NULL, &st) == WF_OK;
     made += st_op_create(&flat, &m, &w.fab, per, &one, &st) == WF_OK;
     made += st_op_create(&conv, &m, &w.fab, per, &upwind, &st) == WF_OK;
     made += st_op_create(&rnd, &m, &w.fab, per, &random, &st) == WF_OK;
-    CHECK(ck, made == 4, "operators (bc %d): %s", bc, st.msg);
-    if (made != 4) break; /* a test that cannot set up has failed: no more cases */
+    made += st_op_create(&neu, &m, &w.fab, per, &walls, &st) == WF_OK;
+    CHECK(ck, made == 5, "operators (bc %d): %s", bc, st.msg);
+    if (made != 5) break; /* a test that cannot set up has failed: no more cases */
     double *x = st_field_alloc(&m), *y = st_field_alloc(&m), *a = st_field_alloc(&m),
            *b = st_field_alloc(&m);
     for (int j = 0; j < m.lny; j++)
@@ -149,6 +152,21 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
         for (int k = 0; k < nz; k++)
           if (fabs(a[st_idx(&m, i, j, k)] - b[st_idx(&m, i, j, k)]) > 1e-13) bad++;
     CHECK(ck, bad == 0, "contrast 1 differs from the Laplacian in %ld cells (bc %d)", bad, bc);
+    /* Zero flux through the non-periodic faces: the Dirichlet Laplacian
+     * less x_c for each face of the cell on the mesh's boundary. */
+    st_op_apply(&neu, x, b);
+    bad = 0;
+    int n3[3] = {nx, ny, nz};
+    for (int j = 0; j < m.lny; j++)
+      for (int i = 0; i < m.lnx; i++)
+        for (int k = 0; k < nz; k++) {
+          size_t c = st_idx(&m, i, j, k);
+          int g[3] = {m.x0 + i, m.y0 + j, k}, faces = 0;
+          for (int d = 0; d < 3; d++)
+            if (!per[d]) faces += (g[d] == 0) + (g[d] == n3[d] - 1);
+          if (fabs(b[c] - (a[c] - faces * x[c])) > 1e-12) bad++;
+        }
+    CHECK(ck, bad == 0, "zero-flux faces wrong in %ld cells (bc %d)", bad, bc);
     st_op_apply(&conv, x, b); /* x's halo is current after the applications above */
     bad = 0;
     for (int j = 0; j < m.lny; j++)
@@ -167,7 +185,7 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
     MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     CHECK(ck, fabs(v[0] - v[1]) <= 1e-12 * fabs(v[0]), "random coefficient not symmetric: %.17g vs %.17g (bc %d)", v[0], v[1], bc);
     free(x), free(y), free(a), free(b);
-    st_op_free(&lap), st_op_free(&flat), st_op_free(&conv), st_op_free(&rnd);
+    st_op_free(&lap), st_op_free(&flat), st_op_free(&conv), st_op_free(&rnd), st_op_free(&neu);
   }
   wf_wafer_free(&w);
   wf_deck_free(&deck);

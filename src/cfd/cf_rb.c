@@ -1,0 +1,330 @@
+#include "cf_rb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Neighbour strides in a field: x, y (a stored row of columns). */
+typedef struct strides {
+  ptrdiff_t x, y;
+} strides;
+
+static strides strides_of(const st_mesh *m) { return (strides){m->nz, (ptrdiff_t)m->ld * m->nz}; }
+
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr,
+                 const st_opts *poisson, wf_status *st) {
+  *rb = (cf_rb){
+      .m = m, .ra = ra, .pr = pr, .h = 1.0 / m->nz, .dims = m->ny > 1 ? 3 : 2, .opts = *poisson};
+  wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
+  if (wf_halo_create_shape(&rb->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, true, true,
+                           true, st) != WF_OK)
+    return st->code;
+  const bool periodic[3] = {true, true, false};
+  const st_coef_spec laplacian = {.kind = "smooth", .contrast = 1, .neumann = {false, false, true}};
+  if (st_op_create(&rb->poisson, m, fab, periodic, &laplacian, st) != WF_OK) return st->code;
+  bool ok = true;
+  for (int a = 0; a < CF_NFIELDS; a++) {
+    ok &= (rb->f[a] = st_field_alloc(m)) != NULL;
+    ok &= (rb->f0[a] = st_field_alloc(m)) != NULL;
+    ok &= (rb->rhs[a] = st_field_alloc(m)) != NULL;
+  }
+  ok &= (rb->phi = st_field_alloc(m)) != NULL;
+  ok &= (rb->b = st_field_alloc(m)) != NULL;
+  if (!ok) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the convection fields");
+  return WF_OK;
+}
+
+void cf_rb_free(cf_rb *rb) {
+  wf_halo_free(&rb->halo);
+  st_op_free(&rb->poisson);
+  for (int a = 0; a < CF_NFIELDS; a++) free(rb->f[a]), free(rb->f0[a]), free(rb->rhs[a]);
+  free(rb->phi), free(rb->b);
+}
+
+void cf_rb_init(cf_rb *rb, double amplitude) {
+  const st_mesh *m = rb->m;
+  for (int a = 0; a < CF_NFIELDS; a++) memset(rb->f[a], 0, m->n_stored * sizeof(double));
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      double x = 2 * ST_PI * (m->x0 + i + 0.5) / m->nx;
+      double *t = rb->f[CF_T] + st_idx(m, i, j, 0);
+      for (int k = 0; k < m->nz; k++) {
+        double z = (k + 0.5) * rb->h;
+        t[k] = 1 - z + amplitude * cos(x) * sin(ST_PI * z);
+      }
+    }
+}
+
+/* ---- the right-hand sides ---- */
+
+/* Momentum in x at the low x face of cells (i, j, k) of one column. */
+static void rhs_u(const cf_rb *rb, size_t c, double *restrict out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+  const double ih = 1 / rb->h, ih2 = ih * ih, pr = rb->pr;
+  const int nz = m->nz;
+  for (int k = 0; k < nz; k++) {
+    double ue = U[k] + U[k + s.x], uw = U[k - s.x] + U[k];
+    double vn = (V[k + s.y] + V[k + s.y - s.x]) * (U[k] + U[k + s.y]);
+    double vs = (V[k] + V[k - s.x]) * (U[k - s.y] + U[k]);
+    double wt = k + 1 < nz ? (W[k + 1] + W[k + 1 - s.x]) * (U[k] + U[k + 1]) : 0;
+    double wb = k > 0 ? (W[k] + W[k - s.x]) * (U[k - 1] + U[k]) : 0;
+    double adv = 0.25 * (ue * ue - uw * uw + vn - vs + wt - wb) * ih;
+    double up = k + 1 < nz ? U[k + 1] : -U[k], down = k > 0 ? U[k - 1] : -U[k]; /* no slip */
+    double lap = (U[k + s.x] + U[k - s.x] + U[k + s.y] + U[k - s.y] + up + down - 6 * U[k]) * ih2;
+    out[k] = pr * lap - adv;
+  }
+}
+
+/* Momentum in y at the low y face (the mirror of rhs_u). */
+static void rhs_v(const cf_rb *rb, size_t c, double *restrict out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+  const double ih = 1 / rb->h, ih2 = ih * ih, pr = rb->pr;
+  const int nz = m->nz;
+  for (int k = 0; k < nz; k++) {
+    double vn = V[k] + V[k + s.y], vs = V[k - s.y] + V[k];
+    double ue = (U[k + s.x] + U[k + s.x - s.y]) * (V[k] + V[k + s.x]);
+    double uw = (U[k] + U[k - s.y]) * (V[k - s.x] + V[k]);
+    double wt = k + 1 < nz ? (W[k + 1] + W[k + 1 - s.y]) * (V[k] + V[k + 1]) : 0;
+    double wb = k > 0 ? (W[k] + W[k - s.y]) * (V[k - 1] + V[k]) : 0;
+    double adv = 0.25 * (vn * vn - vs * vs + ue - uw + wt - wb) * ih;
+    double up = k + 1 < nz ? V[k + 1] : -V[k], down = k > 0 ? V[k - 1] : -V[k];
+    double lap = (V[k + s.x] + V[k - s.x] + V[k + s.y] + V[k - s.y] + up + down - 6 * V[k]) * ih2;
+    out[k] = pr * lap - adv;
+  }
+}
+
+/* Momentum in z at the low z face; the bottom wall's face (k = 0) stays 0. */
+static void rhs_w(const cf_rb *rb, size_t c, double *restrict out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c,
+               *T = rb->f[CF_T] + c;
+  const double ih = 1 / rb->h, ih2 = ih * ih, pr = rb->pr, buoyancy = rb->ra * rb->pr;
+  const int nz = m->nz;
+  out[0] = 0;
+  for (int k = 1; k < nz; k++) {
+    double above = k + 1 < nz ? W[k + 1] : 0; /* the top wall's face */
+    double wt = W[k] + above, wb = W[k - 1] + W[k];
+    double ue = (U[k + s.x] + U[k + s.x - 1]) * (W[k] + W[k + s.x]);
+    double uw = (U[k] + U[k - 1]) * (W[k - s.x] + W[k]);
+    double vn = (V[k + s.y] + V[k + s.y - 1]) * (W[k] + W[k + s.y]);
+    double vs = (V[k] + V[k - 1]) * (W[k - s.y] + W[k]);
+    double adv = 0.25 * (wt * wt - wb * wb + ue - uw + vn - vs) * ih;
+    double lap =
+        (W[k + s.x] + W[k - s.x] + W[k + s.y] + W[k - s.y] + above + W[k - 1] - 6 * W[k]) * ih2;
+    out[k] = pr * lap - adv + buoyancy * 0.5 * (T[k] + T[k - 1]);
+  }
+}
+
+/* Temperature at the centre: fluxes through the six faces; the walls are
+ * held at 1 (bottom) and 0 (top) half a cell beyond the last centre. */
+static void rhs_t(const cf_rb *rb, size_t c, double *restrict out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c,
+               *T = rb->f[CF_T] + c;
+  const double ih = 1 / rb->h, ih2 = ih * ih;
+  const int nz = m->nz;
+  for (int k = 0; k < nz; k++) {
+    double fe = U[k + s.x] * (T[k] + T[k + s.x]), fw = U[k] * (T[k - s.x] + T[k]);
+    double fn = V[k + s.y] * (T[k] + T[k + s.y]), fs = V[k] * (T[k - s.y] + T[k]);
+    double ft = k + 1 < nz ? W[k + 1] * (T[k] + T[k + 1]) : 0;
+    double fb = k > 0 ? W[k] * (T[k - 1] + T[k]) : 0;
+    double up = k + 1 < nz ? T[k + 1] : -T[k], down = k > 0 ? T[k - 1] : 2 - T[k];
+    double lap = (T[k + s.x] + T[k - s.x] + T[k + s.y] + T[k - s.y] + up + down - 6 * T[k]) * ih2;
+    out[k] = lap - 0.5 * (fe - fw + fn - fs + ft - fb) * ih;
+  }
+}
+
+static void exchange_state(cf_rb *rb) {
+  for (int a = 0; a < CF_NFIELDS; a++) wf_halo_exchange(&rb->halo, rb->f[a]);
+}
+
+static void rhs(cf_rb *rb) {
+  const st_mesh *m = rb->m;
+  exchange_state(rb);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      rhs_u(rb, c, rb->rhs[CF_U] + c);
+      if (rb->dims == 3) rhs_v(rb, c, rb->rhs[CF_V] + c);
+      rhs_w(rb, c, rb->rhs[CF_W] + c);
+      rhs_t(rb, c, rb->rhs[CF_T] + c);
+    }
+}
+
+/* ---- the projection ---- */
+
+/* div u of the owned cells into out (u's halo current). */
+static void divergence(const cf_rb *rb, double *out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double ih = 1 / rb->h;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+      double *d = out + c;
+      for (int k = 0; k < m->nz; k++) {
+        double above = k + 1 < m->nz ? W[k + 1] : 0;
+        d[k] = (U[k + s.x] - U[k] + V[k + s.y] - V[k] + above - W[k]) * ih;
+      }
+    }
+}
+
+static double norm2(const cf_rb *rb, const double *x) {
+  double sum = st_dot_local(rb->m, x, x);
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, rb->halo.fab->dc->comm);
+  return sqrt(sum);
+}
+
+/* Make the velocity divergence-free: -h^2 lap(phi) = -h^2 div u, then
+ * u -= grad(phi). The walls' faces carry no correction, as the operator's
+ * zero flux there says. */
+static int project(cf_rb *rb, wf_status *st) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
+  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  divergence(rb, rb->b);
+  double before = norm2(rb, rb->b);
+  const double h2 = rb->h * rb->h, ih = 1 / rb->h;
+  for (int j = 0; j < m->lny; j++)
+    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) rb->b[c] *= -h2;
+  st_result res = {0};
+  int rc = st_solve(&rb->poisson, ST_PCG, rb->b, rb->phi, &rb->opts, &res, st);
+  rb->solves++;
+  rb->poisson_its += res.its;
+  rb->poisson_seconds += res.seconds;
+  if (rc == WF_OK && !st_reason_converged(res.reason)) {
+    rb->solve_failed = true;
+    snprintf(rb->solve_reason, sizeof rb->solve_reason, "%s after %d iterations",
+             st_reason_name(res.reason), res.its);
+    rc = wf_fail(st, WF_ERR_RUNTIME, "the pressure's Poisson solve did not converge: %s",
+                 rb->solve_reason);
+  }
+  st_result_free(&res);
+  if (rc != WF_OK) return rc;
+  wf_halo_exchange(&rb->halo, rb->phi);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      const double *p = rb->phi + c;
+      double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+      for (int k = 0; k < m->nz; k++) {
+        U[k] -= (p[k] - p[k - s.x]) * ih;
+        if (rb->dims == 3) V[k] -= (p[k] - p[k - s.y]) * ih;
+        if (k > 0) W[k] -= (p[k] - p[k - 1]) * ih;
+      }
+    }
+  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
+  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  divergence(rb, rb->b);
+  double after = norm2(rb, rb->b);
+  if (before > 0) rb->div_ratio = fmax(rb->div_ratio, after / before);
+  return WF_OK;
+}
+
+/* ---- the step ---- */
+
+/* f = a f0 + b (f + dt rhs) on the owned cells, every field. */
+static void combine(cf_rb *rb, double a, double b, double dt) {
+  const st_mesh *m = rb->m;
+  for (int f = 0; f < CF_NFIELDS; f++) {
+    if (f == CF_V && rb->dims == 2) continue;
+    double *restrict x = rb->f[f];
+    const double *restrict x0 = rb->f0[f], *restrict r = rb->rhs[f];
+    for (int j = 0; j < m->lny; j++)
+      for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++)
+        x[c] = a * x0[c] + b * (x[c] + dt * r[c]);
+  }
+}
+
+int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
+  for (int f = 0; f < CF_NFIELDS; f++)
+    memcpy(rb->f0[f], rb->f[f], rb->m->n_stored * sizeof(double));
+  /* SSP-RK3: q1 = q + dt L(q); q2 = 3/4 q + 1/4 (q1 + dt L(q1));
+   * q3 = 1/3 q + 2/3 (q2 + dt L(q2)); each stage projected. */
+  static const double stage[3][2] = {{0, 1}, {0.75, 0.25}, {1.0 / 3, 2.0 / 3}};
+  for (int s = 0; s < 3; s++) {
+    rhs(rb);
+    combine(rb, stage[s][0], stage[s][1], dt);
+    if (project(rb, st) != WF_OK) return st->code;
+  }
+  return WF_OK;
+}
+
+double cf_rb_dt_limit(cf_rb *rb) {
+  const st_mesh *m = rb->m;
+  double speed = cf_rb_measure(rb).max_speed;
+  double diff = 2.51 * rb->h * rb->h / (4 * rb->dims * fmax(rb->pr, 1.0));
+  double adv = speed > 0 ? sqrt(3.0) * rb->h / speed : INFINITY;
+  (void)m;
+  return 1 / (1 / diff + 1 / adv);
+}
+
+/* ---- diagnostics ---- */
+
+cf_rb_stats cf_rb_measure(cf_rb *rb) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
+  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  const int nz = m->nz;
+  const double ih = 1 / rb->h;
+  /* sums: bottom gradient, top gradient, w T, kinetic, non-finite; maxima: div, speed */
+  double sum[5] = {0}, most[2] = {0};
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c,
+                   *T = rb->f[CF_T] + c;
+      /* -dT/dz at the walls, one-sided through the wall and two centres
+       * (second order): (8 T_wall - 9 T_0 + T_1) / 3h at the bottom. */
+      double t1 = nz > 1 ? T[1] : 2 - T[0], tn = nz > 1 ? T[nz - 2] : -T[0];
+      sum[0] += (8 - 9 * T[0] + t1) / 3 * ih;
+      sum[1] += (9 * T[nz - 1] - tn) / 3 * ih;
+      for (int k = 0; k < nz; k++) {
+        if (k > 0) sum[2] += W[k] * 0.5 * (T[k] + T[k - 1]);
+        double uc = 0.5 * (U[k] + U[k + s.x]), vc = 0.5 * (V[k] + V[k + s.y]);
+        double wc = 0.5 * (W[k] + (k + 1 < nz ? W[k + 1] : 0));
+        sum[3] += 0.5 * (uc * uc + vc * vc + wc * wc);
+        double div = (U[k + s.x] - U[k] + V[k + s.y] - V[k] + (k + 1 < nz ? W[k + 1] : 0) - W[k]);
+        most[0] = fmax(most[0], fabs(div) * ih);
+        most[1] = fmax(most[1], fabs(U[k]) + fabs(V[k]) + fabs(W[k]));
+        sum[4] += !isfinite(U[k] + V[k] + W[k] + T[k]);
+      }
+    }
+  MPI_Comm comm = rb->halo.fab->dc->comm;
+  MPI_Allreduce(MPI_IN_PLACE, sum, 5, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, comm);
+  double columns = (double)m->nx * m->ny, cells = columns * nz;
+  return (cf_rb_stats){.nu_bottom = sum[0] / columns,
+                       .nu_top = sum[1] / columns,
+                       .nu_volume = 1 + sum[2] / cells,
+                       .kinetic = sum[3] / cells,
+                       .max_div = most[0],
+                       .max_speed = most[1],
+                       .finite = sum[4] == 0};
+}
+
+void cf_rb_centred(cf_rb *rb, int component, double *out) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double *f = rb->f[component];
+  wf_halo_exchange(&rb->halo, rb->f[component]);
+  ptrdiff_t next = component == CF_U ? s.x : component == CF_V ? s.y : 1;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      for (int k = 0; k < m->nz; k++) {
+        double hi = component == CF_W && k + 1 == m->nz ? 0 : f[c + k + next];
+        out[c + k] = 0.5 * (f[c + k] + hi);
+      }
+    }
+}

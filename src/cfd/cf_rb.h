@@ -1,0 +1,83 @@
+/* Rayleigh-Benard convection, Boussinesq, on a staggered (MAC) grid laid on
+ * the mesh as st_mesh lays it (x, y over the PEs, z in PE memory, a halo of
+ * one column with corners).
+ *
+ * Units: the layer's depth (z from 0 to 1: h = 1 / nz, cubic cells), the
+ * thermal diffusion time, the temperature difference (T = 1 at the bottom
+ * wall, 0 at the top):
+ *   u_t + (u . grad) u = -grad p + Pr lap(u) + Ra Pr T e_z,   div u = 0,
+ *   T_t + u . grad T = lap(T).
+ * x and y are periodic; the walls at z = 0 and 1 are no-slip and isothermal.
+ * 2D is ny = 1 (on one PE row): every y difference vanishes.
+ *
+ * Staggering: u at the cell's low x face, v at its low y face, w at its low
+ * z face (w = 0 at k = 0, the bottom wall; the top wall's face is not
+ * stored and is 0); T and p at the centre. Second-order central
+ * differences, advection in divergence form. Time: SSP-RK3 (Shu-Osher),
+ * each stage projected: solve lap(phi) = div(u*) with zero flux through the
+ * walls by Jacobi-PCG (st_krylov), then u = u* - grad(phi). */
+#ifndef CF_RB_H
+#define CF_RB_H
+
+#include <stdbool.h>
+
+#include "st_krylov.h"
+#include "st_mesh.h"
+#include "wf_error.h"
+#include "wf_halo.h"
+
+enum { CF_U, CF_V, CF_W, CF_T, CF_NFIELDS };
+
+typedef struct cf_rb {
+  const st_mesh *m;
+  double ra, pr, h;
+  int dims;               /* 2 (ny = 1) or 3 */
+  wf_halo halo;           /* one column, corners, periodic in x and y */
+  st_op poisson;          /* -h^2 lap, no flux through the walls */
+  st_opts opts;           /* the Poisson solves' */
+  double *f[CF_NFIELDS];  /* the state: u, v, w, T */
+  double *f0[CF_NFIELDS]; /* the state at the start of the step */
+  double *rhs[CF_NFIELDS];
+  double *phi, *b;
+  /* The projections so far: */
+  long long poisson_its;
+  int solves;
+  double poisson_seconds;
+  double div_ratio; /* largest ||div u|| after / before a projection */
+  bool solve_failed;
+  char solve_reason[64];
+} cf_rb;
+
+/* Errors: out of memory; the halo against the rank blocks (input). */
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr,
+                 const st_opts *poisson, wf_status *st);
+void cf_rb_free(cf_rb *rb);
+
+/* The conduction state T = 1 - z at rest, plus `amplitude` times the onset
+ * mode's shape: cos(2 pi x / Lx) sin(pi z), x measured in cells' centres. */
+void cf_rb_init(cf_rb *rb, double amplitude);
+
+/* The largest stable step of the explicit scheme for the current velocity
+ * (collective): SSP-RK3's reach on the imaginary axis (sqrt 3) over the
+ * advection's, and on the real axis (2.51) over the diffusion's. */
+double cf_rb_dt_limit(cf_rb *rb);
+
+/* One step of dt (collective). Fails when a Poisson solve does not
+ * converge (its reason in rb->solve_reason). */
+int cf_rb_step(cf_rb *rb, double dt, wf_status *st);
+
+/* Diagnostics (collective). */
+typedef struct cf_rb_stats {
+  double nu_bottom, nu_top; /* -dT/dz at the walls, averaged over the wall */
+  double nu_volume;         /* 1 + <w T> over the layer */
+  double kinetic;           /* <u^2 + v^2 + w^2> / 2 */
+  double max_div;           /* max |div u| over the cells */
+  double max_speed;         /* max |u| + |v| + |w| */
+  bool finite;
+} cf_rb_stats;
+cf_rb_stats cf_rb_measure(cf_rb *rb);
+
+/* The velocity at the cell centres (the mean of the two faces), for output. */
+void cf_rb_centred(cf_rb *rb, int component, double *out);
+
+#endif

@@ -1,0 +1,388 @@
+/* `wafer cfd` with problem = convection: Rayleigh-Benard convection
+ * (cf_rb.h) run for a number of steps or up to a time, its Nusselt numbers
+ * and kinetic energy sampled as it goes, checked against linear stability
+ * theory (a perturbation decays below Ra_c = 1707.76 and grows above it)
+ * and by the divergence each projection leaves. */
+#include "cfd_convection.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cf_rb.h"
+#include "st_model.h"
+#include "wf_fault.h"
+#include "wf_h5.h"
+#include "wf_io.h"
+#include "wf_model.h"
+#include "wf_progress.h"
+#include "wf_signal.h"
+#include "wf_timing.h"
+#include "wf_wafer.h"
+
+/* Rigid-rigid walls: the critical Rayleigh number and wavenumber
+ * (Chandrasekhar 1961, Hydrodynamic and Hydromagnetic Stability, ch. II). */
+static const double RA_CRITICAL = 1707.76, K_CRITICAL = 3.117;
+
+typedef struct conv_setup {
+  int nx, ny, nz, steps, every;
+  double ra, pr, t_end, cfl, dt, amplitude;
+  st_opts poisson;
+  wf_prec wafer_prec;
+} conv_setup;
+
+static int read_setup(const wf_deck *d, conv_setup *s, wf_status *st) {
+  *s = (conv_setup){.nx = (int)wf_deck_int(d, "cfd", "nx"),
+                    .ny = (int)wf_deck_int(d, "cfd", "ny"),
+                    .nz = (int)wf_deck_int(d, "cfd", "nz"),
+                    .steps = (int)wf_deck_int(d, "cfd", "steps"),
+                    .every = (int)wf_deck_int(d, "cfd", "energy_every"),
+                    .ra = wf_deck_real(d, "cfd", "ra"),
+                    .pr = wf_deck_real(d, "cfd", "pr"),
+                    .t_end = wf_deck_real(d, "cfd", "t_end"),
+                    .cfl = wf_deck_real(d, "cfd", "cfl"),
+                    .dt = wf_deck_real(d, "cfd", "dt"),
+                    .amplitude = wf_deck_real(d, "cfd", "perturbation")};
+  s->poisson = (st_opts){.rtol = wf_deck_real(d, "cfd", "poisson_rtol"),
+                         .atol = 0,
+                         .dtol = 1e10,
+                         .max_its = (int)wf_deck_int(d, "cfd", "poisson_max_its"),
+                         .precision = ST_DOUBLE};
+  s->wafer_prec = strcmp(wf_deck_str(d, "cfd", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
+  const char *init = wf_deck_str(d, "cfd", "init");
+  if (strcmp(init, "auto") != 0 && strcmp(init, "mode") != 0)
+    return wf_deck_fail(d, "cfd", "init", st,
+                        "convection starts from the conduction state plus the onset mode "
+                        "(init = mode or auto), not from '%s'",
+                        init);
+  if (s->nz < 2)
+    return wf_deck_fail(d, "cfd", "nz", st, "%d cells across the layer: convection needs 2 or more",
+                        s->nz);
+  return WF_OK;
+}
+
+/* ---- the history: one row every `every` steps ---- */
+
+enum { H_T, H_NU_BOTTOM, H_NU_TOP, H_NU_VOLUME, H_KINETIC, H_MAX_DIV, H_COLS };
+
+typedef struct history {
+  double *rows; /* [n][H_COLS] */
+  int n, cap;
+} history;
+
+static bool history_add(history *h, double t, const cf_rb_stats *s) {
+  if (h->n == h->cap) {
+    int cap = h->cap ? 2 * h->cap : 256;
+    double *r = realloc(h->rows, (size_t)cap * H_COLS * sizeof *r);
+    if (!r) return false;
+    h->rows = r, h->cap = cap;
+  }
+  double *row = h->rows + (size_t)h->n++ * H_COLS;
+  row[H_T] = t, row[H_NU_BOTTOM] = s->nu_bottom, row[H_NU_TOP] = s->nu_top;
+  row[H_NU_VOLUME] = s->nu_volume, row[H_KINETIC] = s->kinetic, row[H_MAX_DIV] = s->max_div;
+  return true;
+}
+
+/* The kinetic energy's growth rate over the run's second half: half the
+ * slope of ln E against t (least squares); NAN without two samples. */
+static double growth_rate(const history *h) {
+  double t_half = 0.5 * h->rows[(size_t)(h->n - 1) * H_COLS + H_T];
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  int n = 0;
+  for (int r = 0; r < h->n; r++) {
+    const double *row = h->rows + (size_t)r * H_COLS;
+    if (row[H_T] < t_half || !(row[H_KINETIC] > 0)) continue;
+    double y = log(row[H_KINETIC]);
+    st += row[H_T], sy += y, stt += row[H_T] * row[H_T], sty += row[H_T] * y, n++;
+  }
+  if (n < 2) return NAN;
+  return 0.5 * (n * sty - st * sy) / (n * stt - st * st);
+}
+
+/* The mean of column `col` over the run's second half. */
+static double late_mean(const history *h, int col) {
+  double t_half = 0.5 * h->rows[(size_t)(h->n - 1) * H_COLS + H_T], sum = 0;
+  int n = 0;
+  for (int r = 0; r < h->n; r++)
+    if (h->rows[(size_t)r * H_COLS + H_T] >= t_half) sum += h->rows[(size_t)r * H_COLS + col], n++;
+  return n ? sum / n : NAN;
+}
+
+/* ---- the steps ---- */
+
+typedef struct conv_result {
+  int steps;
+  double t, dt_last, seconds;
+  cf_rb_stats last;
+} conv_result;
+
+static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, history *h, conv_result *r,
+                     wf_status *st) {
+  bool to_time = s->t_end > 0;
+  long total = to_time ? 1000 : s->steps;
+  wf_progress prog;
+  wf_progress_start(&prog, "cfd", total, run->verbose, stdout);
+  wf_signal_poll poll;
+  wf_signal_poll_start(&poll, run->comm);
+  int rc = WF_OK, n = 0;
+  double t = 0, seconds = 0;
+  cf_rb_stats stats = cf_rb_measure(rb);
+  if (!history_add(h, 0, &stats)) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
+  while (rc == WF_OK && (to_time ? t < s->t_end * (1 - 1e-12) : n < s->steps)) {
+    if ((rc = cfd_signalled(&poll, n, to_time ? -1 : s->steps, "convection", st)) != WF_OK) break;
+    double limit = cf_rb_dt_limit(rb), dt = s->dt > 0 ? s->dt : s->cfl * limit;
+    if (dt > limit) {
+      rc = wf_fail(st, WF_ERR_RUNTIME,
+                   "at step %d (t = %.6g) the fixed step %g exceeds the stable limit %.6g of the "
+                   "flow as it now is: use a smaller dt, or dt = 0 for the adaptive step",
+                   n, t, dt, limit);
+      break;
+    }
+    if (to_time) dt = fmin(dt, s->t_end - t);
+    double t0 = MPI_Wtime();
+    if ((rc = cf_rb_step(rb, dt, st)) != WF_OK) break;
+    seconds += MPI_Wtime() - t0;
+    t += dt, n++;
+    if (n == 10 && wf_fault("cfd_nan", run->comm)) /* the tests' blow-up */
+      rb->f[CF_T][st_idx(rb->m, 0, 0, 0)] = NAN;
+    bool last = to_time ? t >= s->t_end * (1 - 1e-12) : n == s->steps;
+    if (n % s->every == 0 || last) {
+      stats = cf_rb_measure(rb);
+      if (!stats.finite) {
+        rc = wf_fail(st, WF_ERR_RUNTIME,
+                     "the flow is no longer finite after step %d (t = %.6g; no checkpoint: the "
+                     "convection run keeps none yet)",
+                     n, t);
+        break;
+      }
+      if (!history_add(h, t, &stats)) {
+        rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
+        break;
+      }
+    }
+    r->dt_last = dt;
+    wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n);
+  }
+  wf_signal_poll_end(&poll);
+  r->steps = n, r->t = t, r->last = stats;
+  r->seconds = wf_slowest(run->comm, seconds);
+  return rc;
+}
+
+/* ---- the wafer model ---- */
+
+/* One step on the wafer, per PE: three stages, each the right-hand sides
+ * (per cell about 70 additions and 50 multiplies or FMACs over the four
+ * fields and their neighbours, operands from SRAM), the divergence and the
+ * correction (about 12 operations), the Poisson solve (its measured
+ * iterations, each as the stencil solvers' PCG iteration on a stored
+ * 7-point operator), and five halo exchanges (the four fields and phi). */
+static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, const cf_rb *rb) {
+  const wf_hw *hw = run->wafer->fab.hw;
+  const wf_grid *g = run->wafer->fab.grid;
+  double cells = (double)m->brick_x * m->brick_y * m->nz;
+  wf_range add = wf_model_vec(hw, WF_OP_ADD, s->wafer_prec, 82 * cells, 2, 1);
+  wf_range mul = wf_model_vec(hw, WF_OP_FMAC, s->wafer_prec, 50 * cells, 2, 1);
+  st_model it =
+      st_model_iteration(hw, g, m->brick_x, m->brick_y, m->nz, ST_PCG, true, s->wafer_prec);
+  double its = rb->solves ? (double)rb->poisson_its / rb->solves : 0;
+  double halo = 5 * st_op_halo_cycles(m, hw, g);
+  wf_range stage = {add.lo + mul.lo + its * it.cycles.lo + halo,
+                    add.hi + mul.hi + its * it.cycles.hi + halo};
+  wf_range cycles = {3 * stage.lo, 3 * stage.hi};
+  run->model =
+      (wf_projection){.valid = true,
+                      .unit = "step",
+                      .seconds = wf_model_seconds(hw, cycles),
+                      .flops = 3 * (132 + its * it.flops_per_cell) * m->n_global,
+                      .bytes_per_pe = (14 + it.arrays) * cells * wf_prec_bytes(s->wafer_prec),
+                      .sram_for_data = wf_model_sram_for_data(hw),
+                      .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
+                      .pes_offered = (double)hw->pe_nx * hw->pe_ny};
+}
+
+/* ---- checks, report, output ---- */
+
+typedef struct conv_findings {
+  double growth; /* 1 / thermal time (NAN: not measured) */
+  double nu;     /* the volume Nusselt number, mean over the second half */
+  double nu_bottom, nu_top;
+  double div_ratio;
+  bool linear; /* the perturbation stayed small: Nu within 1e-3 of 1 */
+} conv_findings;
+
+static void check(wf_run *run, const conv_setup *s, const cf_rb *rb, const history *h,
+                  conv_findings *f) {
+  char what[220];
+  f->div_ratio = rb->div_ratio;
+  double allowed = 10 * s->poisson.rtol;
+  snprintf(what, sizeof what,
+           "each projection leaves ||div u|| at most %.0e of what it found (worst %.2e, %d "
+           "projections)",
+           allowed, f->div_ratio, rb->solves);
+  wf_run_check(run, rb->solves > 0 && f->div_ratio <= allowed, what);
+  f->growth = growth_rate(h);
+  f->nu = late_mean(h, H_NU_VOLUME);
+  f->nu_bottom = late_mean(h, H_NU_BOTTOM);
+  f->nu_top = late_mean(h, H_NU_TOP);
+  /* Linear theory: from rest a perturbation decays below Ra_c and grows
+   * above it, while it is small: the heat flux it adds is second order in
+   * its amplitude, so a run whose Nusselt number stayed within 1e-3 of 1
+   * was linear throughout. Within 5% of Ra_c the discretisation (and the
+   * box's wavenumber, 2 pi / Lx against 3.117) may decide: no check. */
+  double rel = s->ra / RA_CRITICAL - 1, most = 0;
+  for (int r = 0; r < h->n; r++)
+    most = fmax(most, fabs(h->rows[(size_t)r * H_COLS + H_NU_VOLUME] - 1));
+  f->linear = most < 1e-3;
+  if (s->amplitude > 0 && f->linear && isfinite(f->growth) && fabs(rel) > 0.05) {
+    bool above = rel > 0;
+    snprintf(what, sizeof what,
+             "Ra = %g is %s Ra_c = %.2f: the perturbation %s (growth rate %.4g per thermal time)",
+             s->ra, above ? "above" : "below", RA_CRITICAL, above ? "grows" : "decays", f->growth);
+    wf_run_check(run, above ? f->growth > 0 : f->growth < 0, what);
+  }
+}
+
+static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv_result *r,
+                   const conv_findings *f, const history *h) {
+  const st_mesh *m = rb->m;
+  double updates = (double)m->n_global * r->steps / r->seconds;
+  double its = rb->solves ? (double)rb->poisson_its / rb->solves : 0;
+  double lx = (double)s->nx / s->nz;
+  if (run->verbose) {
+    char box[64];
+    if (rb->dims == 3)
+      snprintf(box, sizeof box, "%.4g x %.4g x 1", lx, (double)s->ny / s->nz);
+    else
+      snprintf(box, sizeof box, "%.4g x 1", lx);
+    printf(
+        "cfd: convection %dD, %dx%dx%d cells (box %s, wavenumber 2 pi / Lx = %.4f; onset's "
+        "%.3f), Ra %g, Pr %g: %d steps to t = %.4g in %.3f s, %.2f Mcell/s\n",
+        rb->dims, s->nx, s->ny, s->nz, box, 2 * ST_PI / lx, K_CRITICAL, s->ra, s->pr, r->steps,
+        r->t, r->seconds, updates / 1e6);
+    printf(
+        "cfd: pressure: %d PCG solves, %.1f iterations each, %.0f%% of the time; worst "
+        "||div u|| after / before a projection %.2e\n",
+        rb->solves, its, 100 * rb->poisson_seconds / fmax(r->seconds, 1e-300), f->div_ratio);
+    printf(
+        "cfd: Nusselt (second half's mean): bottom %.5f, top %.5f, volume %.5f; last kinetic "
+        "energy %.4g\n",
+        f->nu_bottom, f->nu_top, f->nu, r->last.kinetic);
+    if (isfinite(f->growth))
+      printf("cfd: kinetic energy's growth rate over the second half: %.5g per thermal time\n",
+             f->growth);
+    printf("cfd: wafer model (%s, %dx%d PEs): [%.3g, %.3g] s/step\n", run->wafer->hw.machine,
+           run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->model.seconds.lo,
+           run->model.seconds.hi);
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "cfd");
+  wf_json_str(j, "problem", "convection");
+  long long cells[3] = {s->nx, s->ny, s->nz};
+  wf_json_ints(j, "cells", cells, 3);
+  wf_json_int(j, "dims", rb->dims);
+  wf_json_num(j, "ra", s->ra);
+  wf_json_num(j, "pr", s->pr);
+  wf_json_int(j, "steps", r->steps);
+  wf_json_num(j, "t", r->t);
+  wf_json_num(j, "dt_last", r->dt_last);
+  wf_json_num(j, "seconds_per_step", r->seconds / fmax(r->steps, 1));
+  wf_json_num(j, "cell_updates_per_s", updates);
+  wf_json_int(j, "poisson_solves", rb->solves);
+  wf_json_num(j, "poisson_iterations_per_solve", its);
+  wf_json_num(j, "poisson_fraction_of_time", rb->poisson_seconds / fmax(r->seconds, 1e-300));
+  wf_json_num(j, "divergence_ratio", f->div_ratio);
+  wf_json_num(j, "max_divergence", r->last.max_div);
+  wf_json_num(j, "nusselt", f->nu);
+  wf_json_num(j, "nusselt_bottom", f->nu_bottom);
+  wf_json_num(j, "nusselt_top", f->nu_top);
+  wf_json_num(j, "kinetic_energy", r->last.kinetic);
+  if (isfinite(f->growth)) wf_json_num(j, "growth_rate", f->growth);
+  wf_json_bool(j, "linear", f->linear);
+  double nus[3] = {r->last.nu_bottom, r->last.nu_top, r->last.nu_volume};
+  wf_json_nums(j, "nusselt_last", nus, 3);
+  wf_json_int(j, "history_rows", h->n);
+  wf_json_end(j);
+  wf_json_begin(j, "model");
+  wf_projection_json(&run->model, j);
+  wf_json_end(j);
+  snprintf(run->headline, sizeof run->headline, "convection %dD Ra %g, %d steps, Nu %.3f", rb->dims,
+           s->ra, r->steps, f->nu);
+}
+
+static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_result *r,
+                        const char *path, wf_status *st) {
+  const st_mesh *m = rb->m;
+  wf_h5file f;
+  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
+  double *centred = st_field_alloc(m);
+  int failed = !centred;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  int rc = failed ? wf_fail(st, WF_ERR_RUNTIME, "out of memory writing '%s'", path) : WF_OK;
+  if (rc == WF_OK && (wf_h5_reserve(&f, 8.0 * 4 * (double)m->n_global, st) != WF_OK ||
+                      st_mesh_write_field(&f, m, "temperature", rb->f[CF_T], st) != WF_OK))
+    rc = st->code;
+  const char *names[3] = {"velocity_x", "velocity_y", "velocity_z"};
+  for (int a = 0; a < 3 && rc == WF_OK; a++) {
+    cf_rb_centred(rb, a, centred);
+    if (st_mesh_write_field(&f, m, names[a], centred, st) != WF_OK) rc = st->code;
+  }
+  bool root = run->rank == 0;
+  unsigned long long zero = 0, rows = (unsigned long long)(root ? h->n : 0);
+  wf_h5_rows hr = {(unsigned long long)h->n, H_COLS, root, &zero, &rows};
+  double none = 0;
+  if (rc == WF_OK &&
+      (wf_h5_write_rows(&f, "history", WF_F64, &hr, root ? h->rows : &none, st) != WF_OK ||
+       wf_h5_attr_str(&f, "history_columns", "t nu_bottom nu_top nu_volume kinetic max_div", st) !=
+           WF_OK ||
+       wf_h5_attr_num(&f, "ra", rb->ra, st) != WF_OK ||
+       wf_h5_attr_num(&f, "pr", rb->pr, st) != WF_OK || wf_h5_attr_num(&f, "t", r->t, st) != WF_OK))
+    rc = st->code;
+  free(centred);
+  if (rc != WF_OK) {
+    wf_h5_discard(&f);
+    return rc;
+  }
+  return wf_h5_close(&f, st);
+}
+
+int cfd_convection_run(wf_run *run, wf_status *st) {
+  const wf_deck *d = run->deck;
+  conv_setup s;
+  if (read_setup(d, &s, st) != WF_OK) return st->code;
+  st_mesh m;
+  if (st_mesh_create(&m, run->wafer, s.nx, s.ny, s.nz, st) != WF_OK)
+    return wf_deck_blame(d, "cfd", "nx", st);
+  cf_rb rb;
+  int rc = cf_rb_create(&rb, &m, &run->wafer->fab, s.ra, s.pr, &s.poisson, st);
+  if (rc != WF_OK && st->code == WF_ERR_INPUT) rc = wf_deck_blame(d, "cfd", "nx", st);
+  history h = {0};
+  conv_result r = {0};
+  if (rc == WF_OK) {
+    cf_rb_init(&rb, s.amplitude);
+    double limit = cf_rb_dt_limit(&rb); /* at rest: diffusion's */
+    if (s.dt > limit)
+      rc = wf_deck_fail(d, "cfd", "dt", st,
+                        "%g violates the stability limit of the explicit scheme (SSP-RK3, "
+                        "diffusion at Pr = %g): dt <= %.6g thermal times at nz = %d, less as the "
+                        "flow speeds up",
+                        s.dt, s.pr, limit, s.nz);
+  }
+  if (rc == WF_OK) rc = run_steps(run, &s, &rb, &h, &r, st);
+  wf_status_agree(run->comm, st);
+  rc = st->code;
+  if (rc == WF_OK) {
+    conv_findings f;
+    check(run, &s, &rb, &h, &f);
+    project_model(run, &m, &s, &rb);
+    report(run, &s, &rb, &r, &f, &h);
+    run->seconds = r.seconds;
+    run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
+    const char *out = wf_deck_str(d, "output", "file");
+    if (out[0]) rc = write_output(run, &rb, &h, &r, out, st);
+  }
+  free(h.rows);
+  cf_rb_free(&rb);
+  return rc;
+}
