@@ -347,6 +347,73 @@ static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_res
   return wf_h5_close(&f, st);
 }
 
+/* ---- the plot ---- */
+
+/* The temperature in the x-z plane through y = ny / 2, on rank 0 as
+ * [nz][nx] (NULL elsewhere, or out of memory). Collective. */
+static double *gather_plane(wf_run *run, const cf_rb *rb) {
+  const st_mesh *m = rb->m;
+  int j = m->ny / 2 - m->y0, mine = j >= 0 && j < m->lny ? m->lnx : 0;
+  double *row = malloc(((size_t)m->lnx + 1) * m->nz * sizeof *row);
+  for (int i = 0; row && i < mine; i++)
+    for (int k = 0; k < m->nz; k++) row[(size_t)k * m->lnx + i] = rb->f[CF_T][st_idx(m, i, j, k)];
+  int *counts = NULL, *x0 = NULL, *displ = NULL;
+  double *packed = NULL, *plane = NULL;
+  if (run->rank == 0) {
+    counts = calloc((size_t)run->nranks, sizeof *counts);
+    x0 = calloc((size_t)run->nranks, sizeof *x0);
+    displ = calloc((size_t)run->nranks, sizeof *displ);
+    packed = malloc((size_t)m->nx * m->nz * sizeof *packed);
+    plane = malloc((size_t)m->nx * m->nz * sizeof *plane);
+  }
+  int send = mine * m->nz;
+  MPI_Gather(&send, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
+  MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
+  for (int r = 1; run->rank == 0 && r < run->nranks; r++) displ[r] = displ[r - 1] + counts[r - 1];
+  MPI_Gatherv(row, send, MPI_DOUBLE, packed, counts, displ, MPI_DOUBLE, 0, run->comm);
+  for (int r = 0; plane && packed && r < run->nranks; r++) {
+    int width = counts[r] / m->nz;
+    for (int k = 0; k < m->nz; k++)
+      for (int i = 0; i < width; i++)
+        plane[(size_t)k * m->nx + x0[r] + i] = packed[displ[r] + (size_t)k * width + i];
+  }
+  free(row), free(counts), free(x0), free(displ), free(packed);
+  return plane;
+}
+
+typedef struct plot_data {
+  const st_mesh *m;
+  const double *plane;
+  const history *h;
+} plot_data;
+
+/* "nx nz rows", the plane bottom first, the history (plot_convection.py). */
+static void write_plot_data(FILE *f, const void *data) {
+  const plot_data *p = data;
+  fprintf(f, "%d %d %d\n", p->m->nx, p->m->nz, p->h->n);
+  for (int k = 0; k < p->m->nz; k++)
+    for (int i = 0; i < p->m->nx; i++)
+      fprintf(f, "%.6g%c", p->plane[(size_t)k * p->m->nx + i], i + 1 < p->m->nx ? ' ' : '\n');
+  for (int r = 0; r < p->h->n; r++)
+    for (int c = 0; c < H_COLS; c++)
+      fprintf(f, "%.9g%c", p->h->rows[(size_t)r * H_COLS + c], c + 1 < H_COLS ? ' ' : '\n');
+}
+
+static int plot(wf_run *run, const cf_rb *rb, const history *h, const char *png, wf_status *st) {
+  double *plane = gather_plane(run, rb);
+  int failed = run->rank == 0 && !plane;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the plot's plane");
+  plot_data data = {rb->m, plane, h};
+  char title[160];
+  snprintf(title, sizeof title, "Rayleigh-Benard, Ra %g, Pr %g, %dx%dx%d cells: T at y = Ly/2",
+           rb->ra, rb->pr, rb->m->nx, rb->m->ny, rb->m->nz);
+  int rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_convection.py", png, title,
+                       write_plot_data, &data, st);
+  free(plane);
+  return rc;
+}
+
 int cfd_convection_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
   conv_setup s;
@@ -381,6 +448,8 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
     const char *out = wf_deck_str(d, "output", "file");
     if (out[0]) rc = write_output(run, &rb, &h, &r, out, st);
+    const char *png = wf_deck_str(d, "cfd", "plot");
+    if (rc == WF_OK && png[0]) rc = plot(run, &rb, &h, png, st);
   }
   free(h.rows);
   cf_rb_free(&rb);

@@ -76,6 +76,10 @@ static const wf_key cfd_keys[] = {
     {"perturbation", WF_KEY_REAL, "1e-3", 0, 1, NULL,
      "convection: amplitude of the initial temperature perturbation, cos(2 pi x / Lx) sin(pi z)",
      NULL},
+    {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "convection: PNG of the temperature in the x-z plane through the middle of y, and of the "
+     "Nusselt numbers in time ('' = none)",
+     NULL},
     {"poisson_rtol", WF_KEY_REAL, "1e-10", 1e-15, 0.1, NULL,
      "convection: relative tolerance of the pressure's PCG solve", NULL},
     {"poisson_max_its", WF_KEY_INT, "20000", 1, 1e9, NULL,
