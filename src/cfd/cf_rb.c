@@ -12,16 +12,24 @@ typedef struct strides {
 
 static strides strides_of(const st_mesh *m) { return (strides){m->nz, (ptrdiff_t)m->ld * m->nz}; }
 
-int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr,
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr, bool side_walls,
                  const st_opts *poisson, wf_status *st) {
-  *rb = (cf_rb){
-      .m = m, .ra = ra, .pr = pr, .h = 1.0 / m->nz, .dims = m->ny > 1 ? 3 : 2, .opts = *poisson};
+  *rb = (cf_rb){.m = m,
+                .ra = ra,
+                .pr = pr,
+                .h = 1.0 / m->nz,
+                .dims = m->ny > 1 ? 3 : 2,
+                .side_walls = side_walls,
+                .west = side_walls && m->x0 == 0,
+                .east = side_walls && m->x0 + m->lnx == m->nx,
+                .opts = *poisson};
   wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
-  if (wf_halo_create_shape(&rb->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, true, true,
-                           true, st) != WF_OK)
+  if (wf_halo_create_shape(&rb->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, true,
+                           !side_walls, true, st) != WF_OK)
     return st->code;
-  const bool periodic[3] = {true, true, false};
-  const st_coef_spec laplacian = {.kind = "smooth", .contrast = 1, .neumann = {false, false, true}};
+  const bool periodic[3] = {!side_walls, true, false};
+  const st_coef_spec laplacian = {
+      .kind = "smooth", .contrast = 1, .neumann = {side_walls, false, true}};
   if (st_op_create(&rb->poisson, m, fab, periodic, &laplacian, st) != WF_OK) return st->code;
   bool ok = true;
   for (int a = 0; a < CF_NFIELDS; a++) {
@@ -29,7 +37,7 @@ int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double 
     ok &= (rb->f0[a] = st_field_alloc(m)) != NULL;
     ok &= (rb->rhs[a] = st_field_alloc(m)) != NULL;
   }
-  ok &= (rb->phi = st_field_alloc(m)) != NULL;
+  for (int k = 0; k < 3; k++) ok &= (rb->phi[k] = st_field_alloc(m)) != NULL;
   ok &= (rb->b = st_field_alloc(m)) != NULL;
   if (!ok) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the convection fields");
   return WF_OK;
@@ -39,7 +47,8 @@ void cf_rb_free(cf_rb *rb) {
   wf_halo_free(&rb->halo);
   st_op_free(&rb->poisson);
   for (int a = 0; a < CF_NFIELDS; a++) free(rb->f[a]), free(rb->f0[a]), free(rb->rhs[a]);
-  free(rb->phi), free(rb->b);
+  for (int k = 0; k < 3; k++) free(rb->phi[k]);
+  free(rb->b);
 }
 
 void cf_rb_init(cf_rb *rb, double amplitude) {
@@ -47,7 +56,7 @@ void cf_rb_init(cf_rb *rb, double amplitude) {
   for (int a = 0; a < CF_NFIELDS; a++) memset(rb->f[a], 0, m->n_stored * sizeof(double));
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
-      double x = 2 * ST_PI * (m->x0 + i + 0.5) / m->nx;
+      double x = (rb->side_walls ? 1 : 2) * ST_PI * (m->x0 + i + 0.5) / m->nx;
       double *t = rb->f[CF_T] + st_idx(m, i, j, 0);
       for (int k = 0; k < m->nz; k++) {
         double z = (k + 0.5) * rb->h;
@@ -55,6 +64,38 @@ void cf_rb_init(cf_rb *rb, double amplitude) {
       }
     }
 }
+
+/* ---- halos and walls ---- */
+
+/* What a side wall does to a field's ghost column: the wall's own face
+ * (u: 0), odd reflection (no slip: v, w), even reflection (no flux: T, phi). */
+typedef enum { GHOST_WALL_FACE, GHOST_ODD, GHOST_EVEN } ghost_kind;
+
+static ghost_kind ghost_of(int field) {
+  return field == CF_U ? GHOST_WALL_FACE : field == CF_T ? GHOST_EVEN : GHOST_ODD;
+}
+
+/* Exchange a field's halo, then fill the ghost columns beyond the side
+ * walls this rank holds (every row, the corners' too). */
+static void exchange(cf_rb *rb, double *f, ghost_kind kind) {
+  const st_mesh *m = rb->m;
+  wf_halo_exchange(&rb->halo, f);
+  for (int side = 0; side < 2; side++) {
+    if (!(side ? rb->east : rb->west)) continue;
+    int ghost = side ? m->lnx : -1, inner = side ? m->lnx - 1 : 0;
+    for (int j = -1; j <= m->lny; j++) {
+      double *g = f + st_idx(m, ghost, j, 0);
+      const double *in = f + st_idx(m, inner, j, 0);
+      for (int k = 0; k < m->nz; k++)
+        g[k] = kind == GHOST_WALL_FACE ? 0 : kind == GHOST_ODD ? -in[k] : in[k];
+    }
+  }
+}
+
+static void exchange_field(cf_rb *rb, int field) { exchange(rb, rb->f[field], ghost_of(field)); }
+
+/* Whether owned column i's low x face is the west wall (u = 0 there). */
+static bool on_west_wall(const cf_rb *rb, int i) { return rb->west && i == 0; }
 
 /* ---- the right-hand sides ---- */
 
@@ -142,7 +183,7 @@ static void rhs_t(const cf_rb *rb, size_t c, double *restrict out) {
 }
 
 static void exchange_state(cf_rb *rb) {
-  for (int a = 0; a < CF_NFIELDS; a++) wf_halo_exchange(&rb->halo, rb->f[a]);
+  for (int a = 0; a < CF_NFIELDS; a++) exchange_field(rb, a);
 }
 
 static void rhs(cf_rb *rb) {
@@ -151,7 +192,10 @@ static void rhs(cf_rb *rb) {
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
       size_t c = st_idx(m, i, j, 0);
-      rhs_u(rb, c, rb->rhs[CF_U] + c);
+      if (on_west_wall(rb, i))
+        memset(rb->rhs[CF_U] + c, 0, (size_t)m->nz * sizeof(double));
+      else
+        rhs_u(rb, c, rb->rhs[CF_U] + c);
       if (rb->dims == 3) rhs_v(rb, c, rb->rhs[CF_V] + c);
       rhs_w(rb, c, rb->rhs[CF_W] + c);
       rhs_t(rb, c, rb->rhs[CF_T] + c);
@@ -184,20 +228,22 @@ static double norm2(const cf_rb *rb, const double *x) {
 }
 
 /* Make the velocity divergence-free: -h^2 lap(phi) = -h^2 div u, then
- * u -= grad(phi). The walls' faces carry no correction, as the operator's
+ * u -= grad(phi). Each stage keeps its phi: the next step's solve starts
+ * from it (a stage's phi is its own fraction of dt times the pressure). The walls' faces carry no correction, as the operator's
  * zero flux there says. */
-static int project(cf_rb *rb, wf_status *st) {
+static int project(cf_rb *rb, int stage, wf_status *st) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
-  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
-  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  exchange_field(rb, CF_U);
+  exchange_field(rb, CF_V);
   divergence(rb, rb->b);
   double before = norm2(rb, rb->b);
   const double h2 = rb->h * rb->h, ih = 1 / rb->h;
   for (int j = 0; j < m->lny; j++)
     for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) rb->b[c] *= -h2;
   st_result res = {0};
-  int rc = st_solve(&rb->poisson, ST_PCG, rb->b, rb->phi, &rb->opts, &res, st);
+  double *phi = rb->phi[stage];
+  int rc = st_solve(&rb->poisson, ST_PCG, rb->b, phi, &rb->opts, &res, st);
   rb->solves++;
   rb->poisson_its += res.its;
   rb->poisson_seconds += res.seconds;
@@ -210,20 +256,21 @@ static int project(cf_rb *rb, wf_status *st) {
   }
   st_result_free(&res);
   if (rc != WF_OK) return rc;
-  wf_halo_exchange(&rb->halo, rb->phi);
+  exchange(rb, phi, GHOST_EVEN);
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
       size_t c = st_idx(m, i, j, 0);
-      const double *p = rb->phi + c;
+      const double *p = phi + c;
       double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+      bool wall = on_west_wall(rb, i);
       for (int k = 0; k < m->nz; k++) {
-        U[k] -= (p[k] - p[k - s.x]) * ih;
+        if (!wall) U[k] -= (p[k] - p[k - s.x]) * ih;
         if (rb->dims == 3) V[k] -= (p[k] - p[k - s.y]) * ih;
         if (k > 0) W[k] -= (p[k] - p[k - 1]) * ih;
       }
     }
-  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
-  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  exchange_field(rb, CF_U);
+  exchange_field(rb, CF_V);
   divergence(rb, rb->b);
   double after = norm2(rb, rb->b);
   if (before > 0) rb->div_ratio = fmax(rb->div_ratio, after / before);
@@ -254,7 +301,7 @@ int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
   for (int s = 0; s < 3; s++) {
     rhs(rb);
     combine(rb, stage[s][0], stage[s][1], dt);
-    if (project(rb, st) != WF_OK) return st->code;
+    if (project(rb, s, st) != WF_OK) return st->code;
   }
   return WF_OK;
 }
@@ -273,8 +320,8 @@ double cf_rb_dt_limit(cf_rb *rb) {
 cf_rb_stats cf_rb_measure(cf_rb *rb) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
-  wf_halo_exchange(&rb->halo, rb->f[CF_U]);
-  wf_halo_exchange(&rb->halo, rb->f[CF_V]);
+  exchange_field(rb, CF_U);
+  exchange_field(rb, CF_V);
   const int nz = m->nz;
   const double ih = 1 / rb->h;
   /* sums: bottom gradient, top gradient, w T, kinetic, non-finite; maxima: div, speed */
@@ -317,7 +364,7 @@ void cf_rb_centred(cf_rb *rb, int component, double *out) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
   const double *f = rb->f[component];
-  wf_halo_exchange(&rb->halo, rb->f[component]);
+  exchange_field(rb, component);
   ptrdiff_t next = component == CF_U ? s.x : component == CF_V ? s.y : 1;
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {

@@ -8,7 +8,9 @@
  *   u_t + (u . grad) u = -grad p + Pr lap(u) + Ra Pr T e_z,   div u = 0,
  *   T_t + u . grad T = lap(T).
  * x and y are periodic; the walls at z = 0 and 1 are no-slip and isothermal.
- * 2D is ny = 1 (on one PE row): every y difference vanishes.
+ * Or, with side walls, x is bounded by no-slip adiabatic walls (the square
+ * cavity of the published 2D benchmarks). 2D is ny = 1 (on one PE row):
+ * every y difference vanishes.
  *
  * Staggering: u at the cell's low x face, v at its low y face, w at its low
  * z face (w = 0 at k = 0, the bottom wall; the top wall's face is not
@@ -32,13 +34,16 @@ typedef struct cf_rb {
   const st_mesh *m;
   double ra, pr, h;
   int dims;               /* 2 (ny = 1) or 3 */
+  bool side_walls;        /* x bounded by no-slip adiabatic walls (else periodic) */
+  bool west, east;        /* this rank holds the x = 0 or the x = Lx wall */
   wf_halo halo;           /* one column, corners, periodic in x and y */
   st_op poisson;          /* -h^2 lap, no flux through the walls */
   st_opts opts;           /* the Poisson solves' */
   double *f[CF_NFIELDS];  /* the state: u, v, w, T */
   double *f0[CF_NFIELDS]; /* the state at the start of the step */
   double *rhs[CF_NFIELDS];
-  double *phi, *b;
+  double *phi[3]; /* each RK stage's last pressure correction: the solves' start */
+  double *b;
   /* The projections so far: */
   long long poisson_its;
   int solves;
@@ -49,12 +54,13 @@ typedef struct cf_rb {
 } cf_rb;
 
 /* Errors: out of memory; the halo against the rank blocks (input). */
-int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr,
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr, bool side_walls,
                  const st_opts *poisson, wf_status *st);
 void cf_rb_free(cf_rb *rb);
 
 /* The conduction state T = 1 - z at rest, plus `amplitude` times the onset
- * mode's shape: cos(2 pi x / Lx) sin(pi z), x measured in cells' centres. */
+ * mode's shape: cos(2 pi x / Lx) sin(pi z), a pair of rolls across the
+ * periodic box; between side walls cos(pi x / Lx) sin(pi z), one roll. */
 void cf_rb_init(cf_rb *rb, double amplitude);
 
 /* The largest stable step of the explicit scheme for the current velocity

@@ -28,6 +28,7 @@ static const double RA_CRITICAL = 1707.76, K_CRITICAL = 3.117;
 typedef struct conv_setup {
   int nx, ny, nz, steps, every;
   double ra, pr, t_end, cfl, dt, amplitude;
+  bool side_walls;
   st_opts poisson;
   wf_prec wafer_prec;
 } conv_setup;
@@ -43,12 +44,14 @@ static int read_setup(const wf_deck *d, conv_setup *s, wf_status *st) {
                     .t_end = wf_deck_real(d, "cfd", "t_end"),
                     .cfl = wf_deck_real(d, "cfd", "cfl"),
                     .dt = wf_deck_real(d, "cfd", "dt"),
-                    .amplitude = wf_deck_real(d, "cfd", "perturbation")};
+                    .amplitude = wf_deck_real(d, "cfd", "perturbation"),
+                    .side_walls = strcmp(wf_deck_str(d, "cfd", "walls_x"), "adiabatic") == 0};
   s->poisson = (st_opts){.rtol = wf_deck_real(d, "cfd", "poisson_rtol"),
                          .atol = 0,
                          .dtol = 1e10,
                          .max_its = (int)wf_deck_int(d, "cfd", "poisson_max_its"),
-                         .precision = ST_DOUBLE};
+                         .precision = ST_DOUBLE,
+                         .nonzero_guess = true}; /* the last stage's phi */
   s->wafer_prec = strcmp(wf_deck_str(d, "cfd", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   const char *init = wf_deck_str(d, "cfd", "init");
   if (strcmp(init, "auto") != 0 && strcmp(init, "mode") != 0)
@@ -422,7 +425,7 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
   if (st_mesh_create(&m, run->wafer, s.nx, s.ny, s.nz, st) != WF_OK)
     return wf_deck_blame(d, "cfd", "nx", st);
   cf_rb rb;
-  int rc = cf_rb_create(&rb, &m, &run->wafer->fab, s.ra, s.pr, &s.poisson, st);
+  int rc = cf_rb_create(&rb, &m, &run->wafer->fab, s.ra, s.pr, s.side_walls, &s.poisson, st);
   if (rc != WF_OK && st->code == WF_ERR_INPUT) rc = wf_deck_blame(d, "cfd", "nx", st);
   history h = {0};
   conv_result r = {0};

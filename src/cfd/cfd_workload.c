@@ -74,7 +74,12 @@ static const wf_key cfd_keys[] = {
     {"t_end", WF_KEY_REAL, "0", 0, 1e9, NULL,
      "convection: run up to this time, in thermal diffusion times (0: `steps` steps)", NULL},
     {"perturbation", WF_KEY_REAL, "1e-3", 0, 1, NULL,
-     "convection: amplitude of the initial temperature perturbation, cos(2 pi x / Lx) sin(pi z)",
+     "convection: amplitude of the initial temperature perturbation, cos(2 pi x / Lx) sin(pi z) "
+     "(between side walls cos(pi x / Lx) sin(pi z): one roll)",
+     NULL},
+    {"walls_x", WF_KEY_CHOICE, "periodic", 0, 0, "periodic|adiabatic",
+     "convection: x periodic, or bounded by no-slip adiabatic walls (the square cavity of the "
+     "published 2D benchmarks)",
      NULL},
     {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "convection: PNG of the temperature in the x-z plane through the middle of y, and of the "

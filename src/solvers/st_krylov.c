@@ -76,16 +76,22 @@ typedef struct monitor {
 
 /* Collective (it starts the signal poll on the fabric's communicator):
  * every monitor_start has its monitor_end. */
-static void monitor_start(monitor *mo, wf_fabric *fab, const st_opts *o, st_result *res,
-                          double rnorm0) {
+static void monitor_start_ref(monitor *mo, wf_fabric *fab, const st_opts *o, st_result *res,
+                              double rnorm0, double bnorm) {
   memset(res, 0, sizeof *res);
   wf_signal_poll_start(&mo->sig, fab->dc->comm);
   mo->o = o;
   mo->res = res;
-  mo->ttol = fmax(o->rtol * rnorm0, o->atol);
-  mo->divtol = o->dtol * rnorm0;
+  mo->ttol = fmax(o->rtol * bnorm, o->atol);
+  mo->divtol = o->dtol * bnorm;
   res->rnorm0 = res->rnorm = rnorm0;
   history_set(res, 0, rnorm0);
+}
+
+/* rtol and dtol relative to the initial residual: ||b||, x starting at 0. */
+static void monitor_start(monitor *mo, wf_fabric *fab, const st_opts *o, st_result *res,
+                          double rnorm0) {
+  monitor_start_ref(mo, fab, o, res, rnorm0, rnorm0);
 }
 
 /* Record iteration `its` with residual norm `rnorm`; true when finished. */
@@ -189,13 +195,20 @@ static int cg_general(st_op *op, bool pcg, const double *b, double *x, const st_
     if (pcg) free(z);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for CG vectors");
   }
-  memset(x, 0, m->n_stored * sizeof(double));
   memcpy(r, b, m->n_stored * sizeof(double));
   if (pcg) jacobi(op, r, z);
+  double bnorm = sqrt(allreduce1(fab, st_dot_local(m, z, z))); /* rtol's reference */
+  if (o->nonzero_guess) {
+    st_op_apply(op, x, q);
+    axpbypcz(m, r, -1.0, q, 0.0, q, 1.0); /* r = b - A x */
+    if (pcg) jacobi(op, r, z);
+  } else {
+    memset(x, 0, m->n_stored * sizeof(double));
+  }
   double zz = st_dot_local(m, z, z), beta = st_dot_local(m, z, r);
   allreduce2(fab, &zz, &beta);
   monitor mo;
-  monitor_start(&mo, fab, o, res, sqrt(zz));
+  monitor_start_ref(&mo, fab, o, res, sqrt(zz), bnorm);
   /* A p (coefficients 7, p, q), p'q (2), x and r updates (6), z (3), norms (2),
    * p update (3). */
   res->bytes_per_cell_it = (pcg ? 23 : 20) * sizeof(double);
@@ -315,6 +328,9 @@ static int bicgstab(st_op *op, const double *b, double *x, const st_opts *o, st_
 
 int st_solve(st_op *op, st_method method, const double *b, double *x, const st_opts *o,
              st_result *res, wf_status *st) {
+  if (o->nonzero_guess && (!op->coef[ST_P] || (method != ST_CG && method != ST_PCG)))
+    return wf_fail(st, WF_ERR_INPUT,
+                   "a nonzero initial guess is implemented for CG and PCG on a stored operator");
   if (o->precision != ST_DOUBLE && (op->coef[ST_P] || (method != ST_CG && method != ST_PCG)))
     return wf_fail(st, WF_ERR_INPUT,
                    "single and mixed precision are implemented for CG and PCG on the Laplacian");

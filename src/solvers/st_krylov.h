@@ -36,6 +36,9 @@ typedef struct st_opts {
   double rtol, atol, dtol;
   int max_its;
   st_precision precision;
+  /* Start from the x given (PETSc's KSPSetInitialGuessNonzero), not from 0;
+   * rtol stays relative to ||b||. CG and PCG on a stored operator only. */
+  bool nonzero_guess;
 } st_opts;
 
 typedef struct st_result {
@@ -51,7 +54,8 @@ typedef struct st_result {
   double bytes_per_cell_it; /* memory traffic the kernels need, per cell and iteration */
 } st_result;
 
-/* Solve A x = b (x starts at 0). b's halo is not used. */
+/* Solve A x = b (x starts at 0, or at x with nonzero_guess). b's halo is
+ * not used. */
 int st_solve(st_op *op, st_method method, const double *b, double *x, const st_opts *o,
              st_result *res, wf_status *st);
 /* Largest eigenvalue of A from the start vector v (overwritten). */

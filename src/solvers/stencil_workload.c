@@ -286,9 +286,11 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
                            .convection = wf_deck_real(d, "stencil", "convection"),
                            .seed = wf_deck_int(d, "stencil", "seed")};
   s->method = method_of(wf_deck_str(d, "stencil", "solver"));
-  s->opts = (st_opts){wf_deck_real(d, "stencil", "rtol"), wf_deck_real(d, "stencil", "atol"),
-                      wf_deck_real(d, "stencil", "dtol"),
-                      (int)wf_deck_int(d, "stencil", "max_iterations"), ST_DOUBLE};
+  s->opts = (st_opts){.rtol = wf_deck_real(d, "stencil", "rtol"),
+                      .atol = wf_deck_real(d, "stencil", "atol"),
+                      .dtol = wf_deck_real(d, "stencil", "dtol"),
+                      .max_its = (int)wf_deck_int(d, "stencil", "max_iterations"),
+                      .precision = ST_DOUBLE};
   const char *prec = wf_deck_str(d, "stencil", "precision");
   s->opts.precision = strcmp(prec, "single") == 0  ? ST_SINGLE
                       : strcmp(prec, "mixed") == 0 ? ST_MIXED

@@ -124,6 +124,40 @@ sys.exit(0 if abs(fine / 1707.76 - 1) < 0.015 and abs(extrapolated / 1707.76 - 1
 EOF
   expect "/usr/bin/python3 onset.py > onset.txt" "onset: $(cat onset.txt)"
   ;;
+nusselt)
+  # Steady convection in a square cavity (no-slip walls all round, the side
+  # walls adiabatic), Pr = 0.71: the mean Nusselt number at the hot wall
+  # against Ouertatani, Cheikh, Beya and Lili, C. R. Mecanique 336 (2008)
+  # 464-470, table: 2.1581 at Ra = 10^4 and 3.9103 at 10^5. Runs at nz = 24
+  # and 32, to steady state; Richardson's extrapolation of the wall's and
+  # the volume's (1 + <w T>) Nusselt numbers within 0.5% of the table, the
+  # nz = 32 values within 2% of it.
+  CAVITY="--set cfd.problem=convection --set cfd.walls_x=adiabatic --set wafer.pe_grid=4x1 --set cfd.ny=1 --set cfd.perturbation=1e-2"
+  for ra in 1e4 1e5; do
+    t_end=1.0; [ $ra = 1e5 ] && t_end=0.5
+    for nz in 24 32; do
+      # shellcheck disable=SC2086
+      cfd $CAVITY --set cfd.nx=$nz --set cfd.nz=$nz --set cfd.ra=$ra --set cfd.t_end=$t_end --json n${ra}_$nz.json > /dev/null
+      expect "[ $? -eq 0 ] && json n${ra}_$nz.json \"j['status'] == 'ok'\"" \
+             "cavity Ra=$ra nz=$nz: $(json n${ra}_$nz.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+    done
+    cat > nu.py <<EOF
+import json, sys
+published = {"1e4": 2.1581, "1e5": 3.9103}["$ra"]
+last = {nz: json.load(open(f"n${ra}_{nz}.json"))["cfd"]["nusselt_last"] for nz in (24, 32)}
+bad = []
+for col, name in ((0, "wall"), (2, "volume")):
+    coarse, fine = last[24][col], last[32][col]
+    extrapolated = fine + (fine - coarse) / ((32 / 24) ** 2 - 1)
+    print(f"Ra $ra {name}: {coarse:.4f} (nz 24), {fine:.4f} (nz 32), extrapolated {extrapolated:.4f}; published {published}")
+    if abs(extrapolated / published - 1) > 0.005 or abs(fine / published - 1) > 0.02:
+        bad.append(name)
+sys.exit(1 if bad else 0)
+EOF
+    expect "/usr/bin/python3 nu.py > nu$ra.txt" "Nusselt: $(cat nu$ra.txt)"
+    cat nu$ra.txt
+  done
+  ;;
 convection)
   # The same flow on 1 rank and on $ranks, in 3D and in 2D: every field and
   # the history to 1e-9 (the solves' sums differ in order); the XDMF sidecar.

@@ -2,6 +2,7 @@
  * the global mesh, for every boundary combination and uneven meshes; the
  * solvers' handling of a NaN in the right-hand side (reported, not hung). */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "mpi_check.h"
@@ -96,7 +97,7 @@ static void test_nan_rhs(checks *ck) {
     for (int i = 0; i < m.lnx; i++)
       for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = 1.0;
   if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
-  st_opts o = {1e-8, 1e-50, 1e5, 500, ST_DOUBLE};
+  st_opts o = {.rtol = 1e-8, .atol = 1e-50, .dtol = 1e5, .max_its = 500, .precision = ST_DOUBLE};
   for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
     st_result res;
     CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
@@ -191,6 +192,60 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
   wf_deck_free(&deck);
 }
 
+/* PCG from a nonzero guess: from the solution itself it stops at once;
+ * from half of it, it reaches the same solution; rtol stays relative to
+ * ||b||, so both meet the same residual as the solve from zero. */
+static void test_nonzero_guess(checks *ck) {
+  wf_wafer w;
+  wf_deck deck;
+  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
+  wf_status st;
+  st_mesh m;
+  st_op op;
+  bool per[3] = {true, false, false};
+  st_coef_spec walls = {.kind = "random", .contrast = 10, .seed = 3};
+  int rc = st_mesh_create(&m, &w, 13, 9, 7, &st);
+  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, &walls, &st);
+  CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
+  if (rc != WF_OK) {
+    wf_wafer_free(&w);
+    wf_deck_free(&deck);
+    return;
+  }
+  double *b = st_field_alloc(&m), *x = st_field_alloc(&m), *y = st_field_alloc(&m);
+  for (int j = 0; j < m.lny; j++)
+    for (int i = 0; i < m.lnx; i++)
+      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+  st_opts o = {.rtol = 1e-10, .dtol = 1e5, .max_its = 1000, .precision = ST_DOUBLE};
+  st_result res;
+  CHECK(ck, st_solve(&op, ST_PCG, b, x, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
+        "solve from zero");
+  int cold = res.its;
+  st_result_free(&res);
+  o.nonzero_guess = true;
+  memcpy(y, x, m.n_stored * sizeof *y);
+  CHECK(ck, st_solve(&op, ST_PCG, b, y, &o, &res, &st) == WF_OK && res.its == 0,
+        "from the solution: %d iterations, not 0", res.its);
+  st_result_free(&res);
+  for (size_t c = 0; c < m.n_stored; c++) y[c] = 0.5 * x[c];
+  CHECK(ck, st_solve(&op, ST_PCG, b, y, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
+        "from half the solution");
+  double diff = 0, norm = 0;
+  for (int j = 0; j < m.lny; j++)
+    for (size_t c = st_row(&m, j); c < st_row(&m, j) + st_row_len(&m); c++)
+      diff = fmax(diff, fabs(y[c] - x[c])), norm = fmax(norm, fabs(x[c]));
+  double v[2] = {diff, norm};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(ck, v[0] <= 1e-8 * v[1] && res.its > 0 && res.its <= cold,
+        "from half the solution: %.2e off in %d iterations (%d from zero)", v[0] / v[1], res.its,
+        cold);
+  st_result_free(&res);
+  free(b), free(x), free(y);
+  st_op_free(&op);
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
   test_operator(&ck, 4, 3, 1);   /* one column per PE, nz = 1 */
@@ -199,5 +254,6 @@ int main(int argc, char **argv) {
   test_general_operator(&ck, 13, 7, 5);
   test_general_operator(&ck, 4, 3, 1);
   test_nan_rhs(&ck);
+  test_nonzero_guess(&ck);
   return checks_finish(&ck, "test_stencil");
 }
