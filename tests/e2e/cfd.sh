@@ -159,13 +159,17 @@ EOF
   done
   ;;
 convection)
-  # The same flow on 1 rank and on $ranks, in 3D and in 2D: every field and
+  # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between
+  # side walls (2w): every field and
   # the history to 1e-9 (the solves' sums differ in order); the XDMF sidecar.
   # A perturbation of 0.1 is past the linear regime: the divergence is the
   # runs' one check.
-  for dims in 3 2; do
-    if [ $dims = 3 ]; then GRID="--set wafer.pe_grid=4x4 --set cfd.nx=16 --set cfd.ny=12 --set cfd.nz=8"
-    else GRID="--set wafer.pe_grid=4x1 --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16"; fi
+  for dims in 3 2 2w; do
+    case $dims in
+    3) GRID="--set wafer.pe_grid=4x4 --set cfd.nx=16 --set cfd.ny=12 --set cfd.nz=8" ;;
+    2) GRID="--set wafer.pe_grid=4x1 --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16" ;;
+    *) GRID="--set wafer.pe_grid=4x1 --set cfd.nx=24 --set cfd.ny=1 --set cfd.nz=16 --set cfd.walls_x=adiabatic" ;;
+    esac
     for n in 1 "$ranks"; do
       # shellcheck disable=SC2086
       mpiexec -n "$n" "$wafer" cfd --quiet $GRID --set cfd.problem=convection --set cfd.ra=5000 \
