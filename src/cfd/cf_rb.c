@@ -1,5 +1,6 @@
 #include "cf_rb.h"
 
+#include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,25 +13,93 @@ typedef struct strides {
 
 static strides strides_of(const st_mesh *m) { return (strides){m->nz, (ptrdiff_t)m->ld * m->nz}; }
 
-int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr, bool side_walls,
-                 const st_opts *poisson, wf_status *st) {
+/* ---- the FFT solve ---- */
+
+/* The plan of the even-extended box, nx x ny x 2 nz; its first stage must
+ * be laid out as the mesh (both are the union of the rank's PE bricks). */
+static int fft_create(cf_rb *rb, wf_fabric *fab, wf_status *st) {
+  const st_mesh *m = rb->m;
+  const int n[3] = {m->nx, m->ny, 2 * m->nz};
+  const ff_opts o = {
+      .prec = FF_DOUBLE, .dims = 3, .fftw_flags = FFTW_MEASURE, .wafer_prec = WF_FP32};
+  if (ff_plan_create(&rb->fft, fab, n, &o, st) != WF_OK) return st->code;
+  const ff_box *b = ff_in_box(&rb->fft);
+  int same = b->x0 == m->x0 && b->nx == m->lnx && b->y0 == m->y0 && b->ny == m->lny;
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, fab->dc->comm);
+  if (!same)
+    return wf_fail(st, WF_ERR_RUNTIME, "the FFT's rank boxes are not the mesh's rank blocks");
+  return WF_OK;
+}
+
+/* The 7-point operator's eigenvalue (times h^2) for wavenumber k of n cells. */
+static double symbol(int k, int n) { return 2 - 2 * cos(2 * ST_PI * k / n); }
+
+/* -h^2 lap(phi) = b exactly: b's column even-extended to 2 nz cells,
+ * transformed, divided by the operator's eigenvalues (the constant mode,
+ * the null space, set to 0), transformed back; phi the first nz cells. */
+static int fft_solve(cf_rb *rb, const double *b, double *phi, wf_status *st) {
+  const st_mesh *m = rb->m;
+  ff_plan *p = &rb->fft;
+  const int nz = m->nz, n2 = 2 * nz;
+  double(*in)[2] = ff_in(p);
+  const ff_box *bi = ff_in_box(p);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      const double *col = b + st_idx(m, i, j, 0);
+      double(*c)[2] = in + ff_index(bi, i, j, 0);
+      for (int k = 0; k < nz; k++) {
+        c[k][0] = c[n2 - 1 - k][0] = col[k];
+        c[k][1] = c[n2 - 1 - k][1] = 0;
+      }
+    }
+  if (ff_execute(p, -1, st) != WF_OK) return st->code;
+  double(*out)[2] = ff_out(p);
+  const ff_box *bo = ff_out_box(p);
+  const double cells = (double)m->nx * m->ny * n2;
+  for (int x = 0; x < bo->nx; x++)
+    for (int y = 0; y < bo->ny; y++)
+      for (int z = 0; z < bo->nz; z++) {
+        double lam = symbol(bo->x0 + x, m->nx) + symbol(bo->y0 + y, m->ny) + symbol(bo->z0 + z, n2);
+        double scale = lam > 1e-300 ? 1 / (lam * cells) : 0;
+        double *v = out[ff_index(bo, x, y, z)];
+        v[0] *= scale, v[1] *= scale;
+      }
+  if (ff_execute(p, +1, st) != WF_OK) return st->code;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      double *col = phi + st_idx(m, i, j, 0);
+      const double(*c)[2] = in + ff_index(bi, i, j, 0);
+      for (int k = 0; k < nz; k++) col[k] = c[k][0];
+    }
+  return WF_OK;
+}
+
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, const cf_rb_params *p,
+                 wf_status *st) {
   *rb = (cf_rb){.m = m,
-                .ra = ra,
-                .pr = pr,
+                .ra = p->ra,
+                .pr = p->pr,
                 .h = 1.0 / m->nz,
                 .dims = m->ny > 1 ? 3 : 2,
-                .side_walls = side_walls,
-                .west = side_walls && m->x0 == 0,
-                .east = side_walls && m->x0 + m->lnx == m->nx,
-                .opts = *poisson};
+                .side_walls = p->side_walls,
+                .west = p->side_walls && m->x0 == 0,
+                .east = p->side_walls && m->x0 + m->lnx == m->nx,
+                .solver = p->solver,
+                .opts = p->pcg};
+  if (p->solver == CF_POISSON_FFT && p->side_walls)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "the FFT pressure solve needs x periodic: between side walls use PCG");
   wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
   if (wf_halo_create_shape(&rb->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, true,
-                           !side_walls, true, st) != WF_OK)
+                           !p->side_walls, true, st) != WF_OK)
     return st->code;
-  const bool periodic[3] = {!side_walls, true, false};
+  const bool periodic[3] = {!p->side_walls, true, false};
   const st_coef_spec laplacian = {
-      .kind = "smooth", .contrast = 1, .neumann = {side_walls, false, true}};
-  if (st_op_create(&rb->poisson, m, fab, periodic, &laplacian, st) != WF_OK) return st->code;
+      .kind = "smooth", .contrast = 1, .neumann = {p->side_walls, false, true}};
+  if (p->solver == CF_POISSON_PCG &&
+      st_op_create(&rb->poisson, m, fab, periodic, &laplacian, st) != WF_OK)
+    return st->code;
+  if (p->solver == CF_POISSON_FFT && fft_create(rb, fab, st) != WF_OK) return st->code;
   bool ok = true;
   for (int a = 0; a < CF_NFIELDS; a++) {
     ok &= (rb->f[a] = st_field_alloc(m)) != NULL;
@@ -45,7 +114,10 @@ int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double 
 
 void cf_rb_free(cf_rb *rb) {
   wf_halo_free(&rb->halo);
-  st_op_free(&rb->poisson);
+  if (rb->solver == CF_POISSON_PCG)
+    st_op_free(&rb->poisson);
+  else
+    ff_plan_free(&rb->fft);
   for (int a = 0; a < CF_NFIELDS; a++) free(rb->f[a]), free(rb->f0[a]), free(rb->rhs[a]);
   for (int k = 0; k < 3; k++) free(rb->phi[k]);
   free(rb->b);
@@ -229,8 +301,8 @@ static double norm2(const cf_rb *rb, const double *x) {
 
 /* Make the velocity divergence-free: -h^2 lap(phi) = -h^2 div u, then
  * u -= grad(phi). Each stage keeps its phi: the next step's solve starts
- * from it (a stage's phi is its own fraction of dt times the pressure). The walls' faces carry no correction, as the operator's
- * zero flux there says. */
+ * from it (a stage's phi is its own fraction of dt times the pressure). The walls' faces carry no
+ * correction, as the operator's zero flux there says. */
 static int project(cf_rb *rb, int stage, wf_status *st) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
@@ -243,7 +315,15 @@ static int project(cf_rb *rb, int stage, wf_status *st) {
     for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) rb->b[c] *= -h2;
   st_result res = {0};
   double *phi = rb->phi[stage];
-  int rc = st_solve(&rb->poisson, ST_PCG, rb->b, phi, &rb->opts, &res, st);
+  int rc;
+  if (rb->solver == CF_POISSON_FFT) {
+    double t0 = MPI_Wtime();
+    rc = fft_solve(rb, rb->b, phi, st);
+    res.reason = ST_CONVERGED_RTOL; /* exact */
+    res.seconds = MPI_Wtime() - t0;
+  } else {
+    rc = st_solve(&rb->poisson, ST_PCG, rb->b, phi, &rb->opts, &res, st);
+  }
   rb->solves++;
   rb->poisson_its += res.its;
   rb->poisson_seconds += res.seconds;

@@ -17,12 +17,17 @@
  * stored and is 0); T and p at the centre. Second-order central
  * differences, advection in divergence form. Time: SSP-RK3 (Shu-Osher),
  * each stage projected: solve lap(phi) = div(u*) with zero flux through the
- * walls by Jacobi-PCG (st_krylov), then u = u* - grad(phi). */
+ * walls, then u = u* - grad(phi). The solve: Jacobi-PCG (st_krylov), or
+ * exactly by FFT (ff_pencil): the zero-flux walls in z are the even
+ * extension of the column to 2 nz cells, periodic, where the 7-point
+ * operator is diagonal (a cosine transform in z, in place of a tridiagonal
+ * solve: the same discrete system; x and y must then be periodic). */
 #ifndef CF_RB_H
 #define CF_RB_H
 
 #include <stdbool.h>
 
+#include "ff_pencil.h"
 #include "st_krylov.h"
 #include "st_mesh.h"
 #include "wf_error.h"
@@ -30,15 +35,26 @@
 
 enum { CF_U, CF_V, CF_W, CF_T, CF_NFIELDS };
 
+typedef enum { CF_POISSON_PCG, CF_POISSON_FFT } cf_poisson;
+
+typedef struct cf_rb_params {
+  double ra, pr;
+  bool side_walls;   /* x bounded by no-slip adiabatic walls (else periodic) */
+  cf_poisson solver; /* FFT: x periodic only */
+  st_opts pcg;       /* the PCG solves' tolerance and limits */
+} cf_rb_params;
+
 typedef struct cf_rb {
   const st_mesh *m;
   double ra, pr, h;
-  int dims;               /* 2 (ny = 1) or 3 */
-  bool side_walls;        /* x bounded by no-slip adiabatic walls (else periodic) */
-  bool west, east;        /* this rank holds the x = 0 or the x = Lx wall */
-  wf_halo halo;           /* one column, corners, periodic in x and y */
-  st_op poisson;          /* -h^2 lap, no flux through the walls */
-  st_opts opts;           /* the Poisson solves' */
+  int dims;        /* 2 (ny = 1) or 3 */
+  bool side_walls; /* x bounded by no-slip adiabatic walls (else periodic) */
+  bool west, east; /* this rank holds the x = 0 or the x = Lx wall */
+  wf_halo halo;    /* one column, corners, periodic in x and y */
+  cf_poisson solver;
+  st_op poisson;          /* PCG: -h^2 lap, no flux through the walls */
+  st_opts opts;           /* PCG: the solves' tolerance */
+  ff_plan fft;            /* FFT: nx x ny x 2 nz, periodic */
   double *f[CF_NFIELDS];  /* the state: u, v, w, T */
   double *f0[CF_NFIELDS]; /* the state at the start of the step */
   double *rhs[CF_NFIELDS];
@@ -53,9 +69,9 @@ typedef struct cf_rb {
   char solve_reason[64];
 } cf_rb;
 
-/* Errors: out of memory; the halo against the rank blocks (input). */
-int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, double ra, double pr, bool side_walls,
-                 const st_opts *poisson, wf_status *st);
+/* Errors: out of memory; the halo against the rank blocks, the FFT with
+ * side walls (input). */
+int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, const cf_rb_params *p, wf_status *st);
 void cf_rb_free(cf_rb *rb);
 
 /* The conduction state T = 1 - z at rest, plus `amplitude` times the onset

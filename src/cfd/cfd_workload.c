@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cf_heat.h"
-#include "cfd_convection.h"
 #include "cf_wave.h"
+#include "cfd_convection.h"
 #include "st_mesh.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
@@ -84,6 +84,10 @@ static const wf_key cfd_keys[] = {
     {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "convection: PNG of the temperature in the x-z plane through the middle of y, and of the "
      "Nusselt numbers in time ('' = none)",
+     NULL},
+    {"poisson", WF_KEY_CHOICE, "pcg", 0, 0, "pcg|fft",
+     "convection: the pressure's solve, Jacobi-PCG (the stencil solvers') or exact by FFT (the "
+     "pencil FFT; the walls in z by even extension; x periodic)",
      NULL},
     {"poisson_rtol", WF_KEY_REAL, "1e-10", 1e-15, 0.1, NULL,
      "convection: relative tolerance of the pressure's PCG solve", NULL},
@@ -903,14 +907,21 @@ static int cfd_run(wf_run *run, wf_status *st) {
 
 /* `wafer demo`'s second cfd run: 2D convection at Ra = 10^4 from the onset
  * mode, a few hundred steps (its projections' divergence checked). */
-static const char *const convection_demo[] = {
-    "cfd.problem=convection", "wafer.pe_grid=8x1", "cfd.nx=32", "cfd.ny=1", "cfd.nz=16",
-    "cfd.ra=1e4",             "cfd.steps=300",     NULL};
+static const char *const convection_demo[] = {"cfd.problem=convection",
+                                              "wafer.pe_grid=8x1",
+                                              "cfd.nx=32",
+                                              "cfd.ny=1",
+                                              "cfd.nz=16",
+                                              "cfd.ra=1e4",
+                                              "cfd.steps=300",
+                                              "cfd.poisson=fft",
+                                              NULL};
 
 const wf_workload wf_cfd_workload = {
     .name = "cfd",
-    .help = "stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation, "
-            "Rayleigh-Benard convection",
+    .help =
+        "stencil CFD on the PE grid: the SC22 acoustic wave stencil, the heat equation, "
+        "Rayleigh-Benard convection",
     .sections = cfd_sections,
     .nsections = 1,
     .run = cfd_run,
