@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cf_rb.h"
+#include "cf_rb_checkpoint.h"
 #include "st_model.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
@@ -119,25 +120,63 @@ static double late_mean(const history *h, int col) {
 /* ---- the steps ---- */
 
 typedef struct conv_result {
-  int steps;
+  int first_step; /* 0, or the restart's */
+  double t0;      /* the time at first_step */
+  int steps;      /* run here */
   double t, dt_last, seconds;
   cf_rb_stats last;
 } conv_result;
 
-static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, history *h, conv_result *r,
-                     wf_status *st) {
+/* Where the run keeps its checkpoints, and the last one written. */
+typedef struct checkpoints {
+  const char *path; /* '' = none */
+  int every;        /* steps between them (0: only at the end) */
+  int last_step;    /* -1: none written yet */
+} checkpoints;
+
+static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, int n, double t,
+                            wf_status *st) {
+  if (cf_rb_checkpoint_write(rb, run->comm, ck->path, n, t, st) != WF_OK) return st->code;
+  ck->last_step = n;
+  return WF_OK;
+}
+
+/* What a stopped run leaves: its last good checkpoint, or why there is none. */
+static void last_good(const checkpoints *ck, char *out, size_t len) {
+  if (!ck->path[0])
+    snprintf(out, len, "no checkpoint: set cfd.checkpoint and cfd.checkpoint_every to keep one");
+  else if (ck->last_step < 0)
+    snprintf(out, len, "no checkpoint written yet to %s", ck->path);
+  else
+    snprintf(out, len, "last good checkpoint: %s, step %d (continue with --set cfd.restart=%s)",
+             ck->path, ck->last_step, ck->path);
+}
+
+static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *ck, history *h,
+                     conv_result *r, wf_status *st) {
   bool to_time = s->t_end > 0;
+  int n = r->first_step;
+  double t = r->t0, seconds = 0;
   long total = to_time ? 1000 : s->steps;
   wf_progress prog;
   wf_progress_start(&prog, "cfd", total, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
-  int rc = WF_OK, n = 0;
-  double t = 0, seconds = 0;
+  int rc = WF_OK;
+  char where[200];
   cf_rb_stats stats = cf_rb_measure(rb);
-  if (!history_add(h, 0, &stats)) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
+  if (!history_add(h, t, &stats)) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
   while (rc == WF_OK && (to_time ? t < s->t_end * (1 - 1e-12) : n < s->steps)) {
-    if ((rc = cfd_signalled(&poll, n, to_time ? -1 : s->steps, "convection", st)) != WF_OK) break;
+    int sig = wf_signal_poll_next(&poll);
+    if (sig) {
+      /* The state after step n is whole: keep it if the run keeps any. */
+      if (ck->path[0] && write_checkpoint(run, rb, ck, n, t, st) != WF_OK) break;
+      last_good(ck, where, sizeof where);
+      char at[260];
+      snprintf(at, sizeof at, "at step %d (%s)", n, where);
+      rc = wf_signal_fail(st, sig, at);
+      break;
+    }
     double limit = cf_rb_dt_limit(rb), dt = s->dt > 0 ? s->dt : s->cfl * limit;
     if (dt > limit) {
       rc = wf_fail(st, WF_ERR_RUNTIME,
@@ -154,25 +193,26 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, history *h, co
     if (n == 10 && wf_fault("cfd_nan", run->comm)) /* the tests' blow-up */
       rb->f[CF_T][st_idx(rb->m, 0, 0, 0)] = NAN;
     bool last = to_time ? t >= s->t_end * (1 - 1e-12) : n == s->steps;
-    if (n % s->every == 0 || last) {
+    bool at_checkpoint = ck->path[0] && ((ck->every > 0 && n % ck->every == 0) || last);
+    if (n % s->every == 0 || last || at_checkpoint) {
       stats = cf_rb_measure(rb);
       if (!stats.finite) {
+        last_good(ck, where, sizeof where);
         rc = wf_fail(st, WF_ERR_RUNTIME,
-                     "the flow is no longer finite after step %d (t = %.6g; no checkpoint: the "
-                     "convection run keeps none yet)",
-                     n, t);
+                     "the flow is no longer finite after step %d (t = %.6g; %s)", n, t, where);
         break;
       }
-      if (!history_add(h, t, &stats)) {
+      if ((n % s->every == 0 || last) && !history_add(h, t, &stats)) {
         rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
         break;
       }
     }
+    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
     r->dt_last = dt;
-    wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n);
+    wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n - r->first_step);
   }
   wf_signal_poll_end(&poll);
-  r->steps = n, r->t = t, r->last = stats;
+  r->steps = n - r->first_step, r->t = t, r->last = stats;
   r->seconds = wf_slowest(run->comm, seconds);
   return rc;
 }
@@ -293,6 +333,7 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
   wf_json_int(j, "dims", rb->dims);
   wf_json_num(j, "ra", s->ra);
   wf_json_num(j, "pr", s->pr);
+  wf_json_int(j, "first_step", r->first_step);
   wf_json_int(j, "steps", r->steps);
   wf_json_num(j, "t", r->t);
   wf_json_num(j, "dt_last", r->dt_last);
@@ -439,8 +480,24 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     rc = wf_deck_blame(d, "cfd", s.solver == CF_POISSON_FFT && s.side_walls ? "poisson" : "nx", st);
   history h = {0};
   conv_result r = {0};
-  if (rc == WF_OK) {
+  checkpoints ck = {wf_deck_str(d, "cfd", "checkpoint"),
+                    (int)wf_deck_int(d, "cfd", "checkpoint_every"), -1};
+  const char *restart = wf_deck_str(d, "cfd", "restart");
+  if (rc == WF_OK && restart[0]) {
+    long long step = 0;
+    rc = cf_rb_checkpoint_read(&rb, run->comm, restart, &step, &r.t0, st);
+    r.first_step = (int)step;
+    if (rc != WF_OK && st->code == WF_ERR_INPUT)
+      rc = wf_deck_blame(d, "cfd", "restart", st);
+    else if (rc == WF_OK && (s.t_end > 0 ? r.t0 >= s.t_end : step >= s.steps))
+      rc = wf_deck_fail(d, "cfd", "restart", st,
+                        "the checkpoint is at step %lld, t = %.6g: nothing to run (cfd.steps or "
+                        "cfd.t_end is where the whole run ends)",
+                        step, r.t0);
+  } else if (rc == WF_OK) {
     cf_rb_init(&rb, s.amplitude);
+  }
+  if (rc == WF_OK && !restart[0]) {
     double limit = cf_rb_dt_limit(&rb); /* at rest: diffusion's */
     if (s.dt > limit)
       rc = wf_deck_fail(d, "cfd", "dt", st,
@@ -449,7 +506,7 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
                         "flow speeds up",
                         s.dt, s.pr, limit, s.nz);
   }
-  if (rc == WF_OK) rc = run_steps(run, &s, &rb, &h, &r, st);
+  if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &h, &r, st);
   wf_status_agree(run->comm, st);
   rc = st->code;
   if (rc == WF_OK) {

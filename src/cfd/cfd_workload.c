@@ -85,6 +85,16 @@ static const wf_key cfd_keys[] = {
      "convection: PNG of the temperature in the x-z plane through the middle of y, and of the "
      "Nusselt numbers in time ('' = none)",
      NULL},
+    {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "convection: HDF5 checkpoint, rewritten every checkpoint_every steps, at the end and on "
+     "SIGTERM or SIGINT ('' = none)",
+     NULL},
+    {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "convection: steps between checkpoints (0: only at the end)", NULL},
+    {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
+     "convection: continue from this checkpoint (same deck, ranks and grids; steps or t_end "
+     "stays where the whole run ends)",
+     NULL},
     {"poisson", WF_KEY_CHOICE, "pcg", 0, 0, "pcg|fft",
      "convection: the pressure's solve, Jacobi-PCG (the stencil solvers') or exact by FFT (the "
      "pencil FFT; the walls in z by even extension; x periodic)",

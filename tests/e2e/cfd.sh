@@ -158,6 +158,39 @@ EOF
     cat nu$ra.txt
   done
   ;;
+restart)
+  # Checkpoints: a run of 60 steps against one of 30 continued from its
+  # checkpoint, bit for bit (each stage's last phi is kept: the solves
+  # start from it); a restart on other rank blocks, or with nothing left to
+  # run, is refused; a NaN stops the run naming its last good checkpoint.
+  G="--set wafer.pe_grid=4x1 --set cfd.problem=convection --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1"
+  # shellcheck disable=SC2086
+  cfd $G --set cfd.steps=60 --set output.file=full.h5 > /dev/null
+  expect "[ $? -eq 0 ] && [ -s full.h5 ]" "the whole run"
+  # shellcheck disable=SC2086
+  cfd $G --set cfd.steps=30 --set cfd.checkpoint=ck.h5 > /dev/null
+  expect "[ $? -eq 0 ] && [ -s ck.h5 ]" "the first half's checkpoint"
+  # shellcheck disable=SC2086
+  cfd $G --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=rest.h5 --json r.json > /dev/null
+  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['steps'] == 30 and j['cfd']['first_step'] == 30\"" \
+         "restart: $(json r.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+  expect "h5diff full.h5 rest.h5 /temperature /temperature > d.txt && h5diff full.h5 rest.h5 /velocity_x /velocity_x >> d.txt && h5diff full.h5 rest.h5 /velocity_z /velocity_z >> d.txt" \
+         "a restart does not continue bit for bit: $(tail -2 d.txt)"
+  # shellcheck disable=SC2086
+  expect_bad_input cfd "nothing to run" $G --set cfd.steps=30 --set cfd.restart=ck.h5
+  if [ "$ranks" -gt 1 ]; then
+    # shellcheck disable=SC2086
+    mpiexec -n 1 "$wafer" cfd --quiet $G --set cfd.steps=60 --set cfd.restart=ck.h5 > out.txt 2> err.txt
+    expect "[ $? -eq 2 ] && grep -q 'written by $ranks ranks, not 1' err.txt" "a restart on other ranks: $(head -1 err.txt)"
+  fi
+  # A NaN after step 10 (on the last rank), checkpoints every 5 steps.
+  # shellcheck disable=SC2086
+  WAFER_FAULT=cfd_nan@$((ranks - 1)) mpiexec -n "$ranks" -x WAFER_FAULT "$wafer" cfd --quiet $G \
+      --set cfd.steps=40 --set cfd.checkpoint=nan.h5 --set cfd.checkpoint_every=5 > out.txt 2> err.txt
+  rc=$?
+  expect "[ $rc -eq 1 ] && grep -q 'no longer finite after step 10 (t = .*; last good checkpoint: nan.h5, step 5' err.txt" \
+         "NaN with checkpoints: exit $rc, $(head -1 err.txt)"
+  ;;
 convection)
   # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between
   # side walls (2w): every field and
