@@ -127,6 +127,114 @@ typedef struct conv_result {
   cf_rb_stats last;
 } conv_result;
 
+/* ---- output: the last state, and a time series as the run goes ---- */
+
+static const char *const field_names[4] = {"temperature", "velocity_x", "velocity_y", "velocity_z"};
+
+/* The temperature and the velocity at the centres into an open file, with
+ * its time. Collective. */
+static int write_fields(wf_run *run, cf_rb *rb, wf_h5file *f, double t, wf_status *st) {
+  const st_mesh *m = rb->m;
+  double *centred = st_field_alloc(m);
+  int failed = !centred;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  int rc = failed ? wf_fail(st, WF_ERR_RUNTIME, "out of memory for the output") : WF_OK;
+  if (rc == WF_OK && (wf_h5_reserve(f, 8.0 * 4 * (double)m->n_global, st) != WF_OK ||
+                      st_mesh_write_field(f, m, field_names[0], rb->f[CF_T], st) != WF_OK))
+    rc = st->code;
+  for (int a = 0; a < 3 && rc == WF_OK; a++) {
+    cf_rb_centred(rb, a, centred);
+    if (st_mesh_write_field(f, m, field_names[a + 1], centred, st) != WF_OK) rc = st->code;
+  }
+  if (rc == WF_OK &&
+      (wf_h5_attr_num(f, "ra", rb->ra, st) != WF_OK ||
+       wf_h5_attr_num(f, "pr", rb->pr, st) != WF_OK || wf_h5_attr_num(f, "t", t, st) != WF_OK))
+    rc = st->code;
+  free(centred);
+  return rc;
+}
+
+static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_result *r,
+                        const char *path, wf_status *st) {
+  wf_h5file f;
+  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
+  int rc = write_fields(run, rb, &f, r->t, st);
+  bool root = run->rank == 0;
+  unsigned long long zero = 0, rows = (unsigned long long)(root ? h->n : 0);
+  wf_h5_rows hr = {(unsigned long long)h->n, H_COLS, root, &zero, &rows};
+  double none = 0;
+  if (rc == WF_OK &&
+      (wf_h5_write_rows(&f, "history", WF_F64, &hr, root ? h->rows : &none, st) != WF_OK ||
+       wf_h5_attr_str(&f, "history_columns", "t nu_bottom nu_top nu_volume kinetic max_div", st) !=
+           WF_OK))
+    rc = st->code;
+  if (rc != WF_OK) {
+    wf_h5_discard(&f);
+    return rc;
+  }
+  return wf_h5_close(&f, st);
+}
+
+/* ---- the time series: a snapshot every `every` steps ---- */
+
+typedef struct series {
+  int every;                 /* 0: none */
+  char base[WF_H5_PATH_MAX]; /* the output's path less ".h5" */
+  char (*files)[WF_H5_PATH_MAX];
+  double *times;
+  int n, cap;
+} series;
+
+/* base_NNNNNN.h5 for step n, the fields at time t; then the series file
+ * (base_series.xmf, rank 0) lists every snapshot so far. Collective. */
+static int snapshot(wf_run *run, cf_rb *rb, series *sr, int n, double t, wf_status *st) {
+  char path[WF_H5_PATH_MAX + 16];
+  snprintf(path, sizeof path, "%s_%06d.h5", sr->base, n);
+  wf_h5file f;
+  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
+  if (write_fields(run, rb, &f, t, st) != WF_OK) {
+    wf_h5_discard(&f);
+    return st->code;
+  }
+  if (wf_h5_close(&f, st) != WF_OK) return st->code;
+  int rc = WF_OK;
+  if (run->rank == 0) {
+    if (sr->n == sr->cap) {
+      int cap = sr->cap ? 2 * sr->cap : 16;
+      void *files = realloc(sr->files, (size_t)cap * sizeof *sr->files);
+      double *times = realloc(sr->times, (size_t)cap * sizeof *times);
+      if (files) sr->files = files;
+      if (times) sr->times = times;
+      if (files && times) sr->cap = cap;
+    }
+    if (sr->n == sr->cap) {
+      rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the time series");
+    } else {
+      snprintf(sr->files[sr->n], WF_H5_PATH_MAX, "%s", path);
+      sr->times[sr->n++] = t;
+      const st_mesh *m = rb->m;
+      wf_h5_xdmf_field fields[4];
+      for (int a = 0; a < 4; a++) {
+        fields[a] =
+            (wf_h5_xdmf_field){.ndim = 3,
+                               .dims = {(unsigned long long)m->nz, (unsigned long long)m->ny,
+                                        (unsigned long long)m->nx},
+                               .type = WF_F64};
+        snprintf(fields[a].name, sizeof fields[a].name, "%s", field_names[a]);
+      }
+      const char **files = malloc((size_t)sr->n * sizeof *files);
+      char xmf[WF_H5_PATH_MAX + 16];
+      snprintf(xmf, sizeof xmf, "%s_series.xmf", sr->base);
+      if (!files) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the time series");
+      for (int s = 0; files && s < sr->n; s++) files[s] = sr->files[s];
+      if (files) rc = wf_xdmf_series_write(xmf, sr->n, files, sr->times, fields, 4, st);
+      free(files);
+    }
+  }
+  wf_status_bcast(run->comm, st);
+  return st->code ? st->code : rc;
+}
+
 /* Where the run keeps its checkpoints, and the last one written. */
 typedef struct checkpoints {
   const char *path; /* '' = none */
@@ -152,8 +260,8 @@ static void last_good(const checkpoints *ck, char *out, size_t len) {
              ck->path, ck->last_step, ck->path);
 }
 
-static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *ck, history *h,
-                     conv_result *r, wf_status *st) {
+static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *ck, series *sr,
+                     history *h, conv_result *r, wf_status *st) {
   bool to_time = s->t_end > 0;
   int n = r->first_step;
   double t = r->t0, seconds = 0;
@@ -166,6 +274,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   char where[200];
   cf_rb_stats stats = cf_rb_measure(rb);
   if (!history_add(h, t, &stats)) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
+  if (rc == WF_OK && sr->every > 0) rc = snapshot(run, rb, sr, n, t, st); /* the start */
   while (rc == WF_OK && (to_time ? t < s->t_end * (1 - 1e-12) : n < s->steps)) {
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
@@ -208,6 +317,8 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
       }
     }
     if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
+    if (sr->every > 0 && n % sr->every == 0 && (rc = snapshot(run, rb, sr, n, t, st)) != WF_OK)
+      break;
     r->dt_last = dt;
     wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n - r->first_step);
   }
@@ -362,42 +473,6 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
            s->ra, r->steps, f->nu);
 }
 
-static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_result *r,
-                        const char *path, wf_status *st) {
-  const st_mesh *m = rb->m;
-  wf_h5file f;
-  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
-  double *centred = st_field_alloc(m);
-  int failed = !centred;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  int rc = failed ? wf_fail(st, WF_ERR_RUNTIME, "out of memory writing '%s'", path) : WF_OK;
-  if (rc == WF_OK && (wf_h5_reserve(&f, 8.0 * 4 * (double)m->n_global, st) != WF_OK ||
-                      st_mesh_write_field(&f, m, "temperature", rb->f[CF_T], st) != WF_OK))
-    rc = st->code;
-  const char *names[3] = {"velocity_x", "velocity_y", "velocity_z"};
-  for (int a = 0; a < 3 && rc == WF_OK; a++) {
-    cf_rb_centred(rb, a, centred);
-    if (st_mesh_write_field(&f, m, names[a], centred, st) != WF_OK) rc = st->code;
-  }
-  bool root = run->rank == 0;
-  unsigned long long zero = 0, rows = (unsigned long long)(root ? h->n : 0);
-  wf_h5_rows hr = {(unsigned long long)h->n, H_COLS, root, &zero, &rows};
-  double none = 0;
-  if (rc == WF_OK &&
-      (wf_h5_write_rows(&f, "history", WF_F64, &hr, root ? h->rows : &none, st) != WF_OK ||
-       wf_h5_attr_str(&f, "history_columns", "t nu_bottom nu_top nu_volume kinetic max_div", st) !=
-           WF_OK ||
-       wf_h5_attr_num(&f, "ra", rb->ra, st) != WF_OK ||
-       wf_h5_attr_num(&f, "pr", rb->pr, st) != WF_OK || wf_h5_attr_num(&f, "t", r->t, st) != WF_OK))
-    rc = st->code;
-  free(centred);
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
-}
-
 /* ---- the plot ---- */
 
 /* The temperature in the x-z plane through y = ny / 2, on rank 0 as
@@ -506,7 +581,17 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
                         "flow speeds up",
                         s.dt, s.pr, limit, s.nz);
   }
-  if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &h, &r, st);
+  series sr = {.every = (int)wf_deck_int(d, "cfd", "snapshot_every")};
+  const char *out = wf_deck_str(d, "output", "file");
+  if (rc == WF_OK && sr.every > 0) {
+    if (!out[0])
+      rc = wf_deck_fail(d, "cfd", "snapshot_every", st,
+                        "a time series needs output.file: its snapshots go beside it");
+    snprintf(sr.base, sizeof sr.base, "%s", out);
+    char *dot = strrchr(sr.base, '.');
+    if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
+  }
+  if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &sr, &h, &r, st);
   wf_status_agree(run->comm, st);
   rc = st->code;
   if (rc == WF_OK) {
@@ -516,12 +601,11 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     report(run, &s, &rb, &r, &f, &h);
     run->seconds = r.seconds;
     run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
-    const char *out = wf_deck_str(d, "output", "file");
     if (out[0]) rc = write_output(run, &rb, &h, &r, out, st);
     const char *png = wf_deck_str(d, "cfd", "plot");
     if (rc == WF_OK && png[0]) rc = plot(run, &rb, &h, png, st);
   }
-  free(h.rows);
+  free(h.rows), free(sr.files), free(sr.times);
   cf_rb_free(&rb);
   return rc;
 }

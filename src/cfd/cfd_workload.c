@@ -85,6 +85,10 @@ static const wf_key cfd_keys[] = {
      "convection: PNG of the temperature in the x-z plane through the middle of y, and of the "
      "Nusselt numbers in time ('' = none)",
      NULL},
+    {"snapshot_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "convection: steps between snapshots of the fields, a time series beside output.file "
+     "(out_NNNNNN.h5, and out_series.xmf for ParaView; 0: none)",
+     NULL},
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "convection: HDF5 checkpoint, rewritten every checkpoint_every steps, at the end and on "
      "SIGTERM or SIGINT ('' = none)",

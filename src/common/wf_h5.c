@@ -3,20 +3,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "wf_fault.h"
 #include "wf_io.h"
 
 hid_t wf_h5_type(wf_dtype t) {
   switch (t) {
-  case WF_F64: return H5T_NATIVE_DOUBLE;
-  case WF_F32: return H5T_NATIVE_FLOAT;
-  case WF_I64: return H5T_NATIVE_INT64;
+    case WF_F64:
+      return H5T_NATIVE_DOUBLE;
+    case WF_F32:
+      return H5T_NATIVE_FLOAT;
+    case WF_I64:
+      return H5T_NATIVE_INT64;
   }
   return H5T_NATIVE_DOUBLE;
 }
@@ -46,8 +49,10 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
   wf_status_clear(st);
   if (f->file < 0 || wf_fault("h5_create", comm))
-    wf_fail(st, WF_ERR_INPUT, "cannot create HDF5 file '%s' (check the directory exists and is "
-            "writable)", f->tmp);
+    wf_fail(st, WF_ERR_INPUT,
+            "cannot create HDF5 file '%s' (check the directory exists and is "
+            "writable)",
+            f->tmp);
   wf_status_agree(comm, st);
   if (st->code != WF_OK) wf_h5_discard(f);
   return st->code;
@@ -69,9 +74,9 @@ int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st) {
     if (fd >= 0) close(fd);
     if (err == EOPNOTSUPP || err == ENOSYS) { /* no allocation here: check the free space */
       struct statvfs vfs;
-      err = statvfs(f->tmp, &vfs) != 0 ? errno
+      err = statvfs(f->tmp, &vfs) != 0                           ? errno
             : (double)vfs.f_bavail * (double)vfs.f_frsize < want ? ENOSPC
-                                                                : 0;
+                                                                 : 0;
     }
     if (err)
       wf_fail(st, WF_ERR_RUNTIME, "'%s' needs about %.3g MB of disk: %s", f->path, want / 1e6,
@@ -84,7 +89,8 @@ int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st) {
 int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,
                 const void *data, bool xdmf, wf_status *st) {
   hsize_t g[3], off[3], cnt[3], md[3], ms[3];
-  if (b->ndim < 1 || b->ndim > 3) return wf_fail(st, WF_ERR_RUNTIME, "wf_h5_write: ndim %d", b->ndim);
+  if (b->ndim < 1 || b->ndim > 3)
+    return wf_fail(st, WF_ERR_RUNTIME, "wf_h5_write: ndim %d", b->ndim);
   bool empty = false;
   for (int d = 0; d < b->ndim; d++) {
     g[d] = b->global[d];
@@ -95,10 +101,11 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
     if (cnt[d] == 0) empty = true;
   }
   hid_t fspace = H5Screate_simple(b->ndim, g, NULL);
-  hid_t dset = H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT);
+  hid_t dset =
+      H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   wf_status_clear(st);
-  if (dset < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  if (dset < 0)
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
   wf_status_agree(f->comm, st); /* before the collective write */
   if (st->code != WF_OK) {
     if (dset >= 0) H5Dclose(dset);
@@ -154,10 +161,11 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
                      const void *data, wf_status *st) {
   hid_t fspace, mspace;
   select_rows(r, &fspace, &mspace);
-  hid_t dset = H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT);
+  hid_t dset =
+      H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   wf_status_clear(st);
-  if (dset < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  if (dset < 0)
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
   wf_status_agree(f->comm, st); /* before the collective write */
   herr_t rc = -1;
   if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
@@ -178,7 +186,8 @@ static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, c
   if (a >= 0) H5Aclose(a);
   if (wf_fault("h5_attr", f->comm)) rc = -1;
   wf_status_clear(st);
-  if (rc < 0) wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot write attribute '%s' in '%s'", name, f->path);
+  if (rc < 0)
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot write attribute '%s' in '%s'", name, f->path);
   wf_status_agree(f->comm, st);
   return st->code;
 }
@@ -220,60 +229,97 @@ static bool same_grid(const wf_h5_xdmf_field *a, const wf_h5_xdmf_field *b) {
   return true;
 }
 
+/* The markup of one uniform grid: field `first` and every later one of its
+ * shape not yet `written`, as cell-centred attributes read from `file`; at
+ * `time` when time is not NULL (a member of a temporal collection). */
+static size_t grid_markup(char *text, size_t cap, const wf_h5_xdmf_field *fields, int nfields,
+                          int first, bool *written, const char *file, int grid,
+                          const double *time) {
+  const wf_h5_xdmf_field *g = &fields[first];
+  char cells[96] = "", points[96] = "";
+  for (int d = 0; d < g->ndim; d++) {
+    size_t lc = strlen(cells), lp = strlen(points);
+    snprintf(cells + lc, sizeof cells - lc, "%s%llu", d ? " " : "", g->dims[d]);
+    snprintf(points + lp, sizeof points - lp, "%s%llu", d ? " " : "", g->dims[d] + 1);
+  }
+  bool three = g->ndim == 3;
+  size_t n = (size_t)snprintf(text, cap, "  <Grid Name=\"mesh%d\" GridType=\"Uniform\">\n", grid);
+  if (time) n += (size_t)snprintf(text + n, cap - n, "   <Time Value=\"%.17g\"/>\n", *time);
+  n += (size_t)snprintf(text + n, cap - n,
+                        "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n"
+                        "   <Geometry GeometryType=\"%s\">\n"
+                        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+                        "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
+                        "   </Geometry>\n",
+                        g->ndim, points, three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", g->ndim,
+                        three ? "0 0 0" : "0 0", g->ndim, three ? "1 1 1" : "1 1");
+  for (int k = first; k < nfields; k++) {
+    const wf_h5_xdmf_field *x = &fields[k];
+    if (written[k] || !same_grid(g, x)) continue;
+    written[k] = true;
+    n += (size_t)snprintf(text + n, cap - n,
+                          "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+                          "    <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%s\" "
+                          "Format=\"HDF\">%s:/%s</DataItem>\n"
+                          "   </Attribute>\n",
+                          x->name, cells, x->type == WF_I64 ? "Int" : "Float",
+                          x->type == WF_F32 ? "4" : "8", file, x->name);
+  }
+  n += (size_t)snprintf(text + n, cap - n, "  </Grid>\n");
+  return n;
+}
+
+/* Bytes of markup a grid of `nfields` attributes from `file` can take: the
+ * fixed parts, two names of at most 128 bytes a field, the file name. */
+static size_t grid_cap(int nfields, const char *file) {
+  return 1024 + (size_t)nfields * (1024 + strlen(file));
+}
+
 /* One uniform grid per distinct shape, holding every field of that shape as
  * a cell-centred attribute (one value per PE/cell): ParaView then shows one
  * dataset per mesh with all its fields, instead of coincident copies. */
 static int write_xdmf(const wf_h5file *f, wf_status *st) {
   char xmf[WF_H5_PATH_MAX + 8];
-  snprintf(xmf, sizeof xmf, "%s", f->path);
-  char *dot = strrchr(xmf, '.');
-  if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
-  strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
-
-  /* Per field: a grid's or an attribute's markup, two names of at most 128
-   * bytes, and the file name: the snprintf calls below cannot overrun this. */
-  size_t cap = 2048 + (size_t)f->nxdmf * (1024 + strlen(base_name(f->path)));
+  wf_h5_sidecar_path(f->path, xmf, sizeof xmf);
+  const char *file = base_name(f->path);
+  size_t cap = 1024 + grid_cap(f->nxdmf, file) * (size_t)f->nxdmf;
   char *text = malloc(cap);
   if (!text) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  size_t n = 0;
-  n += (size_t)snprintf(text + n, cap - n,
-                        "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
+  size_t n =
+      (size_t)snprintf(text, cap, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
   bool written[WF_H5_MAX_XDMF] = {false};
-  for (int i = 0, grids = 0; i < f->nxdmf; i++) {
-    if (written[i]) continue;
-    const wf_h5_xdmf_field *g = &f->xdmf[i];
-    char cells[96] = "", points[96] = "";
-    for (int d = 0; d < g->ndim; d++) {
-      size_t lc = strlen(cells), lp = strlen(points);
-      snprintf(cells + lc, sizeof cells - lc, "%s%llu", d ? " " : "", g->dims[d]);
-      snprintf(points + lp, sizeof points - lp, "%s%llu", d ? " " : "", g->dims[d] + 1);
-    }
-    bool three = g->ndim == 3;
-    n += (size_t)snprintf(text + n, cap - n,
-                          "  <Grid Name=\"mesh%d\" GridType=\"Uniform\">\n"
-                          "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n"
-                          "   <Geometry GeometryType=\"%s\">\n"
-                          "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
-                          "    <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n"
-                          "   </Geometry>\n",
-                          grids++, g->ndim, points, three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", g->ndim,
-                          three ? "0 0 0" : "0 0", g->ndim, three ? "1 1 1" : "1 1");
-    for (int k = i; k < f->nxdmf; k++) {
-      const wf_h5_xdmf_field *x = &f->xdmf[k];
-      if (written[k] || !same_grid(g, x)) continue;
-      written[k] = true;
-      n += (size_t)snprintf(
-          text + n, cap - n,
-          "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-          "    <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%s\" "
-          "Format=\"HDF\">%s:/%s</DataItem>\n"
-          "   </Attribute>\n",
-          x->name, cells, x->type == WF_I64 ? "Int" : "Float", x->type == WF_F32 ? "4" : "8",
-          base_name(f->path), x->name);
-    }
-    n += (size_t)snprintf(text + n, cap - n, "  </Grid>\n");
-  }
+  for (int i = 0, grids = 0; i < f->nxdmf; i++)
+    if (!written[i])
+      n += grid_markup(text + n, cap - n, f->xdmf, f->nxdmf, i, written, file, grids++, NULL);
   snprintf(text + n, cap - n, " </Domain>\n</Xdmf>\n");
+  int rc = wf_write_text_atomic(xmf, text, st);
+  free(text);
+  return rc;
+}
+
+void wf_h5_sidecar_path(const char *h5, char *xmf, size_t len) {
+  snprintf(xmf, len, "%s", h5);
+  char *dot = strrchr(xmf, '.');
+  if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
+  strncat(xmf, ".xmf", len - strlen(xmf) - 1);
+}
+
+int wf_xdmf_series_write(const char *xmf, int n, const char *const *files, const double *times,
+                         const wf_h5_xdmf_field *fields, int nfields, wf_status *st) {
+  size_t cap = 1024;
+  for (int s = 0; s < n; s++) cap += grid_cap(nfields, base_name(files[s]));
+  char *text = malloc(cap);
+  if (!text) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  size_t len = (size_t)snprintf(text, cap,
+                                "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n"
+                                "  <Grid Name=\"series\" GridType=\"Collection\" "
+                                "CollectionType=\"Temporal\">\n");
+  for (int s = 0; s < n; s++) {
+    bool written[WF_H5_MAX_XDMF] = {false};
+    len += grid_markup(text + len, cap - len, fields, nfields, 0, written, base_name(files[s]), s,
+                       &times[s]);
+  }
+  snprintf(text + len, cap - len, "  </Grid>\n </Domain>\n</Xdmf>\n");
   int rc = wf_write_text_atomic(xmf, text, st);
   free(text);
   return rc;
@@ -298,8 +344,7 @@ int wf_h5_close(wf_h5file *f, wf_status *st) {
       wf_fail(st, WF_ERR_RUNTIME, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
               strerror(errno));
       remove(f->tmp);
-    }
-    else if (f->nxdmf > 0)
+    } else if (f->nxdmf > 0)
       write_xdmf(f, st);
   }
   wf_status_bcast(f->comm, st);

@@ -67,6 +67,13 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
 int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st);
 int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st);
 int wf_h5_attr_int(wf_h5file *f, const char *name, long long value, wf_status *st);
+/* The XDMF sidecar's path for an HDF5 file's: x.h5 -> x.xmf. */
+void wf_h5_sidecar_path(const char *h5, char *xmf, size_t len);
+/* A time series (called on one rank): an XDMF temporal collection of `n`
+ * snapshots, snapshot s the fields' first shape read from files[s] (named
+ * relative to the series file) at time times[s]; written atomically. */
+int wf_xdmf_series_write(const char *xmf, int n, const char *const *files, const double *times,
+                         const wf_h5_xdmf_field *fields, int nfields, wf_status *st);
 /* Close, rename to the final name, write the XDMF sidecar. Collective. */
 int wf_h5_close(wf_h5file *f, wf_status *st);
 /* Reserve `bytes` of disk for the file before writing its data (the data's

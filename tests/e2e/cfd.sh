@@ -191,6 +191,37 @@ restart)
   expect "[ $rc -eq 1 ] && grep -q 'no longer finite after step 10 (t = .*; last good checkpoint: nan.h5, step 5' err.txt" \
          "NaN with checkpoints: exit $rc, $(head -1 err.txt)"
   ;;
+series)
+  # A time series: a snapshot every 20 steps (and at the start) beside the
+  # output, listed by out_series.xmf; ParaView, where installed, opens the
+  # series and finds every snapshot at its time with its temperature.
+  # shellcheck disable=SC2086
+  cfd --set wafer.pe_grid=4x1 --set cfd.problem=convection --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 \
+      --set cfd.ra=1e4 --set cfd.perturbation=0.1 --set cfd.steps=60 --set cfd.snapshot_every=20 \
+      --set output.file=out.h5 > /dev/null
+  expect "[ $? -eq 0 ] && [ -s out_000000.h5 ] && [ -s out_000060.h5 ] && [ \$(grep -c '<Time Value' out_series.xmf) -eq 4 ]" \
+         "no time series: $(ls)"
+  cat > series.py <<'EOF'
+import h5py, numpy as np, sys
+files = [f"out_{n:06d}.h5" for n in (0, 20, 40, 60)]
+times = [h5py.File(f).attrs["t"] for f in files]
+if len(sys.argv) > 1:  # what ParaView saved
+    seen = [float(line) for line in open(f"{sys.argv[1]}/times.txt")]
+    if len(seen) != 4 or max(abs(a - b) for a, b in zip(seen, times)) > 1e-12:
+        sys.exit(f"ParaView's times {seen}, the snapshots' {times}")
+    for n, f in enumerate(files):
+        if not np.array_equal(np.load(f"{sys.argv[1]}/temperature_{n}.npy"), h5py.File(f)["temperature"][...]):
+            sys.exit(f"ParaView's temperature at time {n} is not {f}'s")
+last = h5py.File("out.h5")["temperature"][...]
+sys.exit(0 if times == sorted(times) and times[0] == 0 and np.array_equal(last, h5py.File(files[-1])["temperature"][...]) else 1)
+EOF
+  expect "/usr/bin/python3 series.py > s.txt 2>&1" "snapshots: $(cat s.txt)"
+  if command -v pvbatch > /dev/null && command -v xvfb-run > /dev/null; then
+    mkdir -p pv
+    expect "pvbatch_headless $here/xdmf_series.py out_series.xmf pv > pv.txt 2>&1 && /usr/bin/python3 series.py pv > s.txt 2>&1" \
+           "ParaView and the series: $(tail -2 pv.txt) $(cat s.txt)"
+  fi
+  ;;
 convection)
   # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between
   # side walls (2w): every field and
