@@ -386,6 +386,37 @@ int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
   return WF_OK;
 }
 
+void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b) {
+  const st_mesh *m = rb->m;
+  for (int f = 0; f < CF_NFIELDS; f++)
+    memcpy(rb->f0[f], rb->f[f], m->n_stored * sizeof(double));
+  rhs(rb);
+  combine(rb, 0, 1, dt);
+  exchange_field(rb, CF_U);
+  exchange_field(rb, CF_V);
+  divergence(rb, b);
+  const double h2 = rb->h * rb->h;
+  for (int j = 0; j < m->lny; j++)
+    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) b[c] *= -h2;
+  for (int f = 0; f < CF_NFIELDS; f++)
+    memcpy(rb->f[f], rb->f0[f], m->n_stored * sizeof(double));
+}
+
+int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_status *st) {
+  *its = 0;
+  if (rb->solver == CF_POISSON_FFT) return fft_solve(rb, b, phi, st);
+  st_opts cold = rb->opts;
+  cold.nonzero_guess = false;
+  st_result res = {0};
+  int rc = st_solve(&rb->poisson, ST_PCG, b, phi, &cold, &res, st);
+  *its = res.its;
+  if (rc == WF_OK && !st_reason_converged(res.reason))
+    rc = wf_fail(st, WF_ERR_RUNTIME, "the Poisson solve did not converge: %s",
+                 st_reason_name(res.reason));
+  st_result_free(&res);
+  return rc;
+}
+
 double cf_rb_dt_limit(cf_rb *rb) {
   const st_mesh *m = rb->m;
   double speed = cf_rb_measure(rb).max_speed;

@@ -88,6 +88,13 @@ double cf_rb_dt_limit(cf_rb *rb);
  * converge (its reason in rb->solve_reason). */
 int cf_rb_step(cf_rb *rb, double dt, wf_status *st);
 
+/* The Poisson system a step of dt would solve first (collective): its
+ * right-hand side -h^2 div(u*) into b, the state left as it was. */
+void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b);
+/* Solve -h^2 lap(phi) = b with the run's solver, PCG from zero (collective);
+ * the iterations in *its (0 for the FFT). */
+int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_status *st);
+
 /* Diagnostics (collective). */
 typedef struct cf_rb_stats {
   double nu_bottom, nu_top; /* -dT/dz at the walls, averaged over the wall */

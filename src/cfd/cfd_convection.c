@@ -12,7 +12,9 @@
 
 #include "cf_rb.h"
 #include "cf_rb_checkpoint.h"
+#include "ff_model.h"
 #include "st_model.h"
+#include "st_petsc.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
@@ -328,14 +330,115 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   return rc;
 }
 
+/* ---- the pressure solve against PETSc ---- */
+
+typedef struct petsc_cmp {
+  bool done;
+  const char *pc;      /* "jacobi" or "gamg" */
+  double ours, theirs; /* seconds a solve: medians of 3 */
+  int our_its, their_its;
+  double rel_diff; /* ||phi_ours - phi_petsc|| / ||phi_petsc|| */
+  char reason[64];
+} petsc_cmp;
+
+static int median3(const double v[3], double *out) {
+  double a = v[0], b = v[1], c = v[2];
+  *out = fmax(fmin(a, b), fmin(fmax(a, b), c));
+  return WF_OK;
+}
+
+/* The system a step solves, from the run's last state: ours (the run's
+ * solver, PCG from zero) and PETSc's KSPCG with Jacobi or GAMG on the same
+ * matrix (AIJ, the constants as its null space), to the same rtol; setup
+ * (GAMG's coarsening) outside the timing, as a run would amortise it. */
+static int compare_petsc(wf_run *run, cf_rb *rb, const conv_setup *s, double dt, petsc_cmp *pc,
+                         wf_status *st) {
+  const st_mesh *m = rb->m;
+  double *b = st_field_alloc(m), *phi = st_field_alloc(m);
+  int failed = !b || !phi;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  st_op own = {0};
+  const st_op *op = &rb->poisson;
+  int rc = failed ? wf_fail(st, WF_ERR_RUNTIME, "out of memory for the PETSc comparison") : WF_OK;
+  if (rc == WF_OK && rb->solver == CF_POISSON_FFT) { /* PETSc needs the matrix */
+    const bool periodic[3] = {true, true, false};
+    const st_coef_spec laplacian = {
+        .kind = "smooth", .contrast = 1, .neumann = {false, false, true}};
+    rc = st_op_create(&own, m, &run->wafer->fab, periodic, &laplacian, st);
+    op = &own;
+  }
+  if (rc == WF_OK) {
+    cf_rb_sample_rhs(rb, dt, b);
+    double t[3];
+    for (int r = 0; r < 3 && rc == WF_OK; r++) {
+      MPI_Barrier(run->comm);
+      double t0 = MPI_Wtime();
+      rc = cf_rb_poisson_solve(rb, b, phi, &pc->our_its, st);
+      t[r] = wf_slowest(run->comm, MPI_Wtime() - t0);
+    }
+    median3(t, &pc->ours);
+    /* The solution is defined up to a constant (the null space): PETSc's
+     * has mean zero; Jacobi-PCG's drifts by one. Compare the mean-free. */
+    double sum = 0;
+    for (int j = 0; j < m->lny; j++)
+      for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) sum += phi[c];
+    MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, run->comm);
+    for (int j = 0; j < m->lny; j++)
+      for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++)
+        phi[c] -= sum / (double)m->n_global;
+  }
+  char options[128];
+  snprintf(options, sizeof options, "-ksp_constant_null_space%s",
+           strcmp(pc->pc, "gamg") == 0 ? " -pc_type gamg" : "");
+  const st_opts o = {.rtol = s->poisson.rtol,
+                     .atol = 0,
+                     .dtol = 1e10,
+                     .max_its = s->poisson.max_its,
+                     .precision = ST_DOUBLE};
+  double t[3];
+  for (int r = 0; r < 3 && rc == WF_OK; r++) {
+    st_petsc_result pr;
+    rc = st_petsc_check(op, ST_PCG, b, phi, &o, options, &pr, st);
+    t[r] = wf_slowest(run->comm, pr.seconds);
+    pc->their_its = pr.its, pc->rel_diff = pr.rel_diff;
+    snprintf(pc->reason, sizeof pc->reason, "%s", pr.reason);
+  }
+  if (rc == WF_OK) median3(t, &pc->theirs), pc->done = true;
+  if (op == &own) st_op_free(&own);
+  free(b), free(phi);
+  return rc;
+}
+
+static void report_petsc(wf_run *run, const petsc_cmp *pc) {
+  if (run->verbose)
+    printf(
+        "cfd: a Poisson solve: ours %.4g s (%d iterations), PETSc KSPCG + %s %.4g s (%d, %s): "
+        "ratio %.3f; solutions %.2e apart\n",
+        pc->ours, pc->our_its, pc->pc, pc->theirs, pc->their_its, pc->reason, pc->ours / pc->theirs,
+        pc->rel_diff);
+  wf_json *j = run->summary;
+  wf_json_begin(j, "petsc");
+  wf_json_str(j, "pc", pc->pc);
+  wf_json_num(j, "seconds_per_solve", pc->theirs);
+  wf_json_int(j, "iterations", pc->their_its);
+  wf_json_str(j, "reason", pc->reason);
+  wf_json_num(j, "our_seconds_per_solve", pc->ours);
+  wf_json_int(j, "our_iterations", pc->our_its);
+  wf_json_num(j, "ratio", pc->ours / pc->theirs);
+  wf_json_num(j, "solution_rel_diff", pc->rel_diff);
+  wf_json_end(j);
+}
+
 /* ---- the wafer model ---- */
 
 /* One step on the wafer, per PE: three stages, each the right-hand sides
  * (per cell about 70 additions and 50 multiplies or FMACs over the four
  * fields and their neighbours, operands from SRAM), the divergence and the
- * correction (about 12 operations), the Poisson solve (its measured
+ * correction (about 12 operations), the Poisson solve (PCG: its measured
  * iterations, each as the stencil solvers' PCG iteration on a stored
- * 7-point operator), and five halo exchanges (the four fields and phi). */
+ * 7-point operator; FFT: a forward and a backward pencil FFT of the
+ * even-extended box, as ff_model projects the FFT workload's), and five
+ * halo exchanges (the four fields and phi). */
 static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, const cf_rb *rb) {
   const wf_hw *hw = run->wafer->fab.hw;
   const wf_grid *g = run->wafer->fab.grid;
@@ -345,16 +448,26 @@ static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, co
   st_model it =
       st_model_iteration(hw, g, m->brick_x, m->brick_y, m->nz, ST_PCG, true, s->wafer_prec);
   double its = rb->solves ? (double)rb->poisson_its / rb->solves : 0;
+  wf_range solve = {its * it.cycles.lo, its * it.cycles.hi};
+  double solve_flops = its * it.flops_per_cell * (double)m->n_global;
+  int arrays = it.arrays;
+  if (rb->solver == CF_POISSON_FFT) { /* forward and backward, nx x ny x 2 nz complex */
+    const int n[3] = {m->nx, m->ny, 2 * m->nz};
+    ff_model fm = ff_model_transform(hw, g, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, n, 3,
+                                     s->wafer_prec);
+    solve = (wf_range){2 * fm.cycles.lo, 2 * fm.cycles.hi};
+    solve_flops = 2 * fm.flops;
+    arrays = 4; /* the doubled complex column, and the transposes' buffer */
+  }
   double halo = 5 * st_op_halo_cycles(m, hw, g);
-  wf_range stage = {add.lo + mul.lo + its * it.cycles.lo + halo,
-                    add.hi + mul.hi + its * it.cycles.hi + halo};
+  wf_range stage = {add.lo + mul.lo + solve.lo + halo, add.hi + mul.hi + solve.hi + halo};
   wf_range cycles = {3 * stage.lo, 3 * stage.hi};
   run->model =
       (wf_projection){.valid = true,
                       .unit = "step",
                       .seconds = wf_model_seconds(hw, cycles),
-                      .flops = 3 * (132 + its * it.flops_per_cell) * m->n_global,
-                      .bytes_per_pe = (14 + it.arrays) * cells * wf_prec_bytes(s->wafer_prec),
+                      .flops = 3 * (132 * (double)m->n_global + solve_flops),
+                      .bytes_per_pe = (14 + arrays) * cells * wf_prec_bytes(s->wafer_prec),
                       .sram_for_data = wf_model_sram_for_data(hw),
                       .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
                       .pes_offered = (double)hw->pe_nx * hw->pe_ny};
@@ -594,11 +707,23 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &sr, &h, &r, st);
   wf_status_agree(run->comm, st);
   rc = st->code;
+  petsc_cmp pc = {.pc = wf_deck_str(d, "cfd", "petsc")};
+  if (rc == WF_OK && strcmp(pc.pc, "none") != 0)
+    rc = compare_petsc(run, &rb, &s, r.dt_last > 0 ? r.dt_last : cf_rb_dt_limit(&rb), &pc, st);
   if (rc == WF_OK) {
     conv_findings f;
     check(run, &s, &rb, &h, &f);
+    if (pc.done) {
+      char what[200];
+      snprintf(what, sizeof what,
+               "the pressure's Poisson solve against PETSc's (KSPCG, %s): %.2e relative (allowed "
+               "1e-6)",
+               pc.pc, pc.rel_diff);
+      wf_run_check(run, pc.rel_diff <= 1e-6, what);
+    }
     project_model(run, &m, &s, &rb);
     report(run, &s, &rb, &r, &f, &h);
+    if (pc.done) report_petsc(run, &pc);
     run->seconds = r.seconds;
     run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
     if (out[0]) rc = write_output(run, &rb, &h, &r, out, st);

@@ -103,6 +103,10 @@ static const wf_key cfd_keys[] = {
      "convection: the pressure's solve, Jacobi-PCG (the stencil solvers') or exact by FFT (the "
      "pencil FFT; the walls in z by even extension; x periodic)",
      NULL},
+    {"petsc", WF_KEY_CHOICE, "none", 0, 0, "none|jacobi|gamg",
+     "convection: after the run, solve its Poisson system with PETSc's KSPCG too (Jacobi or "
+     "GAMG) and compare solution and time",
+     NULL},
     {"poisson_rtol", WF_KEY_REAL, "1e-10", 1e-15, 0.1, NULL,
      "convection: relative tolerance of the pressure's PCG solve", NULL},
     {"poisson_max_its", WF_KEY_INT, "20000", 1, 1e9, NULL,
