@@ -171,42 +171,24 @@ static bool on_west_wall(const cf_rb *rb, int i) { return rb->west && i == 0; }
 
 /* ---- the right-hand sides ---- */
 
-/* Momentum in x at the low x face of cells (i, j, k) of one column. */
-static void rhs_u(const cf_rb *rb, size_t c, double *restrict out) {
-  const st_mesh *m = rb->m;
-  const strides s = strides_of(m);
-  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
+/* Horizontal momentum at a cell's low face along its own axis, one column:
+ * the x equation for u (own = u, other = v, `along` the x stride, `across`
+ * the y stride) and, mirrored, the y equation for v. */
+static void rhs_horizontal(const cf_rb *rb, size_t c, int own, int other, ptrdiff_t along,
+                           ptrdiff_t across, double *restrict out) {
+  const double *A = rb->f[own] + c, *B = rb->f[other] + c, *W = rb->f[CF_W] + c;
   const double ih = 1 / rb->h, ih2 = ih * ih, pr = rb->pr;
-  const int nz = m->nz;
+  const int nz = rb->m->nz;
   for (int k = 0; k < nz; k++) {
-    double ue = U[k] + U[k + s.x], uw = U[k - s.x] + U[k];
-    double vn = (V[k + s.y] + V[k + s.y - s.x]) * (U[k] + U[k + s.y]);
-    double vs = (V[k] + V[k - s.x]) * (U[k - s.y] + U[k]);
-    double wt = k + 1 < nz ? (W[k + 1] + W[k + 1 - s.x]) * (U[k] + U[k + 1]) : 0;
-    double wb = k > 0 ? (W[k] + W[k - s.x]) * (U[k - 1] + U[k]) : 0;
-    double adv = 0.25 * (ue * ue - uw * uw + vn - vs + wt - wb) * ih;
-    double up = k + 1 < nz ? U[k + 1] : -U[k], down = k > 0 ? U[k - 1] : -U[k]; /* no slip */
-    double lap = (U[k + s.x] + U[k - s.x] + U[k + s.y] + U[k - s.y] + up + down - 6 * U[k]) * ih2;
-    out[k] = pr * lap - adv;
-  }
-}
-
-/* Momentum in y at the low y face (the mirror of rhs_u). */
-static void rhs_v(const cf_rb *rb, size_t c, double *restrict out) {
-  const st_mesh *m = rb->m;
-  const strides s = strides_of(m);
-  const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c;
-  const double ih = 1 / rb->h, ih2 = ih * ih, pr = rb->pr;
-  const int nz = m->nz;
-  for (int k = 0; k < nz; k++) {
-    double vn = V[k] + V[k + s.y], vs = V[k - s.y] + V[k];
-    double ue = (U[k + s.x] + U[k + s.x - s.y]) * (V[k] + V[k + s.x]);
-    double uw = (U[k] + U[k - s.y]) * (V[k - s.x] + V[k]);
-    double wt = k + 1 < nz ? (W[k + 1] + W[k + 1 - s.y]) * (V[k] + V[k + 1]) : 0;
-    double wb = k > 0 ? (W[k] + W[k - s.y]) * (V[k - 1] + V[k]) : 0;
-    double adv = 0.25 * (vn * vn - vs * vs + ue - uw + wt - wb) * ih;
-    double up = k + 1 < nz ? V[k + 1] : -V[k], down = k > 0 ? V[k - 1] : -V[k];
-    double lap = (V[k + s.x] + V[k - s.x] + V[k + s.y] + V[k - s.y] + up + down - 6 * V[k]) * ih2;
+    double ahi = A[k] + A[k + along], alo = A[k - along] + A[k];
+    double bhi = (B[k + across] + B[k + across - along]) * (A[k] + A[k + across]);
+    double blo = (B[k] + B[k - along]) * (A[k - across] + A[k]);
+    double wt = k + 1 < nz ? (W[k + 1] + W[k + 1 - along]) * (A[k] + A[k + 1]) : 0;
+    double wb = k > 0 ? (W[k] + W[k - along]) * (A[k - 1] + A[k]) : 0;
+    double adv = 0.25 * (ahi * ahi - alo * alo + bhi - blo + wt - wb) * ih;
+    double up = k + 1 < nz ? A[k + 1] : -A[k], down = k > 0 ? A[k - 1] : -A[k]; /* no slip */
+    double lap =
+        (A[k + along] + A[k - along] + A[k + across] + A[k - across] + up + down - 6 * A[k]) * ih2;
     out[k] = pr * lap - adv;
   }
 }
@@ -260,6 +242,7 @@ static void exchange_state(cf_rb *rb) {
 
 static void rhs(cf_rb *rb) {
   const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
   exchange_state(rb);
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
@@ -267,8 +250,8 @@ static void rhs(cf_rb *rb) {
       if (on_west_wall(rb, i))
         memset(rb->rhs[CF_U] + c, 0, (size_t)m->nz * sizeof(double));
       else
-        rhs_u(rb, c, rb->rhs[CF_U] + c);
-      if (rb->dims == 3) rhs_v(rb, c, rb->rhs[CF_V] + c);
+        rhs_horizontal(rb, c, CF_U, CF_V, s.x, s.y, rb->rhs[CF_U] + c);
+      if (rb->dims == 3) rhs_horizontal(rb, c, CF_V, CF_U, s.y, s.x, rb->rhs[CF_V] + c);
       rhs_w(rb, c, rb->rhs[CF_W] + c);
       rhs_t(rb, c, rb->rhs[CF_T] + c);
     }
@@ -388,8 +371,7 @@ int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
 
 void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b) {
   const st_mesh *m = rb->m;
-  for (int f = 0; f < CF_NFIELDS; f++)
-    memcpy(rb->f0[f], rb->f[f], m->n_stored * sizeof(double));
+  for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f0[f], rb->f[f], m->n_stored * sizeof(double));
   rhs(rb);
   combine(rb, 0, 1, dt);
   exchange_field(rb, CF_U);
@@ -398,8 +380,7 @@ void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b) {
   const double h2 = rb->h * rb->h;
   for (int j = 0; j < m->lny; j++)
     for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) b[c] *= -h2;
-  for (int f = 0; f < CF_NFIELDS; f++)
-    memcpy(rb->f[f], rb->f0[f], m->n_stored * sizeof(double));
+  for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f[f], rb->f0[f], m->n_stored * sizeof(double));
 }
 
 int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_status *st) {
