@@ -267,7 +267,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   bool to_time = s->t_end > 0;
   int n = r->first_step;
   double t = r->t0, seconds = 0;
-  long total = to_time ? 1000 : s->steps;
+  long total = to_time ? 1000 : s->steps - r->first_step;
   wf_progress prog;
   wf_progress_start(&prog, "cfd", total, run->verbose, stdout);
   wf_signal_poll poll;
@@ -281,7 +281,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
       /* The state after step n is whole: keep it if the run keeps any. */
-      if (ck->path[0] && write_checkpoint(run, rb, ck, n, t, st) != WF_OK) break;
+      if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
       last_good(ck, where, sizeof where);
       char at[260];
       snprintf(at, sizeof at, "at step %d (%s)", n, where);
@@ -341,10 +341,8 @@ typedef struct petsc_cmp {
   char reason[64];
 } petsc_cmp;
 
-static int median3(const double v[3], double *out) {
-  double a = v[0], b = v[1], c = v[2];
-  *out = fmax(fmin(a, b), fmin(fmax(a, b), c));
-  return WF_OK;
+static double median3(const double v[3]) {
+  return fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
 }
 
 /* The system a step solves, from the run's last state: ours (the run's
@@ -376,7 +374,7 @@ static int compare_petsc(wf_run *run, cf_rb *rb, const conv_setup *s, double dt,
       rc = cf_rb_poisson_solve(rb, b, phi, &pc->our_its, st);
       t[r] = wf_slowest(run->comm, MPI_Wtime() - t0);
     }
-    median3(t, &pc->ours);
+    pc->ours = median3(t);
     /* The solution is defined up to a constant (the null space): PETSc's
      * has mean zero; Jacobi-PCG's drifts by one. Compare the mean-free. */
     double sum = 0;
@@ -403,7 +401,7 @@ static int compare_petsc(wf_run *run, cf_rb *rb, const conv_setup *s, double dt,
     pc->their_its = pr.its, pc->rel_diff = pr.rel_diff;
     snprintf(pc->reason, sizeof pc->reason, "%s", pr.reason);
   }
-  if (rc == WF_OK) median3(t, &pc->theirs), pc->done = true;
+  if (rc == WF_OK) pc->theirs = median3(t), pc->done = true;
   if (op == &own) st_op_free(&own);
   free(b), free(phi);
   return rc;
@@ -453,8 +451,8 @@ static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, co
   int arrays = it.arrays;
   if (rb->solver == CF_POISSON_FFT) { /* forward and backward, nx x ny x 2 nz complex */
     const int n[3] = {m->nx, m->ny, 2 * m->nz};
-    ff_model fm = ff_model_transform(hw, g, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, n, 3,
-                                     s->wafer_prec);
+    ff_model fm =
+        ff_model_transform(hw, g, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, n, 3, s->wafer_prec);
     solve = (wf_range){2 * fm.cycles.lo, 2 * fm.cycles.hi};
     solve_flops = 2 * fm.flops;
     arrays = 4; /* the doubled complex column, and the transposes' buffer */
@@ -462,15 +460,14 @@ static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, co
   double halo = 5 * st_op_halo_cycles(m, hw, g);
   wf_range stage = {add.lo + mul.lo + solve.lo + halo, add.hi + mul.hi + solve.hi + halo};
   wf_range cycles = {3 * stage.lo, 3 * stage.hi};
-  run->model =
-      (wf_projection){.valid = true,
-                      .unit = "step",
-                      .seconds = wf_model_seconds(hw, cycles),
-                      .flops = 3 * (132 * (double)m->n_global + solve_flops),
-                      .bytes_per_pe = (14 + arrays) * cells * wf_prec_bytes(s->wafer_prec),
-                      .sram_for_data = wf_model_sram_for_data(hw),
-                      .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
-                      .pes_offered = (double)hw->pe_nx * hw->pe_ny};
+  run->model = (wf_projection){.valid = true,
+                               .unit = "step",
+                               .seconds = wf_model_seconds(hw, cycles),
+                               .flops = 3 * (132 * (double)m->n_global + solve_flops),
+                               .bytes_per_pe = (14 + arrays) * cells * wf_prec_bytes(s->wafer_prec),
+                               .sram_for_data = wf_model_sram_for_data(hw),
+                               .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
+                               .pes_offered = (double)hw->pe_nx * hw->pe_ny};
 }
 
 /* ---- checks, report, output ---- */

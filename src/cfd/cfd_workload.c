@@ -15,6 +15,7 @@
 #include "cf_wave.h"
 #include "cfd_convection.h"
 #include "st_mesh.h"
+#include "st_petsc.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
@@ -943,5 +944,6 @@ const wf_workload wf_cfd_workload = {
     .sections = cfd_sections,
     .nsections = 1,
     .run = cfd_run,
+    .finalize = st_petsc_finalize, /* convection's petsc comparison */
     .demo_variant = convection_demo,
 };
