@@ -284,8 +284,9 @@ static double norm2(const cf_rb *rb, const double *x) {
 
 /* Make the velocity divergence-free: -h^2 lap(phi) = -h^2 div u, then
  * u -= grad(phi). Each stage keeps its phi: the next step's solve starts
- * from it (a stage's phi is its own fraction of dt times the pressure). The walls' faces carry no
- * correction, as the operator's zero flux there says. */
+ * from it (a stage's phi is its own fraction of dt times the pressure).
+ * The walls' faces carry no correction, as the operator's zero flux there
+ * says. */
 static int project(cf_rb *rb, int stage, wf_status *st) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
