@@ -282,6 +282,18 @@ static double norm2(const cf_rb *rb, const double *x) {
   return sqrt(sum);
 }
 
+/* The projection's right-hand side, -h^2 div u, into b (u's halo exchanged
+ * first). */
+static void poisson_rhs(cf_rb *rb, double *b) {
+  const st_mesh *m = rb->m;
+  exchange_field(rb, CF_U);
+  exchange_field(rb, CF_V);
+  divergence(rb, b);
+  const double h2 = rb->h * rb->h;
+  for (int j = 0; j < m->lny; j++)
+    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) b[c] *= -h2;
+}
+
 /* Make the velocity divergence-free: -h^2 lap(phi) = -h^2 div u, then
  * u -= grad(phi). Each stage keeps its phi: the next step's solve starts
  * from it (a stage's phi is its own fraction of dt times the pressure).
@@ -290,13 +302,9 @@ static double norm2(const cf_rb *rb, const double *x) {
 static int project(cf_rb *rb, int stage, wf_status *st) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
-  exchange_field(rb, CF_U);
-  exchange_field(rb, CF_V);
-  divergence(rb, rb->b);
-  double before = norm2(rb, rb->b);
-  const double h2 = rb->h * rb->h, ih = 1 / rb->h;
-  for (int j = 0; j < m->lny; j++)
-    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) rb->b[c] *= -h2;
+  poisson_rhs(rb, rb->b);
+  const double ih = 1 / rb->h;
+  double before = norm2(rb, rb->b) * ih * ih; /* ||div u|| */
   st_result res = {0};
   double *phi = rb->phi[stage];
   int rc;
@@ -375,12 +383,7 @@ void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b) {
   for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f0[f], rb->f[f], m->n_stored * sizeof(double));
   rhs(rb);
   combine(rb, 0, 1, dt);
-  exchange_field(rb, CF_U);
-  exchange_field(rb, CF_V);
-  divergence(rb, b);
-  const double h2 = rb->h * rb->h;
-  for (int j = 0; j < m->lny; j++)
-    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++) b[c] *= -h2;
+  poisson_rhs(rb, b);
   for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f[f], rb->f0[f], m->n_stored * sizeof(double));
 }
 
@@ -399,12 +402,21 @@ int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_st
   return rc;
 }
 
-double cf_rb_dt_limit(cf_rb *rb) {
+/* max |u| + |v| + |w| over this rank's faces. */
+static double local_max_speed(const cf_rb *rb) {
   const st_mesh *m = rb->m;
-  double speed = cf_rb_measure(rb).max_speed;
+  double most = 0;
+  for (int j = 0; j < m->lny; j++)
+    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++)
+      most = fmax(most, fabs(rb->f[CF_U][c]) + fabs(rb->f[CF_V][c]) + fabs(rb->f[CF_W][c]));
+  return most;
+}
+
+double cf_rb_dt_limit(cf_rb *rb) {
+  double speed = local_max_speed(rb);
+  MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, rb->halo.fab->dc->comm);
   double diff = 2.51 * rb->h * rb->h / (4 * rb->dims * fmax(rb->pr, 1.0));
   double adv = speed > 0 ? sqrt(3.0) * rb->h / speed : INFINITY;
-  (void)m;
   return 1 / (1 / diff + 1 / adv);
 }
 
@@ -436,10 +448,10 @@ cf_rb_stats cf_rb_measure(cf_rb *rb) {
         sum[3] += 0.5 * (uc * uc + vc * vc + wc * wc);
         double div = (U[k + s.x] - U[k] + V[k + s.y] - V[k] + (k + 1 < nz ? W[k + 1] : 0) - W[k]);
         most[0] = fmax(most[0], fabs(div) * ih);
-        most[1] = fmax(most[1], fabs(U[k]) + fabs(V[k]) + fabs(W[k]));
         sum[4] += !isfinite(U[k] + V[k] + W[k] + T[k]);
       }
     }
+  most[1] = local_max_speed(rb);
   MPI_Comm comm = rb->halo.fab->dc->comm;
   MPI_Allreduce(MPI_IN_PLACE, sum, 5, MPI_DOUBLE, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, comm);

@@ -341,10 +341,6 @@ typedef struct petsc_cmp {
   char reason[64];
 } petsc_cmp;
 
-static double median3(const double v[3]) {
-  return fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
-}
-
 /* The system a step solves, from the run's last state: ours (the run's
  * solver, PCG from zero) and PETSc's KSPCG with Jacobi or GAMG on the same
  * matrix (AIJ, the constants as its null space), to the same rtol; setup
@@ -374,7 +370,7 @@ static int compare_petsc(wf_run *run, cf_rb *rb, const conv_setup *s, double dt,
       rc = cf_rb_poisson_solve(rb, b, phi, &pc->our_its, st);
       t[r] = wf_slowest(run->comm, MPI_Wtime() - t0);
     }
-    pc->ours = median3(t);
+    pc->ours = wf_median(t, 3);
     /* The solution is defined up to a constant (the null space): PETSc's
      * has mean zero; Jacobi-PCG's drifts by one. Compare the mean-free. */
     double sum = 0;
@@ -401,7 +397,7 @@ static int compare_petsc(wf_run *run, cf_rb *rb, const conv_setup *s, double dt,
     pc->their_its = pr.its, pc->rel_diff = pr.rel_diff;
     snprintf(pc->reason, sizeof pc->reason, "%s", pr.reason);
   }
-  if (rc == WF_OK) pc->theirs = median3(t), pc->done = true;
+  if (rc == WF_OK) pc->theirs = wf_median(t, 3), pc->done = true;
   if (op == &own) st_op_free(&own);
   free(b), free(phi);
   return rc;

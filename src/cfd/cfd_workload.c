@@ -237,15 +237,13 @@ static bool all_finite(const st_mesh *m, MPI_Comm comm, const double *u) {
   return !bad;
 }
 
-int cfd_signalled(wf_signal_poll *poll, int n, int steps, const char *problem, wf_status *st) {
+/* A signal caught before step n: the run stops there (collective). */
+static int signalled(wf_signal_poll *poll, int n, int steps, const char *problem, wf_status *st) {
   int sig = wf_signal_poll_next(poll);
   if (!sig) return WF_OK;
-  char where[120];
-  if (steps >= 0)
-    snprintf(where, sizeof where, "at step %d of %d (no checkpoint: the %s run keeps none)", n,
-             steps, problem);
-  else
-    snprintf(where, sizeof where, "at step %d (no checkpoint: the %s run keeps none)", n, problem);
+  char where[96];
+  snprintf(where, sizeof where, "at step %d of %d (no checkpoint: the %s run keeps none)", n, steps,
+           problem);
   return wf_signal_fail(st, sig, where);
 }
 
@@ -342,7 +340,7 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
   int rc = WF_OK, ry = s->src[1] - m->y0;
   double seconds = 0;
   for (int n = 0; n < s->steps && rc == WF_OK; n++) {
-    if ((rc = cfd_signalled(&poll, n, s->steps, "wave", st)) != WF_OK) break;
+    if ((rc = signalled(&poll, n, s->steps, "wave", st)) != WF_OK) break;
     double t0 = MPI_Wtime();
     cf_wave_step(&p->w, p->cur, p->prev, p->a); /* prev <- u^{n+1} */
     if (s->init == INIT_SOURCE) add_source(p, n, p->prev);
@@ -736,7 +734,7 @@ static int heat_steps(wf_run *run, const setup *s, const st_mesh *m, cf_heat *h,
   int rc = WF_OK;
   double seconds = 0;
   for (int n = 0; n < s->steps && rc == WF_OK; n++) {
-    if ((rc = cfd_signalled(&poll, n, s->steps, "heat", st)) != WF_OK) break;
+    if ((rc = signalled(&poll, n, s->steps, "heat", st)) != WF_OK) break;
     double t0 = MPI_Wtime();
     cf_heat_step(h, *cur, *next, r->r);
     seconds += MPI_Wtime() - t0;
