@@ -6,8 +6,14 @@
 int cf_heat_create(cf_heat *h, const st_mesh *m, wf_fabric *fab, const cf_bc bc[3], wf_status *st) {
   *h = (cf_heat){.m = m, .bc = {bc[0], bc[1], bc[2]}};
   if (m->halo < 1) return wf_fail(st, WF_ERR_RUNTIME, "the heat stencil needs a halo");
-  wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
-  if (wf_halo_create_shape(&h->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, false,
+  wf_halo_shape cols = {.nx = m->lnx,
+                        .ny = m->lny,
+                        .min_nx = m->min_lnx,
+                        .min_ny = m->min_lny,
+                        .unit = "columns",
+                        .elem_offset = m->zh * sizeof(double),
+                        .elem_payload = (size_t)m->nz * sizeof(double)};
+  if (wf_halo_create_shape(&h->halo, fab, &cols, m->zs * sizeof(double), 1, false,
                            bc[0] == CF_PERIODIC, bc[1] == CF_PERIODIC, st) != WF_OK)
     return st->code;
   h->edge[0] = m->x0 == 0, h->edge[1] = m->x0 + m->lnx == m->nx;
@@ -50,7 +56,7 @@ static void column_step(const cf_heat *h, const double *x, int i, int j, double 
                         double *restrict out) {
   const st_mesh *m = h->m;
   int nz = m->nz;
-  const ptrdiff_t sx = nz, sy = (ptrdiff_t)m->ld * nz;
+  const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
   const double *u = x + st_idx(m, i, j, 0);
 #pragma omp simd
   for (int k = 1; k < nz - 1; k++)

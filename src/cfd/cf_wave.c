@@ -4,6 +4,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Rows of columns updated together: a y neighbour loaded once serves up to
+ * CF_ROWS cells. */
+enum { CF_ROWS = 4 };
+
 const double cf_c8[CF_RADIUS + 1] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560};
 
 double cf_symbol(double theta) {
@@ -34,18 +38,26 @@ static double *tapers(int n, int lo, int count, int sponge) {
 
 int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_status *st) {
   *w = (cf_wave){.m = m};
-  if (m->halo < CF_RADIUS)
-    return wf_fail(st, WF_ERR_RUNTIME, "the wave stencil needs a mesh with a %d-column halo",
-                   CF_RADIUS);
+  if (m->halo < CF_RADIUS || m->zh < CF_RADIUS || m->zs < m->zh + (size_t)m->nz + CF_RADIUS)
+    return wf_fail(st, WF_ERR_RUNTIME,
+                   "the wave stencil needs a mesh with a %d-column halo and %d ghost cells past "
+                   "either end of a column (st_mesh_pad_columns)",
+                   CF_RADIUS, CF_RADIUS);
   if (m->nz < CF_RADIUS || m->min_lnx < CF_RADIUS || m->min_lny < CF_RADIUS)
     return wf_fail(st, WF_ERR_INPUT,
                    "the 25-point stencil reaches %d cells each way: every rank needs at least %d "
                    "columns in x and y (the thinnest has %d x %d) and nz at least %d (it is %d): "
                    "a larger mesh or fewer ranks",
                    CF_RADIUS, CF_RADIUS, m->min_lnx, m->min_lny, CF_RADIUS, m->nz);
-  wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
-  if (wf_halo_create_shape(&w->halo, fab, &cols, (size_t)m->nz * sizeof(double), CF_RADIUS, false,
-                           false, false, st) != WF_OK)
+  wf_halo_shape cols = {.nx = m->lnx,
+                        .ny = m->lny,
+                        .min_nx = m->min_lnx,
+                        .min_ny = m->min_lny,
+                        .unit = "columns",
+                        .elem_offset = m->zh * sizeof(double),
+                        .elem_payload = (size_t)m->nz * sizeof(double)};
+  if (wf_halo_create_shape(&w->halo, fab, &cols, m->zs * sizeof(double), CF_RADIUS, false, false,
+                           false, st) != WF_OK)
     return st->code;
   w->edge[0] = m->x0 == 0, w->edge[1] = m->x0 + m->lnx == m->nx;
   w->edge[2] = m->y0 == 0, w->edge[3] = m->y0 + m->lny == m->ny;
@@ -107,41 +119,134 @@ static inline double zval(const double *u, int k, int nz) {
   return u[k];
 }
 
-/* What reflection changes in the Laplacian of cell k near an end of a
- * column: the z neighbours past the end are minus their mirror images, where
- * the straight formula read the next column's cells in memory (harmless: a
- * column's neighbours in memory are columns of the same field, halo or
- * owned). */
-static double end_correction(const double *u, int k, int nz) {
-  double c = 0;
-  for (int r = 1; r <= CF_RADIUS; r++) {
-    if (k - r < 0) c += cf_c8[r] * (zval(u, k - r, nz) - u[k - r]);
-    if (k + r >= nz) c += cf_c8[r] * (zval(u, k + r, nz) - u[k + r]);
-  }
-  return c;
+/* The 25-point Laplacian (times h^2) of cell k of the column at u within
+ * CF_RADIUS cells of an end, where the z neighbours past the end are minus
+ * their mirror images. Sums in the order lap_row does. */
+static double lap_near_end(const double *u, int k, int nz, ptrdiff_t sx, ptrdiff_t sy) {
+  double s = 3 * cf_c8[0] * u[k];
+  for (int d = 1; d <= CF_RADIUS; d++)
+    s += cf_c8[d] * (u[k - d * sx] + u[k + d * sx] + u[k - d * sy] + u[k + d * sy] +
+                     zval(u, k - d, nz) + zval(u, k + d, nz));
+  return s;
 }
 
-/* The column's 25-point Laplacian (times h^2), straight in z, cell k. */
-#define LAP(u, k, sx, sy)                                                                       \
-  (c0 * u[k] + c1 * (u[k - sx] + u[k + sx] + u[k - sy] + u[k + sy] + u[k - 1] + u[k + 1]) +     \
-   c2 * (u[k - 2 * sx] + u[k + 2 * sx] + u[k - 2 * sy] + u[k + 2 * sy] + u[k - 2] + u[k + 2]) + \
-   c3 * (u[k - 3 * sx] + u[k + 3 * sx] + u[k - 3 * sy] + u[k + 3 * sy] + u[k - 3] + u[k + 3]) + \
-   c4 * (u[k - 4 * sx] + u[k + 4 * sx] + u[k - 4 * sy] + u[k + 4 * sy] + u[k - 4] + u[k + 4]))
+/* The 25-point Laplacian (times h^2), straight in z, of cell k of the
+ * column `r` rows along y from the column at u (sx, sy: the x and y
+ * strides). Its y neighbours are written u[k + (r + d) sy], so that the
+ * columns of a block of rows share them: one load serves every row that
+ * reads it. Needs c0..c4 in scope. */
+#define CF_U(dy, dx, dz) u[k + (r + (dy)) * sy + (dx)*sx + (dz)]
+#define CF_TERM(c, d)                                                                    \
+  c *(CF_U(0, -d, 0) + CF_U(0, d, 0) + CF_U(-d, 0, 0) + CF_U(d, 0, 0) + CF_U(0, 0, -d) + \
+      CF_U(0, 0, d))
+#define CF_LAP \
+  (c0 * CF_U(0, 0, 0) + CF_TERM(c1, 1) + CF_TERM(c2, 2) + CF_TERM(c3, 3) + CF_TERM(c4, 4))
+#define CF_COEFFS \
+  const double c0 = 3 * cf_c8[0], c1 = cf_c8[1], c2 = cf_c8[2], c3 = cf_c8[3], c4 = cf_c8[4]
 
-/* One column's update, out[k] = 2 u[k] - out[k] + a lap(u)[k]: every cell
- * in one vectorised loop, then the 4 cells at each end corrected for the
- * reflection. */
-static void column_step(const st_mesh *m, const double *x, int i, int j, double a,
-                        double *restrict out) {
-  int nz = m->nz;
-  const ptrdiff_t sx = nz, sy = (ptrdiff_t)m->ld * nz;
-  const double *u = x + st_idx(m, i, j, 0);
-  const double c0 = 3 * cf_c8[0], c1 = cf_c8[1], c2 = cf_c8[2], c3 = cf_c8[3], c4 = cf_c8[4];
+/* How a block's update meets the sponge: not at all, its taper g on
+ * u^{n+1}, or on u^{n-1} as well where the last step left that owed
+ * (cf_wave.lagged). */
+enum { TAPER_NONE, TAPER_NEW, TAPER_BOTH };
+
+typedef struct taper_of {
+  const double *gz;    /* the taper per cell along z (NULL: no sponge) */
+  double gxy[CF_ROWS]; /* and per column of the block */
+  int mode;            /* TAPER_... */
+} taper_of;
+
+static inline double lap_row(const double *u, int k, ptrdiff_t sx, ptrdiff_t sy, int r) {
+  CF_COEFFS;
+  return CF_LAP;
+}
+
+/* One cell's update with its taper g: g (2 u - gp o + a lap), gp = g for
+ * TAPER_BOTH, else 1 (and g = 1 for TAPER_NONE: both fold away). */
+static inline double leap(double u, double o, double lap, double a, double g, int mode) {
+  return g * (2 * u - (mode == TAPER_BOTH ? g * o : o) + a * lap);
+}
+
+/* Rows [0, rows) of a block (rows 1 or CF_ROWS), cells [k0, k1). `rows` and `mode` are constants
+ * where it is called, so each use compiles to its own loop, vectorised along z; the rows are
+ * written out, not looped, so that the compiler vectorises z and not them,
+ * and loads each shared y neighbour once. */
+static inline __attribute__((always_inline)) void block_middle(int rows, int mode,
+                                                               const double *restrict u,
+                                                               double *restrict out, ptrdiff_t sx,
+                                                               ptrdiff_t sy, int k0, int k1,
+                                                               double a, const taper_of *t) {
+  const double *restrict gz = t->gz;
+  const double g0 = t->gxy[0], g1 = t->gxy[1], g2 = t->gxy[2], g3 = t->gxy[3];
+  double *o0 = out, *o1 = out + sy, *o2 = out + 2 * sy, *o3 = out + 3 * sy;
 #pragma omp simd
-  for (int k = 0; k < nz; k++) out[k] = 2 * u[k] - out[k] + a * LAP(u, k, sx, sy);
-  for (int k = 0; k < nz; k++) {
-    if (k >= CF_RADIUS && k < nz - CF_RADIUS) continue; /* the middle is right */
-    out[k] += a * end_correction(u, k, nz);
+  for (int k = k0; k < k1; k++) {
+    double z = mode == TAPER_NONE ? 1 : gz[k];
+    double l0 = lap_row(u, k, sx, sy, 0);
+    if (rows == 1) {
+      o0[k] = leap(u[k], o0[k], l0, a, mode == TAPER_NONE ? 1 : g0 * z, mode);
+      continue;
+    }
+    double l1 = lap_row(u, k, sx, sy, 1), l2 = lap_row(u, k, sx, sy, 2),
+           l3 = lap_row(u, k, sx, sy, 3);
+    o0[k] = leap(u[k], o0[k], l0, a, mode == TAPER_NONE ? 1 : g0 * z, mode);
+    o1[k] = leap(u[k + sy], o1[k], l1, a, mode == TAPER_NONE ? 1 : g1 * z, mode);
+    o2[k] = leap(u[k + 2 * sy], o2[k], l2, a, mode == TAPER_NONE ? 1 : g2 * z, mode);
+    o3[k] = leap(u[k + 3 * sy], o3[k], l3, a, mode == TAPER_NONE ? 1 : g3 * z, mode);
+  }
+}
+
+/* block_middle with `rows` and `mode` made constants. */
+static void middle(int rows, const double *u, double *out, ptrdiff_t sx, ptrdiff_t sy, int k0,
+                   int k1, double a, const taper_of *t) {
+  switch ((rows == CF_ROWS) * 3 + t->mode) {
+    case TAPER_NONE:
+      block_middle(1, TAPER_NONE, u, out, sx, sy, k0, k1, a, t);
+      break;
+    case TAPER_NEW:
+      block_middle(1, TAPER_NEW, u, out, sx, sy, k0, k1, a, t);
+      break;
+    case TAPER_BOTH:
+      block_middle(1, TAPER_BOTH, u, out, sx, sy, k0, k1, a, t);
+      break;
+    case 3 + TAPER_NONE:
+      block_middle(CF_ROWS, TAPER_NONE, u, out, sx, sy, k0, k1, a, t);
+      break;
+    case 3 + TAPER_NEW:
+      block_middle(CF_ROWS, TAPER_NEW, u, out, sx, sy, k0, k1, a, t);
+      break;
+    default:
+      block_middle(CF_ROWS, TAPER_BOTH, u, out, sx, sy, k0, k1, a, t);
+      break;
+  }
+}
+
+/* Odd reflection past either end of the column at u: its ghost cell q + 1
+ * outside is minus its cell q inside, what the update reads as its z
+ * neighbours past the ends. */
+static void fill_z_ghosts(double *u, int nz) {
+  for (int q = 0; q < CF_RADIUS; q++) u[-1 - q] = -u[q], u[nz + q] = -u[nz - 1 - q];
+}
+
+/* The block of columns (i, j .. j + rows - 1), rows <= CF_ROWS: their z
+ * ghosts, then every cell. */
+static void block_step(const cf_wave *w, double *cur, double *prev, int i, int j, int rows,
+                       double a) {
+  const st_mesh *m = w->m;
+  const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
+  double *u = cur + st_idx(m, i, j, 0), *out = prev + st_idx(m, i, j, 0);
+  taper_of t = {.gz = w->damp_z,
+                .mode = !w->damp_z  ? TAPER_NONE
+                        : w->lagged ? TAPER_BOTH
+                                    : TAPER_NEW};
+  for (int r = 0; t.gz && r < rows; r++) t.gxy[r] = w->damp_x[i] * w->damp_y[j + r];
+  for (int r = 0; r < rows; r++) fill_z_ghosts(u + r * sy, m->nz);
+  if (rows == CF_ROWS) {
+    middle(CF_ROWS, u, out, sx, sy, 0, m->nz, a, &t);
+    return;
+  }
+  for (int r = 0; r < rows; r++) {
+    taper_of tr = {.gz = t.gz, .gxy = {t.gxy[r]}, .mode = t.mode};
+    middle(1, u + r * sy, out + r * sy, sx, sy, 0, m->nz, a, &tr);
   }
 }
 
@@ -149,56 +254,43 @@ static void column_step(const st_mesh *m, const double *x, int i, int j, double 
 static double column_dot_lap(const st_mesh *m, const double *x, int i, int j,
                              const double *restrict y) {
   int nz = m->nz;
-  const ptrdiff_t sx = nz, sy = (ptrdiff_t)m->ld * nz;
+  const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
   const double *u = x + st_idx(m, i, j, 0);
-  const double c0 = 3 * cf_c8[0], c1 = cf_c8[1], c2 = cf_c8[2], c3 = cf_c8[3], c4 = cf_c8[4];
   double sum = 0;
-  for (int k = 0; k < nz; k++) sum += y[k] * (LAP(u, k, sx, sy) + end_correction(u, k, nz));
+  for (int k = 0; k < nz; k++) {
+    bool end = k < CF_RADIUS || k >= nz - CF_RADIUS;
+    sum += y[k] * (end ? lap_near_end(u, k, nz, sx, sy) : lap_row(u, k, sx, sy, 0));
+  }
   return sum;
 }
 
 /* Columns [i0, i1) x [j0, j1) in strips of STRIP columns along x, each
- * strip swept along y: the 9 rows of a strip a stencil reads (its own and 4
- * each way in y) stay in the second-level cache from one row to the next.
- * (Chunks along z, to keep them in the first, were slower: short runs.) */
-enum { STRIP = 32 };
+ * strip swept along y a block of CF_ROWS rows at a time: the rows a block
+ * reads (its own and 4 each way in y) stay in the second-level cache from
+ * one row of blocks to the next. (Chunks along z, to keep a block's x
+ * neighbours in the first-level cache too, were slower: short runs.) */
+enum { STRIP = 64 };
 
-static void step_columns(const cf_wave *w, const double *cur, double *prev, double a, int i0,
-                         int i1, int j0, int j1) {
-  const st_mesh *m = w->m;
+static void step_columns(const cf_wave *w, double *cur, double *prev, double a, int i0, int i1,
+                         int j0, int j1) {
   for (int s0 = i0; s0 < i1; s0 += STRIP) {
     int s1 = s0 + STRIP < i1 ? s0 + STRIP : i1;
-    for (int j = j0; j < j1; j++)
-      for (int i = s0; i < s1; i++) column_step(m, cur, i, j, a, prev + st_idx(m, i, j, 0));
+    for (int j = j0; j < j1; j += CF_ROWS) {
+      int rows = j1 - j < CF_ROWS ? j1 - j : CF_ROWS;
+      for (int i = s0; i < s1; i++) block_step(w, cur, prev, i, j, rows, a);
+    }
   }
 }
 
-/* Cerjan's damping of both time levels in the sponge: whole columns near an
- * x or y face, the ends of the others. */
-static void damp_range(const cf_wave *w, double *cur, double *next, int i, int j, int k0, int k1) {
+void cf_wave_settle(cf_wave *w, double *x) {
   const st_mesh *m = w->m;
-  double gxy = w->damp_x[i] * w->damp_y[j];
-  double *u = cur + st_idx(m, i, j, 0), *n = next + st_idx(m, i, j, 0);
-  for (int k = k0; k < k1; k++) {
-    double g = gxy * w->damp_z[k];
-    u[k] *= g, n[k] *= g;
-  }
-}
-
-static void damp(const cf_wave *w, double *cur, double *next) {
-  const st_mesh *m = w->m;
-  if (!w->damp_x) return;
-  int nz = m->nz, edge = 0; /* cells from either z end with a taper below 1 */
-  while (edge < nz && w->damp_z[edge] < 1) edge++;
+  if (!w->lagged) return;
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
-      if (w->damp_x[i] < 1 || w->damp_y[j] < 1) {
-        damp_range(w, cur, next, i, j, 0, nz);
-      } else {
-        damp_range(w, cur, next, i, j, 0, edge < nz ? edge : nz);
-        damp_range(w, cur, next, i, j, nz - edge > edge ? nz - edge : edge, nz);
-      }
+      double gxy = w->damp_x[i] * w->damp_y[j], *u = x + st_idx(m, i, j, 0);
+      for (int k = 0; k < m->nz; k++) u[k] *= gxy * w->damp_z[k];
     }
+  w->lagged = false;
 }
 
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {
@@ -218,7 +310,7 @@ void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {
   } else {
     step_columns(w, cur, prev, a, 0, nx, 0, ny);
   }
-  damp(w, cur, prev);
+  w->lagged = w->damp_z != NULL; /* cur's taper: when it is next read as prev */
 }
 
 double cf_wave_dot_lap(const cf_wave *w, const double *x, const double *y) {

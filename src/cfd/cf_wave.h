@@ -36,6 +36,10 @@ typedef struct cf_wave {
   wf_halo halo;
   bool edge[4];                     /* this rank holds the mesh's -x, +x, -y, +y face */
   double *damp_x, *damp_y, *damp_z; /* sponge tapers per owned index (NULL: none) */
+  /* The array the last step read as cur still owes its sponge taper: the
+   * next step applies it as it reads that array as prev (one sweep less), or
+   * cf_wave_settle does. */
+  bool lagged;
 } cf_wave;
 
 /* The halo (and the global faces); a sponge of `sponge` cells (0: free
@@ -44,8 +48,13 @@ int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_
 void cf_wave_free(cf_wave *w);
 
 /* One step: prev <- 2 cur - prev + a lap(cur), a = (v dt / h)^2, then the
- * sponge on both. Exchanges cur's halo (and reflects it at the faces). */
+ * sponge on both: on prev at once, on cur when the next step reads it as its
+ * prev (the caller swaps the two) or at cf_wave_settle. Exchanges cur's halo
+ * (and reflects it at the faces). */
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a);
+/* Applies the sponge the last step owes its cur (pass that array) before
+ * anything else reads it; nothing without a sponge or when already done. */
+void cf_wave_settle(cf_wave *w, double *x);
 /* The sum over owned cells of y lap(x) (times h^2); x's halo must be
  * current (as after a step that read it). */
 double cf_wave_dot_lap(const cf_wave *w, const double *x, const double *y);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cf_rb.h"
+#include "cf_checkpoint.h"
 #include "cf_rb_checkpoint.h"
 #include "ff_model.h"
 #include "st_model.h"
@@ -251,17 +252,6 @@ static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, int n, doub
   return WF_OK;
 }
 
-/* What a stopped run leaves: its last good checkpoint, or why there is none. */
-static void last_good(const checkpoints *ck, char *out, size_t len) {
-  if (!ck->path[0])
-    snprintf(out, len, "no checkpoint: set cfd.checkpoint and cfd.checkpoint_every to keep one");
-  else if (ck->last_step < 0)
-    snprintf(out, len, "no checkpoint written yet to %s", ck->path);
-  else
-    snprintf(out, len, "last good checkpoint: %s, step %d (continue with --set cfd.restart=%s)",
-             ck->path, ck->last_step, ck->path);
-}
-
 static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *ck, series *sr,
                      history *h, conv_result *r, wf_status *st) {
   bool to_time = s->t_end > 0;
@@ -282,7 +272,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
     if (sig) {
       /* The state after step n is whole: keep it if the run keeps any. */
       if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
-      last_good(ck, where, sizeof where);
+      cf_ckpt_last_good(ck->path, ck->last_step, where, sizeof where);
       char at[260];
       snprintf(at, sizeof at, "at step %d (%s)", n, where);
       rc = wf_signal_fail(st, sig, at);
@@ -308,7 +298,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
     if (n % s->every == 0 || last || at_checkpoint) {
       stats = cf_rb_measure(rb);
       if (!stats.finite) {
-        last_good(ck, where, sizeof where);
+        cf_ckpt_last_good(ck->path, ck->last_step, where, sizeof where);
         rc = wf_fail(st, WF_ERR_RUNTIME,
                      "the flow is no longer finite after step %d (t = %.6g; %s)", n, t, where);
         break;

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cf_checkpoint.h"
 #include "cf_heat.h"
 #include "cf_wave.h"
+#include "cf_wave_checkpoint.h"
 #include "cfd_convection.h"
 #include "st_mesh.h"
 #include "st_petsc.h"
@@ -91,14 +93,14 @@ static const wf_key cfd_keys[] = {
      "(out_NNNNNN.h5, and out_series.xmf for ParaView; 0: none)",
      NULL},
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
-     "convection: HDF5 checkpoint, rewritten every checkpoint_every steps, at the end and on "
-     "SIGTERM or SIGINT ('' = none)",
+     "convection and wave: HDF5 checkpoint, rewritten every checkpoint_every steps, at the end "
+     "and on SIGTERM or SIGINT ('' = none)",
      NULL},
     {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
-     "convection: steps between checkpoints (0: only at the end)", NULL},
+     "convection and wave: steps between checkpoints (0: only at the end)", NULL},
     {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
-     "convection: continue from this checkpoint (same deck, ranks and grids; steps or t_end "
-     "stays where the whole run ends)",
+     "convection and wave: continue from this checkpoint (same deck, ranks and grids; steps or "
+     "t_end stays where the whole run ends)",
      NULL},
     {"poisson", WF_KEY_CHOICE, "pcg", 0, 0, "pcg|fft",
      "convection: the pressure's solve, Jacobi-PCG (the stencil solvers') or exact by FFT (the "
@@ -259,6 +261,9 @@ typedef struct wave {
   int nenergy;
   double *amplitude; /* mode: <u^n, phi> / <phi, phi>, n = 0..steps */
   double *phi;       /* mode: the initial field */
+  int first_step;    /* 0, or the restart's */
+  const char *checkpoint;
+  int checkpoint_every, last_checkpoint; /* the step of the last one written (-1: none) */
 } wave;
 
 static void wave_free(wave *p) {
@@ -286,6 +291,7 @@ static int wave_create(wave *p, wf_run *run, const setup *s, wf_status *st) {
   *p = (wave){.s = s};
   if (st_mesh_create_halo(&p->m, run->wafer, s->nx, s->ny, s->nz, CF_RADIUS, st) != WF_OK)
     return st->code;
+  st_mesh_pad_columns(&p->m, CF_RADIUS);
   if (cf_wave_create(&p->w, &p->m, &run->wafer->fab, s->sponge, st) != WF_OK) return st->code;
   const st_mesh *m = &p->m;
   p->a = pow(s->v * s->dt / s->h, 2);
@@ -309,6 +315,7 @@ static int wave_create(wave *p, wf_run *run, const setup *s, wf_status *st) {
    * for a mode): one half step from prev = cur. */
   memcpy(p->prev, p->cur, m->n_stored * sizeof *p->prev);
   cf_wave_step(&p->w, p->cur, p->prev, p->a / 2);
+  cf_wave_settle(&p->w, p->cur); /* u^0 stays u^0: the next step reads it as cur again */
   return WF_OK;
 }
 
@@ -328,19 +335,71 @@ typedef struct measured {
   int steps;
 } measured;
 
+/* What a wave run carries from step to step, for its checkpoints. */
+static cf_wave_state state_of(wave *p) {
+  const setup *s = p->s;
+  return (cf_wave_state){.m = &p->m,
+                         .cur = p->cur,
+                         .prev = p->prev,
+                         .energy = p->energy,
+                         .nenergy = p->nenergy,
+                         .max_energy = s->steps / s->energy_every + 2,
+                         .trace = p->trace,
+                         .trace_cols = p->m.lnx,
+                         .amplitude = p->amplitude,
+                         .max_steps = s->steps};
+}
+
+/* The checkpoint after n steps: u^{n-1} settled first (it may still owe
+ * its sponge), which changes no bit of what follows. Collective. */
+static int write_checkpoint(wave *p, MPI_Comm comm, int n, wf_status *st) {
+  cf_wave_settle(&p->w, p->prev);
+  cf_wave_state state = state_of(p);
+  if (cf_wave_checkpoint_write(&state, comm, p->checkpoint, n, st) != WF_OK) return st->code;
+  p->last_checkpoint = n;
+  return WF_OK;
+}
+
+/* The state after the checkpoint's steps, read into the fields wave_create
+ * made. */
+static int restart_from(wave *p, wf_run *run, const char *path, wf_status *st) {
+  cf_wave_state state = state_of(p);
+  int step;
+  if (cf_wave_checkpoint_read(&state, run->comm, path, &step, st) != WF_OK)
+    return wf_deck_blame(run->deck, "cfd", "restart", st);
+  if (step >= p->s->steps)
+    return wf_deck_fail(run->deck, "cfd", "restart", st,
+                        "the checkpoint is at step %d: nothing to run (cfd.steps = %d is where the "
+                        "whole run ends)",
+                        step, p->s->steps);
+  p->nenergy = state.nenergy;
+  p->first_step = step;
+  return WF_OK;
+}
+
 static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
   const setup *s = p->s;
   const st_mesh *m = &p->m;
   wf_progress prog;
-  wf_progress_start(&prog, "cfd", s->steps, run->verbose, stdout);
+  wf_progress_start(&prog, "cfd", s->steps - p->first_step, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
   double phi2 = p->phi ? mesh_dot(m, run->comm, p->phi, p->phi) : 1;
-  if (p->amplitude) p->amplitude[0] = mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
+  if (p->amplitude && p->first_step == 0)
+    p->amplitude[0] = mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
   int rc = WF_OK, ry = s->src[1] - m->y0;
   double seconds = 0;
-  for (int n = 0; n < s->steps && rc == WF_OK; n++) {
-    if ((rc = signalled(&poll, n, s->steps, "wave", st)) != WF_OK) break;
+  char where[320];
+  for (int n = p->first_step; n < s->steps && rc == WF_OK; n++) {
+    int sig = wf_signal_poll_next(&poll);
+    if (sig) {
+      if (p->checkpoint[0] && write_checkpoint(p, run->comm, n, st) != WF_OK) break;
+      cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
+      char at[400];
+      snprintf(at, sizeof at, "at step %d of %d (%s)", n, s->steps, where);
+      rc = wf_signal_fail(st, sig, at);
+      break;
+    }
     double t0 = MPI_Wtime();
     cf_wave_step(&p->w, p->cur, p->prev, p->a); /* prev <- u^{n+1} */
     if (s->init == INIT_SOURCE) add_source(p, n, p->prev);
@@ -348,6 +407,7 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
     if (n == s->steps / 2 && wf_fault("cfd_nan", run->comm)) /* the tests' blow-up */
       p->prev[st_idx(m, 0, 0, 0)] = NAN;
     if (n % s->energy_every == 0 || n + 1 == s->steps) {
+      cf_wave_settle(&p->w, p->cur); /* u^n's sponge, before the energy reads it */
       p->energy[2 * p->nenergy] = n + 0.5;
       p->energy[2 * p->nenergy + 1] = energy(p, run->comm, p->cur, p->prev);
       p->nenergy++;
@@ -358,20 +418,24 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
     double *t = p->cur;
     p->cur = p->prev, p->prev = t;
     if (p->amplitude) p->amplitude[n + 1] = mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
-    if ((n + 1) % 50 == 0 || n + 1 == s->steps) {
+    bool last = n + 1 == s->steps;
+    bool at_checkpoint = p->checkpoint[0] &&
+                         ((p->checkpoint_every > 0 && (n + 1) % p->checkpoint_every == 0) || last);
+    if ((n + 1) % 50 == 0 || last || at_checkpoint) { /* a checkpoint never holds a NaN */
       if (!all_finite(m, run->comm, p->cur)) {
+        cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
         rc = wf_fail(st, WF_ERR_RUNTIME,
-                     "the wavefield is no longer finite after step %d of %d (the last good step "
-                     "was %d at most; no checkpoint: the wave run keeps none)",
-                     n + 1, s->steps, n + 1 - 50 > 0 ? n + 1 - 50 : 0);
+                     "the wavefield is no longer finite after step %d of %d (%s)", n + 1, s->steps,
+                     where);
         break;
       }
     }
-    wf_progress_tick(&prog, n + 1);
+    if (at_checkpoint && (rc = write_checkpoint(p, run->comm, n + 1, st)) != WF_OK) break;
+    wf_progress_tick(&prog, n + 1 - p->first_step);
   }
   wf_signal_poll_end(&poll);
   out->seconds = wf_slowest(run->comm, seconds);
-  out->steps = s->steps;
+  out->steps = s->steps - p->first_step;
   return rc;
 }
 
@@ -645,7 +709,7 @@ static void report(wf_run *run, const wave *p, const measured *r, const findings
           f->lambda_run, f->lambda_discrete, f->lambda_continuum,
           fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
     if (s->free_faces && s->init != INIT_SOURCE)
-      printf("cfd: energy drift %.3e over %d steps\n", f->drift, r->steps);
+      printf("cfd: energy drift %.3e over %d steps\n", f->drift, s->steps);
     printf("cfd: wafer model (%s, %s, %dx%d PEs, bricks of %dx%d columns): [%.3g, %.3g] s/step\n",
            run->wafer->hw.machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
            run->wafer->dc.pe_ny, m->brick_x, m->brick_y, w->seconds.lo, w->seconds.hi);
@@ -656,6 +720,7 @@ static void report(wf_run *run, const wave *p, const measured *r, const findings
   long long cells[3] = {s->nx, s->ny, s->nz};
   wf_json_ints(j, "cells", cells, 3);
   wf_json_int(j, "steps", r->steps);
+  wf_json_int(j, "first_step", p->first_step);
   wf_json_num(j, "dt", s->dt);
   wf_json_num(j, "seconds_per_step", r->seconds / r->steps);
   wf_json_num(j, "cell_updates_per_s", updates);
@@ -887,6 +952,11 @@ static int cfd_run(wf_run *run, wf_status *st) {
   int rc = wave_create(&p, run, &s, st);
   if (rc != WF_OK && st->code == WF_ERR_INPUT) /* the mesh against the halo */
     rc = wf_deck_blame(d, "cfd", s.nz < CF_RADIUS ? "nz" : "nx", st);
+  p.checkpoint = wf_deck_str(d, "cfd", "checkpoint");
+  p.checkpoint_every = (int)wf_deck_int(d, "cfd", "checkpoint_every");
+  p.last_checkpoint = -1;
+  const char *restart = wf_deck_str(d, "cfd", "restart");
+  if (rc == WF_OK && restart[0]) rc = restart_from(&p, run, restart, st);
   if (rc == WF_OK) rc = run_steps(&p, run, &r, st);
   wf_status_agree(run->comm, st);
   rc = st->code;

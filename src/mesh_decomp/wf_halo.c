@@ -60,7 +60,8 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
                    bool periodic_x, bool periodic_y, wf_status *st) {
   const wf_decomp *dc = fab->dc;
   /* The thinnest block is the same arithmetic on every rank: all agree. */
-  wf_halo_shape pes = {dc->nx, dc->ny, dc->pe_nx / dc->px, dc->pe_ny / dc->py, "PEs"};
+  wf_halo_shape pes = {.nx = dc->nx, .ny = dc->ny, .min_nx = dc->pe_nx / dc->px,
+                       .min_ny = dc->pe_ny / dc->py, .unit = "PEs"};
   if (wf_halo_create_shape(h, fab, &pes, elem_bytes, width, corners, periodic_x, periodic_y,
                            st) != WF_OK)
     return st->code;
@@ -75,6 +76,10 @@ int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
   memset(h, 0, sizeof *h);
   if (width < 1) return wf_fail(st, WF_ERR_INPUT, "halo width %d: must be at least 1", width);
   if (elem_bytes < 1) return wf_fail(st, WF_ERR_INPUT, "halo element size must be positive");
+  if (shape->elem_payload && shape->elem_offset + shape->elem_payload > elem_bytes)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "halo element payload (%zu bytes from byte %zu) past the element's %zu bytes",
+                   shape->elem_payload, shape->elem_offset, elem_bytes);
   if (width > shape->min_nx || width > shape->min_ny)
     return wf_fail(st, WF_ERR_INPUT,
                    "halo width %d %s is wider than the thinnest rank block (%dx%d %s on %dx%d "
@@ -91,9 +96,14 @@ int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
   h->periodic_x = periodic_x;
   h->periodic_y = periodic_y;
 
-  MPI_Type_contiguous((int)elem_bytes, MPI_BYTE, &h->elem_type);
+  size_t payload = shape->elem_payload ? shape->elem_payload : elem_bytes;
+  MPI_Aint offset = shape->elem_payload ? (MPI_Aint)shape->elem_offset : 0;
+  MPI_Datatype data;
+  MPI_Type_create_hindexed_block(1, (int)payload, &offset, MPI_BYTE, &data);
+  MPI_Type_create_resized(data, 0, (MPI_Aint)elem_bytes, &h->elem_type);
+  MPI_Type_free(&data);
   MPI_Type_commit(&h->elem_type);
-  double words = wf_model_words(fab->hw, elem_bytes);
+  double words = wf_model_words(fab->hw, payload);
   int ndirs = corners ? WF_NDIRS : 4;
   for (int d = 0; d < ndirs; d++) {
     int peer = wf_decomp_neighbor(dc, d, periodic_x, periodic_y);
@@ -106,7 +116,7 @@ int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
     axis_regions(h->ny, width, wf_dir_dy[d], &m->send_y, &m->recv_y, &cy);
     m->cx = cx;
     m->cy = cy;
-    m->bytes = (size_t)cx * cy * elem_bytes;
+    m->bytes = (size_t)cx * cy * payload;
     long long elems = (long long)cx * cy;
     if (peer == dc->rank) {
       /* A periodic wrap inside this rank: a copy within the field, no MPI. */

@@ -56,6 +56,10 @@ int wf_halo_create(wf_halo *h, wf_fabric *fab, size_t elem_bytes, int width, boo
 typedef struct wf_halo_shape {
   int nx, ny, min_nx, min_ny;
   const char *unit; /* "PEs", "cells": for messages */
+  /* The bytes of an element that carry data, elem_payload from
+   * elem_offset on (payload 0: all of it): the halo moves and counts only
+   * those (a padded column's values). */
+  size_t elem_offset, elem_payload;
 } wf_halo_shape;
 int wf_halo_create_shape(wf_halo *h, wf_fabric *fab, const wf_halo_shape *shape,
                          size_t elem_bytes, int width, bool corners, bool periodic_x,

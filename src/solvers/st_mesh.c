@@ -54,9 +54,18 @@ int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, i
   m->halo = halo;
   m->ld = (size_t)m->lnx + 2 * (size_t)halo;
   m->n_owned = (size_t)m->lnx * m->lny * nz;
-  m->n_stored = m->ld * (size_t)(m->lny + 2 * halo) * nz;
+  m->zs = (size_t)nz;
+  m->n_stored = m->ld * (size_t)(m->lny + 2 * halo) * m->zs;
   m->n_global = (long long)nx * ny * nz;
   return WF_OK;
+}
+
+void st_mesh_pad_columns(st_mesh *m, int ghosts) {
+  const size_t line = 64 / sizeof(double);
+  m->zh = ((size_t)ghosts + line - 1) / line * line;
+  size_t lines = (m->zh + (size_t)m->nz + (size_t)ghosts + line - 1) / line;
+  m->zs = (lines | 1) * line;
+  m->n_stored = m->ld * (size_t)(m->lny + 2 * m->halo) * m->zs;
 }
 
 void *st_field_alloc_bytes(const st_mesh *m, size_t elem_bytes) {

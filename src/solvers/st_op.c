@@ -69,7 +69,8 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
       }
     build_coefficients(op, spec);
   }
-  wf_halo_shape cols = {m->lnx, m->lny, m->min_lnx, m->min_lny, "columns"};
+  wf_halo_shape cols = {
+      .nx = m->lnx, .ny = m->lny, .min_nx = m->min_lnx, .min_ny = m->min_lny, .unit = "columns"};
   if (wf_halo_create_shape(&op->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, false,
                            periodic[0], periodic[1], st) != WF_OK)
     return st->code;

@@ -191,6 +191,52 @@ restart)
   expect "[ $rc -eq 1 ] && grep -q 'no longer finite after step 10 (t = .*; last good checkpoint: nan.h5, step 5' err.txt" \
          "NaN with checkpoints: exit $rc, $(head -1 err.txt)"
   ;;
+wave_restart)
+  # Wave checkpoints: 60 steps against 30 continued from their checkpoint,
+  # bit for bit: a source's run (wavefield, energies, shot gather) and a
+  # Gaussian bump's, whose tails reach into the sponge (the taper a step
+  # owes is settled in the checkpoint); a standing mode's eigenvalue check
+  # across a restart; a NaN stops the run naming its last good checkpoint.
+  for init in source gaussian; do
+    W="$MESH --set cfd.sponge=6 --set cfd.source_z=10 --set cfd.init=$init"
+    # shellcheck disable=SC2086
+    cfd $W --set cfd.steps=60 --set output.file=full.h5 > /dev/null
+    expect "[ $? -eq 0 ] && [ -s full.h5 ]" "$init: the whole run"
+    # shellcheck disable=SC2086
+    cfd $W --set cfd.steps=30 --set cfd.checkpoint=ck.h5 > /dev/null
+    expect "[ $? -eq 0 ] && [ -s ck.h5 ]" "$init: the first half's checkpoint"
+    # shellcheck disable=SC2086
+    cfd $W --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=rest.h5 --json r.json > /dev/null
+    expect "[ $? -eq 0 ] && json r.json \"j['cfd']['steps'] == 30 and j['cfd']['first_step'] == 30 and j['checks']['failed'] == 0\"" \
+           "$init: restart: $(json r.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+    sets="/u /energy"
+    [ $init = source ] && sets="$sets /shot_gather"
+    : > d.txt
+    for d in $sets; do h5diff -q full.h5 rest.h5 "$d" "$d" || echo "$d differs" >> d.txt; done
+    expect "[ ! -s d.txt ]" "$init: a wave restart does not continue bit for bit: $(tail -2 d.txt)"
+  done
+  # shellcheck disable=SC2086
+  expect_bad_input cfd "nothing to run" $W --set cfd.steps=30 --set cfd.restart=ck.h5
+  M="--set wafer.pe_grid=4x4 --set cfd.nx=16 --set cfd.ny=16 --set cfd.nz=12 --set cfd.bc=free --set cfd.init=mode"
+  # shellcheck disable=SC2086
+  cfd $M --set cfd.steps=20 --set cfd.checkpoint=mode.h5 > /dev/null &&
+    cfd $M --set cfd.steps=40 --set cfd.restart=mode.h5 --json m.json > /dev/null
+  expect "[ $? -eq 0 ] && json m.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+         "a standing mode across a restart: $(json m.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
+  # A NaN after step 20 (on the last rank), checkpoints every 5 steps; the
+  # one at step 20, mid-run (its u^{n-1} still owed its taper), continues
+  # bit for bit into the Gaussian's whole run.
+  # shellcheck disable=SC2086
+  WAFER_FAULT=cfd_nan@$((ranks - 1)) mpiexec -n "$ranks" -x WAFER_FAULT "$wafer" cfd --quiet --set cfd.stream=false \
+      $W --set cfd.steps=40 --set cfd.checkpoint=nan.h5 --set cfd.checkpoint_every=5 > out.txt 2> err.txt
+  rc=$?
+  expect "[ $rc -eq 1 ] && grep -q 'no longer finite after step 25 of 40 (last good checkpoint: nan.h5, step 20' err.txt" \
+         "NaN with checkpoints: exit $rc, $(head -1 err.txt)"
+  # shellcheck disable=SC2086
+  cfd $W --set cfd.steps=60 --set cfd.restart=nan.h5 --set output.file=rest.h5 > /dev/null
+  expect "[ $? -eq 0 ] && h5diff -q full.h5 rest.h5 /u /u && h5diff -q full.h5 rest.h5 /energy /energy" \
+         "from a mid-run checkpoint: not bit for bit"
+  ;;
 series)
   # A time series: a snapshot every 20 steps (and at the start) beside the
   # output, listed by out_series.xmf; ParaView, where installed, opens the

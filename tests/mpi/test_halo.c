@@ -21,6 +21,7 @@ static double pe_val(int gi, int gj, int c, int round) {
 typedef struct cfg {
   int nx, ny, w, k;
   bool corners, px, py;
+  int off, len; /* len > 0: only values [off, off + len) of an element are its payload */
 } cfg;
 
 /* Elements one exchange delivers to this rank's PEs, counted directly:
@@ -59,7 +60,19 @@ static void run_case(checks *ck, const cfg *c) {
   wf_fabric *fab = &t.fab;
   wf_halo h;
   size_t esz = (size_t)c->k * sizeof(double);
-  int rc = wf_halo_create(&h, fab, esz, c->w, c->corners, c->px, c->py, &st);
+  int rc;
+  if (c->len > 0) {
+    wf_halo_shape pes = {.nx = dc.nx,
+                         .ny = dc.ny,
+                         .min_nx = dc.pe_nx / dc.px,
+                         .min_ny = dc.pe_ny / dc.py,
+                         .unit = "PEs",
+                         .elem_offset = (size_t)c->off * sizeof(double),
+                         .elem_payload = (size_t)c->len * sizeof(double)};
+    rc = wf_halo_create_shape(&h, fab, &pes, esz, c->w, c->corners, c->px, c->py, &st);
+  } else {
+    rc = wf_halo_create(&h, fab, esz, c->w, c->corners, c->px, c->py, &st);
+  }
   bool too_wide = c->w > c->nx / dc.px || c->w > c->ny / dc.py;
   CHECK(ck, rc == (too_wide ? WF_ERR_INPUT : WF_OK), "halo create rc %d (%s)", rc, st.msg);
   if (rc == WF_OK) {
@@ -90,6 +103,7 @@ static void run_case(checks *ck, const cfg *c) {
           if (gi < 0 || gi >= c->nx) set = set && c->px, gi = (gi + c->nx) % c->nx;
           if (gj < 0 || gj >= c->ny) set = set && c->py, gj = (gj + c->ny) % c->ny;
           for (int q = 0; q < c->k; q++) {
+            if (c->len > 0 && (q < c->off || q >= c->off + c->len)) continue; /* not payload */
             double want = set ? pe_val(gi, gj, q, round) : UNTOUCHED;
             if (f[wf_halo_index(&h, i, j) * c->k + q] != want) bad++;
           }
@@ -99,10 +113,11 @@ static void run_case(checks *ck, const cfg *c) {
             c->ny, c->w, c->k, c->corners, c->px, c->py, round, bad);
     }
     CHECK(ck, fab->c.ops == 2, "fabric counted %lld exchanges", fab->c.ops);
-    long long intra, inter, words = (long long)((esz + 3) / 4);
+    size_t payload = c->len > 0 ? (size_t)c->len * sizeof(double) : esz;
+    long long intra, inter, words = (long long)((payload + 3) / 4);
     count_elements(c, &dc, &intra, &inter);
     CHECK(ck, fab->c.words_intra == 2 * intra * words && fab->c.words_inter == 2 * inter * words &&
-                  fab->c.mpi_bytes == 2 * inter * (long long)esz,
+                  fab->c.mpi_bytes == 2 * inter * (long long)payload,
           "grid %dx%d w=%d corners=%d periodic=%d,%d: counted %lld/%lld words inside/between "
           "ranks, direct count %lld/%lld",
           c->nx, c->ny, c->w, c->corners, c->px, c->py, fab->c.words_intra, fab->c.words_inter,
@@ -122,9 +137,14 @@ int main(int argc, char **argv) {
       for (int k = 1; k <= 3; k += 2)
         for (int corners = 0; corners <= 1; corners++)
           for (int per = 0; per < 3; per++) {
-            cfg c = {grids[gi][0], grids[gi][1], w, k, corners, per >= 1, per == 2};
+            cfg c = {grids[gi][0], grids[gi][1], w, k, corners, per >= 1, per == 2, 0, 0};
             run_case(&ck, &c);
           }
+  /* Padded elements (a padded mesh column): 7 values, the payload 3 from the 2nd on. */
+  for (int per = 0; per < 3; per++) {
+    cfg c = {13, 11, 2, 7, true, per >= 1, per == 2, 2, 3};
+    run_case(&ck, &c);
+  }
   int rc = checks_finish(&ck, "test_halo");
   return rc;
 }
