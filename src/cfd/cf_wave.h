@@ -43,14 +43,16 @@ typedef struct cf_wave {
 } cf_wave;
 
 /* The halo (and the global faces); a sponge of `sponge` cells (0: free
- * faces). Errors (input): rank blocks thinner than the halo. */
+ * faces). The mesh: a CF_RADIUS-column halo and padded columns with
+ * CF_RADIUS ghost cells (st_mesh_create_halo, st_mesh_pad_columns). Errors
+ * (input): rank blocks thinner than the halo. */
 int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_status *st);
 void cf_wave_free(cf_wave *w);
 
 /* One step: prev <- 2 cur - prev + a lap(cur), a = (v dt / h)^2, then the
  * sponge on both: on prev at once, on cur when the next step reads it as its
  * prev (the caller swaps the two) or at cf_wave_settle. Exchanges cur's halo
- * (and reflects it at the faces). */
+ * (and reflects it at the faces, and into its columns' z ghosts). */
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a);
 /* Applies the sponge the last step owes its cur (pass that array) before
  * anything else reads it; nothing without a sponge or when already done. */

@@ -393,7 +393,7 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
   for (int n = p->first_step; n < s->steps && rc == WF_OK; n++) {
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
-      if (p->checkpoint[0] && write_checkpoint(p, run->comm, n, st) != WF_OK) break;
+      if (p->checkpoint[0] && (rc = write_checkpoint(p, run->comm, n, st)) != WF_OK) break;
       cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
       char at[400];
       snprintf(at, sizeof at, "at step %d of %d (%s)", n, s->steps, where);

@@ -134,6 +134,26 @@ signals)
   expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' run.err" "fft: no message: $(cat run.err)"
   expect "[ ! -e spectrum.h5 ]" "fft: an interrupted run left its output"
 
+  # CFD wave, SIGTERM to one rank between checkpoints: a checkpoint of the
+  # step it stopped at, named in the message, from which a restart finishes.
+  rm -f ck.h5
+  wave_args=(cfd --quiet --set cfd.stream=false --set wafer.pe_grid=8x8 --set cfd.nx=48 --set cfd.ny=48
+             --set cfd.nz=48 --set cfd.init=gaussian --set cfd.checkpoint=ck.h5)
+  launch "${wave_args[@]}" --set cfd.steps=100000 --set cfd.checkpoint_every=200
+  wait_for ck.h5 60
+  sleep 0.5
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "cfd: the ranks ended after $ms ms, exit status $rc"
+  step=$(sed -n 's/.*interrupted by SIGTERM at step \([0-9]*\) of 100000 (last good checkpoint: ck.h5, step \1 .*/\1/p' run.err)
+  expect "[ -n \"$step\" ] && [ \"$(ck_step ck.h5)\" = \"$step\" ]" \
+         "cfd: no checkpoint of the step it stopped at: $(cat run.err), checkpoint at step $(ck_step ck.h5)"
+  mpiexec -n "$ranks" "$wafer" "${wave_args[@]}" --set cfd.checkpoint=ck2.h5 --set cfd.restart=ck.h5 \
+    --set cfd.steps=$((step + 20)) --json r.json > /dev/null 2> r.err
+  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == 20\"" \
+         "cfd: restart from the signal's checkpoint failed: $(cat r.err)"
+
   # TLR-MVM, SIGINT to one rank during many products: ends between two, writes nothing.
   launch tlrmvm --quiet --set tlrmvm.repeat=1000000 --set tlrmvm.stream=false \
          --set tlrmvm.mdd_iterations=0 --set output.file=products.h5
