@@ -6,15 +6,8 @@
 int cf_heat_create(cf_heat *h, const st_mesh *m, wf_fabric *fab, const cf_bc bc[3], wf_status *st) {
   *h = (cf_heat){.m = m, .bc = {bc[0], bc[1], bc[2]}};
   if (m->halo < 1) return wf_fail(st, WF_ERR_RUNTIME, "the heat stencil needs a halo");
-  wf_halo_shape cols = {.nx = m->lnx,
-                        .ny = m->lny,
-                        .min_nx = m->min_lnx,
-                        .min_ny = m->min_lny,
-                        .unit = "columns",
-                        .elem_offset = m->zh * sizeof(double),
-                        .elem_payload = (size_t)m->nz * sizeof(double)};
-  if (wf_halo_create_shape(&h->halo, fab, &cols, m->zs * sizeof(double), 1, false,
-                           bc[0] == CF_PERIODIC, bc[1] == CF_PERIODIC, st) != WF_OK)
+  if (st_mesh_halo_create(&h->halo, fab, m, sizeof(double), 1, false, bc[0] == CF_PERIODIC,
+                          bc[1] == CF_PERIODIC, st) != WF_OK)
     return st->code;
   h->edge[0] = m->x0 == 0, h->edge[1] = m->x0 + m->lnx == m->nx;
   h->edge[2] = m->y0 == 0, h->edge[3] = m->y0 + m->lny == m->ny;

@@ -89,10 +89,8 @@ int cf_rb_create(cf_rb *rb, const st_mesh *m, wf_fabric *fab, const cf_rb_params
   if (p->solver == CF_POISSON_FFT && p->side_walls)
     return wf_fail(st, WF_ERR_INPUT,
                    "the FFT pressure solve needs x periodic: between side walls use PCG");
-  wf_halo_shape cols = {
-      .nx = m->lnx, .ny = m->lny, .min_nx = m->min_lnx, .min_ny = m->min_lny, .unit = "columns"};
-  if (wf_halo_create_shape(&rb->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, true,
-                           !p->side_walls, true, st) != WF_OK)
+  if (st_mesh_halo_create(&rb->halo, fab, m, sizeof(double), 1, true, !p->side_walls, true, st) !=
+      WF_OK)
     return st->code;
   const bool periodic[3] = {!p->side_walls, true, false};
   const st_coef_spec laplacian = {

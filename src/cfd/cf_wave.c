@@ -49,15 +49,8 @@ int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_
                    "columns in x and y (the thinnest has %d x %d) and nz at least %d (it is %d): "
                    "a larger mesh or fewer ranks",
                    CF_RADIUS, CF_RADIUS, m->min_lnx, m->min_lny, CF_RADIUS, m->nz);
-  wf_halo_shape cols = {.nx = m->lnx,
-                        .ny = m->lny,
-                        .min_nx = m->min_lnx,
-                        .min_ny = m->min_lny,
-                        .unit = "columns",
-                        .elem_offset = m->zh * sizeof(double),
-                        .elem_payload = (size_t)m->nz * sizeof(double)};
-  if (wf_halo_create_shape(&w->halo, fab, &cols, m->zs * sizeof(double), CF_RADIUS, false, false,
-                           false, st) != WF_OK)
+  if (st_mesh_halo_create(&w->halo, fab, m, sizeof(double), CF_RADIUS, false, false, false, st) !=
+      WF_OK)
     return st->code;
   w->edge[0] = m->x0 == 0, w->edge[1] = m->x0 + m->lnx == m->nx;
   w->edge[2] = m->y0 == 0, w->edge[3] = m->y0 + m->lny == m->ny;

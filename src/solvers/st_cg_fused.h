@@ -111,10 +111,8 @@ static int CG_NAME(cg)(st_op *op, bool jacobi, const double *b, double *x, const
   wf_fabric *fab = op->halo.fab;
   /* A halo plan for columns of CG_REAL (the operator's is for doubles). */
   wf_halo halo;
-  wf_halo_shape cols = {
-      .nx = m->lnx, .ny = m->lny, .min_nx = m->min_lnx, .min_ny = m->min_lny, .unit = "columns"};
-  if (wf_halo_create_shape(&halo, fab, &cols, (size_t)m->nz * sizeof(CG_REAL), 1, false,
-                           op->periodic[0], op->periodic[1], st) != WF_OK)
+  if (st_mesh_halo_create(&halo, fab, m, sizeof(CG_REAL), 1, false, op->periodic[0],
+                          op->periodic[1], st) != WF_OK)
     return st->code;
   halo.model_cycles = op->halo.model_cycles;
   CG_REAL *r = st_field_alloc_bytes(m, sizeof(CG_REAL)), *p = st_field_alloc_bytes(m, sizeof(CG_REAL));

@@ -68,6 +68,19 @@ void st_mesh_pad_columns(st_mesh *m, int ghosts) {
   m->n_stored = m->ld * (size_t)(m->lny + 2 * m->halo) * m->zs;
 }
 
+int st_mesh_halo_create(wf_halo *h, wf_fabric *fab, const st_mesh *m, size_t value_bytes,
+                        int width, bool corners, bool periodic_x, bool periodic_y, wf_status *st) {
+  wf_halo_shape cols = {.nx = m->lnx,
+                        .ny = m->lny,
+                        .min_nx = m->min_lnx,
+                        .min_ny = m->min_lny,
+                        .unit = "columns",
+                        .elem_offset = m->zh * value_bytes,
+                        .elem_payload = (size_t)m->nz * value_bytes};
+  return wf_halo_create_shape(h, fab, &cols, m->zs * value_bytes, width, corners, periodic_x,
+                              periodic_y, st);
+}
+
 void *st_field_alloc_bytes(const st_mesh *m, size_t elem_bytes) {
   size_t bytes = (m->n_stored * elem_bytes + 63) / 64 * 64;
   /* Huge pages: a stencil reads 9 rows of columns a mesh row apart. */

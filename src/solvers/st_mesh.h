@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "wf_error.h"
+#include "wf_halo.h"
 #include "wf_wafer.h"
 
 static const double ST_PI = 3.14159265358979323846;
@@ -54,6 +55,12 @@ int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, i
  * 256 than at 260 on an AMD EPYC). Whoever reads or writes such a mesh's
  * fields goes by st_idx, one column at a time. */
 void st_mesh_pad_columns(st_mesh *m, int ghosts);
+
+/* The halo of the mesh's fields (values of `value_bytes`), `width` columns
+ * wide: a column is one element, of which only its nz values travel (a
+ * padded column's ghosts and padding stay). */
+int st_mesh_halo_create(wf_halo *h, wf_fabric *fab, const st_mesh *m, size_t value_bytes,
+                        int width, bool corners, bool periodic_x, bool periodic_y, wf_status *st);
 
 /* Columns [lo, lo + count) held by the ranks at coordinate c along an axis
  * of n cells over `pes` PEs and `parts` ranks: the union of their bricks. */

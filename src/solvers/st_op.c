@@ -69,10 +69,8 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
       }
     build_coefficients(op, spec);
   }
-  wf_halo_shape cols = {
-      .nx = m->lnx, .ny = m->lny, .min_nx = m->min_lnx, .min_ny = m->min_lny, .unit = "columns"};
-  if (wf_halo_create_shape(&op->halo, fab, &cols, (size_t)m->nz * sizeof(double), 1, false,
-                           periodic[0], periodic[1], st) != WF_OK)
+  if (st_mesh_halo_create(&op->halo, fab, m, sizeof(double), 1, false, periodic[0], periodic[1],
+                          st) != WF_OK)
     return st->code;
   op->halo.model_cycles = st_op_halo_cycles(m, fab->hw, fab->grid);
   return WF_OK;
