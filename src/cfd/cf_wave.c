@@ -3,10 +3,25 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Rows of columns updated together: a y neighbour loaded once serves up to
- * CF_ROWS cells. */
-enum { CF_ROWS = 4 };
+/* The update works on vectors of CF_LANES cells along z, written with the
+ * GCC/Clang vector extension: the compiler maps a vector to one 512-bit
+ * register with AVX-512, or to several narrower ones. Columns are padded so
+ * that whole vectors fit (st_mesh_pad_columns). */
+enum { CF_LANES = 8 };
+typedef double cf_vec __attribute__((vector_size(CF_LANES * sizeof(double))));
+typedef long long cf_lanes __attribute__((vector_size(CF_LANES * sizeof(long long))));
+
+static inline cf_vec vload(const double *p) {
+  cf_vec v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline void vstore(double *p, cf_vec v) { memcpy(p, &v, sizeof v); }
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 const double cf_c8[CF_RADIUS + 1] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560};
 
@@ -31,14 +46,15 @@ static double *tapers(int n, int lo, int count, int sponge) {
   if (!t) return NULL;
   for (int i = 0; i < count; i++) {
     int g = lo + i, d = g < n - 1 - g ? g : n - 1 - g;
-    t[i] = taper(d, sponge);
+    t[i] = g < n ? taper(d, sponge) : 1;
   }
   return t;
 }
 
 int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_status *st) {
   *w = (cf_wave){.m = m};
-  if (m->halo < CF_RADIUS || m->zh < CF_RADIUS || m->zs < m->zh + (size_t)m->nz + CF_RADIUS)
+  if (m->halo < CF_RADIUS || m->zh < CF_RADIUS ||
+      m->zs < m->zh + round_up((size_t)m->nz, CF_LANES) + CF_RADIUS)
     return wf_fail(st, WF_ERR_RUNTIME,
                    "the wave stencil needs a mesh with a %d-column halo and %d ghost cells past "
                    "either end of a column (st_mesh_pad_columns)",
@@ -57,7 +73,8 @@ int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_
   if (sponge > 0) {
     w->damp_x = tapers(m->nx, m->x0, m->lnx, sponge);
     w->damp_y = tapers(m->ny, m->y0, m->lny, sponge);
-    w->damp_z = tapers(m->nz, 0, m->nz, sponge);
+    /* Whole vectors: the cells past nz, which the update leaves alone, get 1. */
+    w->damp_z = tapers(m->nz, 0, (int)round_up((size_t)m->nz, CF_LANES), sponge);
     if (!w->damp_x || !w->damp_y || !w->damp_z) {
       cf_wave_free(w);
       return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the sponge");
@@ -112,103 +129,139 @@ static inline double zval(const double *u, int k, int nz) {
   return u[k];
 }
 
-/* The 25-point Laplacian (times h^2) of cell k of the column at u within
- * CF_RADIUS cells of an end, where the z neighbours past the end are minus
- * their mirror images. Sums in the order lap_row does. */
-static double lap_near_end(const double *u, int k, int nz, ptrdiff_t sx, ptrdiff_t sy) {
-  double s = 3 * cf_c8[0] * u[k];
-  for (int d = 1; d <= CF_RADIUS; d++)
-    s += cf_c8[d] * (u[k - d * sx] + u[k + d * sx] + u[k - d * sy] + u[k + d * sy] +
-                     zval(u, k - d, nz) + zval(u, k + d, nz));
-  return s;
-}
-
-/* The 25-point Laplacian (times h^2), straight in z, of cell k of the
- * column `r` rows along y from the column at u (sx, sy: the x and y
- * strides). Its y neighbours are written u[k + (r + d) sy], so that the
- * columns of a block of rows share them: one load serves every row that
- * reads it. Needs c0..c4 in scope. */
-#define CF_U(dy, dx, dz) u[k + (r + (dy)) * sy + (dx)*sx + (dz)]
-#define CF_TERM(c, d)                                                                    \
-  c *(CF_U(0, -d, 0) + CF_U(0, d, 0) + CF_U(-d, 0, 0) + CF_U(d, 0, 0) + CF_U(0, 0, -d) + \
-      CF_U(0, 0, d))
-#define CF_LAP \
-  (c0 * CF_U(0, 0, 0) + CF_TERM(c1, 1) + CF_TERM(c2, 2) + CF_TERM(c3, 3) + CF_TERM(c4, 4))
+/* The 25-point Laplacian (times h^2) of cell (or vector of cells) u from its
+ * neighbours summed in pairs: x[d - 1] holds the two x neighbours d cells
+ * away, y and z likewise. One sum tree for every cell, scalar or vector, so
+ * that each gets the same rounding. Needs c0..c4 in scope. */
+#define CF_LAP(u, x, y, z)                                                                        \
+  (c0 * (u) + c1 * (x[0] + y[0] + z[0]) + c2 * (x[1] + y[1] + z[1]) + c3 * (x[2] + y[2] + z[2]) + \
+   c4 * (x[3] + y[3] + z[3]))
 #define CF_COEFFS \
   const double c0 = 3 * cf_c8[0], c1 = cf_c8[1], c2 = cf_c8[2], c3 = cf_c8[3], c4 = cf_c8[4]
 
-/* How a block's update meets the sponge: not at all, its taper g on
- * u^{n+1}, or on u^{n-1} as well where the last step left that owed
- * (cf_wave.lagged). */
-enum { TAPER_NONE, TAPER_NEW, TAPER_BOTH };
-
-typedef struct taper_of {
-  const double *gz;    /* the taper per cell along z (NULL: no sponge) */
-  double gxy[CF_ROWS]; /* and per column of the block */
-  int mode;            /* TAPER_... */
-} taper_of;
-
-static inline double lap_row(const double *u, int k, ptrdiff_t sx, ptrdiff_t sy, int r) {
+/* Cell k of the column at u (sx, sy: the x and y strides), its z
+ * neighbours past the ends reflected (odd). */
+static double lap_cell(const double *u, int k, int nz, ptrdiff_t sx, ptrdiff_t sy) {
   CF_COEFFS;
-  return CF_LAP;
+  double x[CF_RADIUS], y[CF_RADIUS], z[CF_RADIUS];
+  for (int d = 1; d <= CF_RADIUS; d++) {
+    x[d - 1] = u[k - d * sx] + u[k + d * sx];
+    y[d - 1] = u[k - d * sy] + u[k + d * sy];
+    z[d - 1] = zval(u, k - d, nz) + zval(u, k + d, nz);
+  }
+  return CF_LAP(u[k], x, y, z);
 }
 
-/* One cell's update with its taper g: g (2 u - gp o + a lap), gp = g for
- * TAPER_BOTH, else 1 (and g = 1 for TAPER_NONE: both fold away). */
-static inline double leap(double u, double o, double lap, double a, double g, int mode) {
+/* How an update meets the sponge: not at all, its taper g on u^{n+1}, or
+ * on u^{n-1} as well where the last step left that owed (cf_wave.lagged). */
+enum { TAPER_NONE, TAPER_NEW, TAPER_BOTH };
+
+/* One update with its taper g: g (2 u - gp o + a lap), gp = g for
+ * TAPER_BOTH, else 1 (and no g at all for TAPER_NONE). */
+static inline cf_vec leap(int mode, cf_vec u, cf_vec o, cf_vec lap, double a, cf_vec g) {
+  if (mode == TAPER_NONE) return 2 * u - o + a * lap;
   return g * (2 * u - (mode == TAPER_BOTH ? g * o : o) + a * lap);
 }
 
-/* Rows [0, rows) of a block (rows 1 or CF_ROWS), cells [k0, k1). `rows` and `mode` are constants
- * where it is called, so each use compiles to its own loop, vectorised along z; the rows are
- * written out, not looped, so that the compiler vectorises z and not them,
- * and loads each shared y neighbour once. */
-static inline __attribute__((always_inline)) void block_middle(int rows, int mode,
-                                                               const double *restrict u,
-                                                               double *restrict out, ptrdiff_t sx,
-                                                               ptrdiff_t sy, int k0, int k1,
-                                                               double a, const taper_of *t) {
-  const double *restrict gz = t->gz;
-  const double g0 = t->gxy[0], g1 = t->gxy[1], g2 = t->gxy[2], g3 = t->gxy[3];
-  double *o0 = out, *o1 = out + sy, *o2 = out + 2 * sy, *o3 = out + 3 * sy;
-#pragma omp simd
-  for (int k = k0; k < k1; k++) {
-    double z = mode == TAPER_NONE ? 1 : gz[k];
-    double l0 = lap_row(u, k, sx, sy, 0);
-    if (rows == 1) {
-      o0[k] = leap(u[k], o0[k], l0, a, mode == TAPER_NONE ? 1 : g0 * z, mode);
-      continue;
+/* Where a pencil sits and what its sponge is. */
+typedef struct pencil {
+  const double *u; /* cur at its first column, row j, cell k */
+  double *out;     /* prev there: u^{n-1} in, u^{n+1} out */
+  ptrdiff_t sx, sy;
+  int columns;      /* along x */
+  int lanes;        /* of the CF_LANES cells, those below nz */
+  double a;         /* (v dt / h)^2 */
+  int mode;         /* TAPER_... */
+  const double *gx; /* the x taper from the first column */
+  double gy[2];     /* the y taper of rows j and j + 1 */
+  const double *gz; /* the z taper from cell k */
+} pencil;
+
+/* The update of one pencil: CF_LANES cells from k of the columns along x
+ * in row j and, when `rows` is 2, row j + 1. It sweeps along x holding each
+ * row's 9 x neighbours in registers (a column is loaded once, not 8
+ * times), loads the y neighbours (the two rows share 6 of their 8), and the
+ * z neighbours from the centre column. `rows` and `mode` are constants
+ * where it is called: each use compiles to its own loop. */
+static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mode,
+                                                               const pencil *p) {
+  CF_COEFFS;
+  const double *restrict u = p->u;
+  double *restrict out = p->out;
+  const ptrdiff_t sx = p->sx, sy = p->sy;
+  const int columns = p->columns, lanes = p->lanes;
+  const double a = p->a, *restrict gx = p->gx, gy[2] = {p->gy[0], p->gy[1]};
+  _Static_assert(CF_LANES == 8, "the lane numbers below");
+  const cf_lanes keep = (cf_lanes){0, 1, 2, 3, 4, 5, 6, 7} < lanes;
+  const cf_vec gz = mode == TAPER_NONE ? (cf_vec){0} : vload(p->gz);
+  cf_vec w0[2 * CF_RADIUS + 1], w1[2 * CF_RADIUS + 1]; /* the x windows of rows j, j + 1 */
+  for (int q = 0; q < 2 * CF_RADIUS; q++) {
+    w0[q] = vload(u + (q - CF_RADIUS) * sx);
+    if (rows == 2) w1[q] = vload(u + sy + (q - CF_RADIUS) * sx);
+  }
+  for (int i = 0; i < columns; i++) {
+    const double *c = u + i * sx; /* the centre column of row j */
+    double *o = out + i * sx;
+    /* The lines the next pencil along z first reads from memory. */
+    __builtin_prefetch(c + 4 * sy + CF_LANES, 0, 1);
+    __builtin_prefetch(o + CF_LANES, 1, 1);
+    if (rows == 2) {
+      __builtin_prefetch(c + 5 * sy + CF_LANES, 0, 1);
+      __builtin_prefetch(o + sy + CF_LANES, 1, 1);
     }
-    double l1 = lap_row(u, k, sx, sy, 1), l2 = lap_row(u, k, sx, sy, 2),
-           l3 = lap_row(u, k, sx, sy, 3);
-    o0[k] = leap(u[k], o0[k], l0, a, mode == TAPER_NONE ? 1 : g0 * z, mode);
-    o1[k] = leap(u[k + sy], o1[k], l1, a, mode == TAPER_NONE ? 1 : g1 * z, mode);
-    o2[k] = leap(u[k + 2 * sy], o2[k], l2, a, mode == TAPER_NONE ? 1 : g2 * z, mode);
-    o3[k] = leap(u[k + 3 * sy], o3[k], l3, a, mode == TAPER_NONE ? 1 : g3 * z, mode);
+    w0[2 * CF_RADIUS] = vload(c + CF_RADIUS * sx);
+    if (rows == 2) w1[2 * CF_RADIUS] = vload(c + sy + CF_RADIUS * sx);
+    cf_vec ym[CF_RADIUS], yp[CF_RADIUS + 1]; /* rows j - d and j + d */
+    for (int d = 1; d <= CF_RADIUS; d++) ym[d - 1] = vload(c - d * sy);
+    yp[0] = rows == 2 ? w1[CF_RADIUS] : vload(c + sy);
+    for (int d = 2; d <= CF_RADIUS + rows - 1; d++) yp[d - 1] = vload(c + d * sy);
+    for (int r = 0; r < rows; r++) {
+      const cf_vec *win = r == 0 ? w0 : w1;
+      const double *cr = c + r * sy;
+      cf_vec x[CF_RADIUS], y[CF_RADIUS], z[CF_RADIUS];
+      for (int d = 1; d <= CF_RADIUS; d++) {
+        x[d - 1] = win[CF_RADIUS - d] + win[CF_RADIUS + d];
+        /* row j + 1's neighbours d below are row j's d - 1 below */
+        cf_vec below = r == 0 ? ym[d - 1] : d == 1 ? w0[CF_RADIUS] : ym[d - 2];
+        y[d - 1] = below + yp[r + d - 1];
+        z[d - 1] = vload(cr - d) + vload(cr + d);
+      }
+      cf_vec g = {0};
+      if (mode != TAPER_NONE) g = gz * (gx[i] * gy[r]);
+      double *orow = o + r * sy;
+      cf_vec old = vload(orow);
+      cf_vec next = leap(mode, win[CF_RADIUS], old, CF_LAP(win[CF_RADIUS], x, y, z), a, g);
+      if (lanes < CF_LANES) /* cells past nz keep what they hold */
+        next = (cf_vec)(((cf_lanes)next & keep) | ((cf_lanes)old & ~keep));
+      vstore(orow, next);
+    }
+    for (int q = 0; q < 2 * CF_RADIUS; q++) {
+      w0[q] = w0[q + 1];
+      if (rows == 2) w1[q] = w1[q + 1];
+    }
   }
 }
 
-/* block_middle with `rows` and `mode` made constants. */
-static void middle(int rows, const double *u, double *out, ptrdiff_t sx, ptrdiff_t sy, int k0,
-                   int k1, double a, const taper_of *t) {
-  switch ((rows == CF_ROWS) * 3 + t->mode) {
+/* sweep_pencil with `rows` and `mode` made constants. */
+static void pencil_step(int rows, const pencil *p) {
+  switch ((rows == 2) * 3 + p->mode) {
     case TAPER_NONE:
-      block_middle(1, TAPER_NONE, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(1, TAPER_NONE, p);
       break;
     case TAPER_NEW:
-      block_middle(1, TAPER_NEW, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(1, TAPER_NEW, p);
       break;
     case TAPER_BOTH:
-      block_middle(1, TAPER_BOTH, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(1, TAPER_BOTH, p);
       break;
     case 3 + TAPER_NONE:
-      block_middle(CF_ROWS, TAPER_NONE, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(2, TAPER_NONE, p);
       break;
     case 3 + TAPER_NEW:
-      block_middle(CF_ROWS, TAPER_NEW, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(2, TAPER_NEW, p);
       break;
     default:
-      block_middle(CF_ROWS, TAPER_BOTH, u, out, sx, sy, k0, k1, a, t);
+      sweep_pencil(2, TAPER_BOTH, p);
       break;
   }
 }
@@ -220,59 +273,61 @@ static void fill_z_ghosts(double *u, int nz) {
   for (int q = 0; q < CF_RADIUS; q++) u[-1 - q] = -u[q], u[nz + q] = -u[nz - 1 - q];
 }
 
-/* The block of columns (i, j .. j + rows - 1), rows <= CF_ROWS: their z
- * ghosts, then every cell. */
-static void block_step(const cf_wave *w, double *cur, double *prev, int i, int j, int rows,
-                       double a) {
+/* Whether the taper t is 1 at all n cells: there the sponge is exactly
+ * nothing, and the update leaves it out. */
+static bool untapered(const double *t, int n) {
+  for (int i = 0; i < n; i++)
+    if (t[i] != 1) return false;
+  return true;
+}
+
+/* Columns [i0, i1) x [j0, j1) in strips of STRIP columns along x, each
+ * strip a pair of rows at a time, each pair a pencil of CF_LANES cells
+ * along z at a time. The rows a strip's pair reads (4 each way in y) stay
+ * in the second-level cache for the pairs after it (16 columns: the
+ * fastest of 8 to 256 on an AMD EPYC); the pair's own z ghosts are filled
+ * just before. */
+enum { STRIP = 16 };
+
+static void step_columns(const cf_wave *w, double *cur, double *prev, double a, int i0, int i1,
+                         int j0, int j1) {
   const st_mesh *m = w->m;
-  const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
-  double *u = cur + st_idx(m, i, j, 0), *out = prev + st_idx(m, i, j, 0);
-  taper_of t = {.gz = w->damp_z,
-                .mode = !w->damp_z  ? TAPER_NONE
-                        : w->lagged ? TAPER_BOTH
-                                    : TAPER_NEW};
-  for (int r = 0; t.gz && r < rows; r++) t.gxy[r] = w->damp_x[i] * w->damp_y[j + r];
-  for (int r = 0; r < rows; r++) fill_z_ghosts(u + r * sy, m->nz);
-  if (rows == CF_ROWS) {
-    middle(CF_ROWS, u, out, sx, sy, 0, m->nz, a, &t);
-    return;
-  }
-  for (int r = 0; r < rows; r++) {
-    taper_of tr = {.gz = t.gz, .gxy = {t.gxy[r]}, .mode = t.mode};
-    middle(1, u + r * sy, out + r * sy, sx, sy, 0, m->nz, a, &tr);
+  const int nz = m->nz;
+  const int mode = !w->damp_z ? TAPER_NONE : w->lagged ? TAPER_BOTH : TAPER_NEW;
+  for (int s0 = i0; s0 < i1; s0 += STRIP) {
+    int s1 = s0 + STRIP < i1 ? s0 + STRIP : i1;
+    for (int j = j0; j < j1; j += 2) {
+      int rows = j1 - j < 2 ? 1 : 2;
+      for (int r = 0; r < rows; r++)
+        for (int i = s0; i < s1; i++) fill_z_ghosts(cur + st_idx(m, i, j + r, 0), nz);
+      pencil p = {.sx = (ptrdiff_t)m->zs,
+                  .sy = (ptrdiff_t)(m->ld * m->zs),
+                  .columns = s1 - s0,
+                  .a = a,
+                  .gx = mode == TAPER_NONE ? NULL : w->damp_x + s0};
+      for (int r = 0; mode != TAPER_NONE && r < rows; r++) p.gy[r] = w->damp_y[j + r];
+      bool xy_one =
+          mode == TAPER_NONE || (untapered(p.gx, s1 - s0) && untapered(w->damp_y + j, rows));
+      for (int k = 0; k < nz; k += CF_LANES) {
+        p.u = cur + st_idx(m, s0, j, k);
+        p.out = prev + st_idx(m, s0, j, k);
+        p.lanes = nz - k < CF_LANES ? nz - k : CF_LANES;
+        p.gz = mode == TAPER_NONE ? NULL : w->damp_z + k;
+        p.mode = xy_one && (mode == TAPER_NONE || untapered(p.gz, CF_LANES)) ? TAPER_NONE : mode;
+        pencil_step(rows, &p);
+      }
+    }
   }
 }
 
 /* Sum over the column of y[k] lap(x)[k]. */
 static double column_dot_lap(const st_mesh *m, const double *x, int i, int j,
                              const double *restrict y) {
-  int nz = m->nz;
   const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
   const double *u = x + st_idx(m, i, j, 0);
   double sum = 0;
-  for (int k = 0; k < nz; k++) {
-    bool end = k < CF_RADIUS || k >= nz - CF_RADIUS;
-    sum += y[k] * (end ? lap_near_end(u, k, nz, sx, sy) : lap_row(u, k, sx, sy, 0));
-  }
+  for (int k = 0; k < m->nz; k++) sum += y[k] * lap_cell(u, k, m->nz, sx, sy);
   return sum;
-}
-
-/* Columns [i0, i1) x [j0, j1) in strips of STRIP columns along x, each
- * strip swept along y a block of CF_ROWS rows at a time: the rows a block
- * reads (its own and 4 each way in y) stay in the second-level cache from
- * one row of blocks to the next. (Chunks along z, to keep a block's x
- * neighbours in the first-level cache too, were slower: short runs.) */
-enum { STRIP = 64 };
-
-static void step_columns(const cf_wave *w, double *cur, double *prev, double a, int i0, int i1,
-                         int j0, int j1) {
-  for (int s0 = i0; s0 < i1; s0 += STRIP) {
-    int s1 = s0 + STRIP < i1 ? s0 + STRIP : i1;
-    for (int j = j0; j < j1; j += CF_ROWS) {
-      int rows = j1 - j < CF_ROWS ? j1 - j : CF_ROWS;
-      for (int i = s0; i < s1; i++) block_step(w, cur, prev, i, j, rows, a);
-    }
-  }
 }
 
 void cf_wave_settle(cf_wave *w, double *x) {
@@ -284,6 +339,11 @@ void cf_wave_settle(cf_wave *w, double *x) {
       for (int k = 0; k < m->nz; k++) u[k] *= gxy * w->damp_z[k];
     }
   w->lagged = false;
+  /* The halo and the reflected columns held x untapered: what reads x's
+   * neighbours next (cf_wave_dot_lap) needs them tapered too. */
+  wf_halo_begin(&w->halo, x);
+  wf_halo_end(&w->halo, x);
+  reflect_faces(w, x);
 }
 
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {

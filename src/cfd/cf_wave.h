@@ -55,7 +55,8 @@ void cf_wave_free(cf_wave *w);
  * (and reflects it at the faces, and into its columns' z ghosts). */
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a);
 /* Applies the sponge the last step owes its cur (pass that array) before
- * anything else reads it; nothing without a sponge or when already done. */
+ * anything else reads it, its halo included; nothing without a sponge or
+ * when already done. Collective. */
 void cf_wave_settle(cf_wave *w, double *x);
 /* The sum over owned cells of y lap(x) (times h^2); x's halo must be
  * current (as after a step that read it). */

@@ -63,7 +63,8 @@ int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, i
 void st_mesh_pad_columns(st_mesh *m, int ghosts) {
   const size_t line = 64 / sizeof(double);
   m->zh = ((size_t)ghosts + line - 1) / line * line;
-  size_t lines = (m->zh + (size_t)m->nz + (size_t)ghosts + line - 1) / line;
+  size_t cells = ((size_t)m->nz + line - 1) / line * line; /* whole lines of cells */
+  size_t lines = (m->zh + cells + (size_t)ghosts + line - 1) / line;
   m->zs = (lines | 1) * line;
   m->n_stored = m->ld * (size_t)(m->lny + 2 * m->halo) * m->zs;
 }

@@ -47,8 +47,10 @@ int st_mesh_create(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, wf_sta
 int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, int halo,
                         wf_status *st);
 /* Gives every stored column room for `ghosts` cells past each end (cell k =
- * 0 on a 64-byte boundary) and pads it to an odd number of 64-byte cache
- * lines; call before allocating fields. Why the padding: a column of a
+ * 0 on a 64-byte boundary; past the top end, past nz rounded up to whole
+ * lines, so that a kernel can read and write whole 64-byte vectors of
+ * cells) and pads it to an odd number of 64-byte cache lines; call before
+ * allocating fields. Why the padding: a column of a
  * power-of-two length puts a cell's x and y neighbours multiples of 4 KiB
  * apart, all in one or two sets of the first-level cache, which a wide
  * stencil then thrashes (the 25-point wave stencil ran 3x slower at nz =

@@ -1,0 +1,181 @@
+/* The wave stencil (cf_wave) against a direct evaluation on the global mesh:
+ * a few leapfrog steps of the 25-point Laplacian with odd reflection at
+ * every face, with and without the sponge, on meshes whose nz is and is not
+ * a whole number of the kernel's vectors, whose row counts are odd, and
+ * wide enough that some strips of columns have no x taper while their rows
+ * have a y taper. Also cf_wave_dot_lap (what the energy reads). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cf_wave.h"
+#include "mpi_check.h"
+#include "wf_deck.h"
+#include "wf_wafer.h"
+
+/* Two smooth, unrelated initial fields. */
+static double f0(int x, int y, int z) { return sin(0.31 * x + 0.2) * cos(0.23 * y) + 0.02 * z; }
+static double f1(int x, int y, int z) { return cos(0.17 * x) * sin(0.29 * y + 0.5 * z + 0.1); }
+
+/* The global mesh, every rank holding all of it: the reference. */
+typedef struct ref {
+  int n[3];
+  double *u, *prev; /* [x][y][z] */
+} ref;
+
+static double *at(const ref *r, double *a, int x, int y, int z) {
+  return a + ((size_t)x * r->n[1] + (size_t)y) * r->n[2] + (size_t)z;
+}
+
+/* a at (x, y, z), odd reflection across faces half a cell outside the mesh. */
+static double reflected(const ref *r, double *a, int x, int y, int z) {
+  int p[3] = {x, y, z};
+  double sign = 1;
+  for (int d = 0; d < 3; d++) {
+    if (p[d] < 0) p[d] = -1 - p[d], sign = -sign;
+    if (p[d] >= r->n[d]) p[d] = 2 * r->n[d] - 1 - p[d], sign = -sign;
+  }
+  return sign * *at(r, a, p[0], p[1], p[2]);
+}
+
+static double lap(const ref *r, double *a, int x, int y, int z) {
+  double s = 3 * cf_c8[0] * *at(r, a, x, y, z);
+  for (int d = 1; d <= CF_RADIUS; d++)
+    s += cf_c8[d] * (reflected(r, a, x - d, y, z) + reflected(r, a, x + d, y, z) +
+                     reflected(r, a, x, y - d, z) + reflected(r, a, x, y + d, z) +
+                     reflected(r, a, x, y, z - d) + reflected(r, a, x, y, z + d));
+  return s;
+}
+
+/* Cerjan's taper as docs/cfd.md states it: exp(-(0.3 (s - d) / s)^2) at d
+ * cells from the nearest face of a sponge of s cells, 1 beyond it, the
+ * product over the three axes. */
+static double taper(const ref *r, int sponge, int x, int y, int z) {
+  int p[3] = {x, y, z};
+  double g = 1;
+  for (int d = 0; d < 3 && sponge > 0; d++) {
+    int dist = p[d] < r->n[d] - 1 - p[d] ? p[d] : r->n[d] - 1 - p[d];
+    if (dist < sponge) g *= exp(-pow(0.3 * (sponge - dist) / sponge, 2));
+  }
+  return g;
+}
+
+/* One step: next = g (2 u - prev + a lap u); prev <- g u; u <- next. */
+static void ref_step(ref *r, int sponge, double a) {
+  size_t cells = (size_t)r->n[0] * r->n[1] * r->n[2];
+  double *next = malloc(cells * sizeof *next);
+  for (int x = 0; x < r->n[0]; x++)
+    for (int y = 0; y < r->n[1]; y++)
+      for (int z = 0; z < r->n[2]; z++) {
+        double g = taper(r, sponge, x, y, z), u = *at(r, r->u, x, y, z);
+        *at(r, next, x, y, z) = g * (2 * u - *at(r, r->prev, x, y, z) + a * lap(r, r->u, x, y, z));
+        *at(r, r->prev, x, y, z) = g * u;
+      }
+  free(r->prev);
+  r->prev = r->u, r->u = next;
+  for (int x = 0; x < r->n[0]; x++)
+    for (int y = 0; y < r->n[1]; y++)
+      for (int z = 0; z < r->n[2]; z++) *at(r, r->prev, x, y, z) *= taper(r, sponge, x, y, z);
+}
+
+/* Cells of `field` (this rank's) differing from the reference array by more
+ * than 1e-12 of its largest value. */
+static long differing(const st_mesh *m, const double *field, const ref *r, double *want) {
+  double scale = 0;
+  size_t cells = (size_t)r->n[0] * r->n[1] * r->n[2];
+  for (size_t c = 0; c < cells; c++) scale = fmax(scale, fabs(want[c]));
+  long bad = 0;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) {
+        double got = field[st_idx(m, i, j, k)], w = *at(r, want, m->x0 + i, m->y0 + j, k);
+        if (!(fabs(got - w) <= 1e-12 * scale)) bad++;
+      }
+  return bad;
+}
+
+static int make_wafer(checks *ck, wf_wafer *w, wf_deck *deck, int pe_nx, int pe_ny) {
+  const wf_section *secs[] = {&wf_wafer_section};
+  wf_status st;
+  char set[64];
+  snprintf(set, sizeof set, "wafer.pe_grid=%dx%d", pe_nx, pe_ny);
+  int rc = wf_deck_create(deck, secs, 1, &st);
+  if (rc == WF_OK) rc = wf_deck_set(deck, set, &st);
+  if (rc == WF_OK) rc = wf_wafer_create(w, MPI_COMM_WORLD, deck, WF_RANKS_COMPACT, &st);
+  CHECK(ck, rc == WF_OK, "setup of a %dx%d wafer: %s", pe_nx, pe_ny, st.msg);
+  return rc;
+}
+
+static void test_steps(checks *ck, int nx, int ny, int nz, int sponge) {
+  enum { STEPS = 3 };
+  const double a = 0.2; /* (v dt / h)^2, inside the stable range */
+  wf_wafer w;
+  wf_deck deck;
+  if (make_wafer(ck, &w, &deck, 2, 2) != 0) return;
+  wf_status st;
+  st_mesh m;
+  cf_wave wave;
+  int rc = st_mesh_create_halo(&m, &w, nx, ny, nz, CF_RADIUS, &st);
+  if (rc == WF_OK) {
+    st_mesh_pad_columns(&m, CF_RADIUS);
+    rc = cf_wave_create(&wave, &m, &w.fab, sponge, &st);
+  }
+  CHECK(ck, rc == WF_OK, "wave on %dx%dx%d: %s", nx, ny, nz, st.msg);
+  if (rc != WF_OK) {
+    wf_wafer_free(&w), wf_deck_free(&deck);
+    return;
+  }
+  ref r = {.n = {nx, ny, nz}};
+  size_t cells = (size_t)nx * ny * nz;
+  r.u = malloc(cells * sizeof *r.u), r.prev = malloc(cells * sizeof *r.prev);
+  for (int x = 0; x < nx; x++)
+    for (int y = 0; y < ny; y++)
+      for (int z = 0; z < nz; z++)
+        *at(&r, r.u, x, y, z) = f0(x, y, z), *at(&r, r.prev, x, y, z) = f1(x, y, z);
+  double *cur = st_field_alloc(&m), *prev = st_field_alloc(&m);
+  for (int j = 0; j < m.lny; j++)
+    for (int i = 0; i < m.lnx; i++)
+      for (int k = 0; k < nz; k++) {
+        cur[st_idx(&m, i, j, k)] = f0(m.x0 + i, m.y0 + j, k);
+        prev[st_idx(&m, i, j, k)] = f1(m.x0 + i, m.y0 + j, k);
+      }
+
+  for (int n = 0; n < STEPS; n++) { /* the caller swaps, as cfd does */
+    cf_wave_step(&wave, cur, prev, a);
+    double *t = cur;
+    cur = prev, prev = t;
+    ref_step(&r, sponge, a);
+  }
+  cf_wave_settle(&wave, prev); /* the sponge u^{n-1} still owes */
+  long bad_u = differing(&m, cur, &r, r.u), bad_prev = differing(&m, prev, &r, r.prev);
+  CHECK(ck, bad_u == 0, "%dx%dx%d sponge %d: u^n differs at %ld cells", nx, ny, nz, sponge, bad_u);
+  CHECK(ck, bad_prev == 0, "%dx%dx%d sponge %d: u^{n-1} differs at %ld cells", nx, ny, nz, sponge,
+        bad_prev);
+
+  /* sum u^n lap(u^{n-1}), what the energy reads: u^{n-1} settled, its halo
+   * current */
+  double got = cf_wave_dot_lap(&wave, prev, cur), want = 0, size = 0;
+  MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (int x = 0; x < nx; x++)
+    for (int y = 0; y < ny; y++)
+      for (int z = 0; z < nz; z++) {
+        double term = *at(&r, r.u, x, y, z) * lap(&r, r.prev, x, y, z);
+        want += term, size += fabs(term);
+      }
+  CHECK(ck, fabs(got - want) <= 1e-12 * size, "%dx%dx%d sponge %d: sum u lap u is %.15g, not %.15g",
+        nx, ny, nz, sponge, got, want);
+
+  free(cur), free(prev), free(r.u), free(r.prev);
+  cf_wave_free(&wave);
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
+int main(int argc, char **argv) {
+  checks ck = checks_start(&argc, &argv);
+  test_steps(&ck, 48, 21, 21, 0); /* nz: 2 vectors and 5 cells; odd rows */
+  test_steps(&ck, 48, 21, 21, 4); /* a sponge: strips with no x taper in tapered rows */
+  test_steps(&ck, 23, 17, 16, 5); /* nz whole vectors, the sponge deeper than a rank */
+  test_steps(&ck, 9, 9, 4, 0);    /* the smallest: nz = the stencil's reach */
+  return checks_finish(&ck, "test_wave");
+}
