@@ -5,10 +5,9 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "deck_wafer.h"
 #include "mpi_check.h"
 #include "st_krylov.h"
-#include "wf_deck.h"
-#include "wf_wafer.h"
 
 static double f(int x, int y, int z) { return sin(0.3 * x + 1.1) * cos(0.7 * y) + 0.01 * z * z; }
 
@@ -31,23 +30,10 @@ static double direct(int nx, int ny, int nz, const bool per[3], int x, int y, in
   return sum;
 }
 
-/* A wafer of pe_nx x pe_ny PEs from a deck with those settings. */
-static int make_wafer(checks *ck, wf_wafer *w, wf_deck *deck, int pe_nx, int pe_ny) {
-  const wf_section *secs[] = {&wf_wafer_section};
-  wf_status st;
-  char set[64];
-  snprintf(set, sizeof set, "wafer.pe_grid=%dx%d", pe_nx, pe_ny);
-  int rc = wf_deck_create(deck, secs, 1, &st);
-  if (rc == WF_OK) rc = wf_deck_set(deck, set, &st);
-  if (rc == WF_OK) rc = wf_wafer_create(w, MPI_COMM_WORLD, deck, WF_RANKS_COMPACT, &st);
-  CHECK(ck, rc == WF_OK, "setup of a %dx%d wafer: %s", pe_nx, pe_ny, st.msg);
-  return rc;
-}
-
 static void test_operator(checks *ck, int nx, int ny, int nz) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
+  if (deck_wafer_create(ck, &w, &deck, 4, 3) != 0) return;
   for (int bc = 0; bc < 8; bc++) {
     bool per[3] = {bc & 1, bc & 2, bc & 4};
     wf_status st;
@@ -79,7 +65,7 @@ static void test_operator(checks *ck, int nx, int ny, int nz) {
 static void test_nan_rhs(checks *ck) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(ck, &w, &deck, 4, 4) != 0) return;
+  if (deck_wafer_create(ck, &w, &deck, 4, 4) != 0) return;
   wf_status st;
   st_mesh m;
   st_op op;
@@ -118,7 +104,7 @@ static void test_nan_rhs(checks *ck) {
 static void test_general_operator(checks *ck, int nx, int ny, int nz) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
+  if (deck_wafer_create(ck, &w, &deck, 4, 3) != 0) return;
   wf_status st;
   st_mesh m;
   int rc = st_mesh_create(&m, &w, nx, ny, nz, &st);
@@ -198,7 +184,7 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
 static void test_nonzero_guess(checks *ck) {
   wf_wafer w;
   wf_deck deck;
-  if (make_wafer(ck, &w, &deck, 4, 3) != 0) return;
+  if (deck_wafer_create(ck, &w, &deck, 4, 3) != 0) return;
   wf_status st;
   st_mesh m;
   st_op op;
