@@ -6,6 +6,20 @@ case_name=$1 ranks=$2 wafer=$3
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 cfd() { mpiexec -n "$ranks" "$wafer" cfd --quiet --set cfd.stream=false "$@"; }
+# A run of 60 steps (full.h5), one of 30 that leaves its checkpoint
+# (ck.h5), and the rest of the 60 from it (rest.h5, r.json): split_run LABEL
+# SETTINGS..., LABEL naming the case in failures.
+split_run() {
+  local label=$1
+  shift
+  cfd "$@" --set cfd.steps=60 --set output.file=full.h5 > /dev/null
+  expect "[ $? -eq 0 ] && [ -s full.h5 ]" "${label}the whole run"
+  cfd "$@" --set cfd.steps=30 --set cfd.checkpoint=ck.h5 > /dev/null
+  expect "[ $? -eq 0 ] && [ -s ck.h5 ]" "${label}the first half's checkpoint"
+  cfd "$@" --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=rest.h5 --json r.json > /dev/null
+  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['steps'] == 30 and j['cfd']['first_step'] == 30 and j['checks']['failed'] == 0\"" \
+         "${label}restart: $(json r.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+}
 # An uneven mesh on a 4x4 PE grid: rank blocks of 4 columns or more.
 MESH="--set wafer.pe_grid=4x4 --set cfd.nx=37 --set cfd.ny=29 --set cfd.nz=21"
 
@@ -165,15 +179,7 @@ restart)
   # run, is refused; a NaN stops the run naming its last good checkpoint.
   G="--set wafer.pe_grid=4x1 --set cfd.problem=convection --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1"
   # shellcheck disable=SC2086
-  cfd $G --set cfd.steps=60 --set output.file=full.h5 > /dev/null
-  expect "[ $? -eq 0 ] && [ -s full.h5 ]" "the whole run"
-  # shellcheck disable=SC2086
-  cfd $G --set cfd.steps=30 --set cfd.checkpoint=ck.h5 > /dev/null
-  expect "[ $? -eq 0 ] && [ -s ck.h5 ]" "the first half's checkpoint"
-  # shellcheck disable=SC2086
-  cfd $G --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=rest.h5 --json r.json > /dev/null
-  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['steps'] == 30 and j['cfd']['first_step'] == 30\"" \
-         "restart: $(json r.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+  split_run "" $G
   expect "h5diff full.h5 rest.h5 /temperature /temperature > d.txt && h5diff full.h5 rest.h5 /velocity_x /velocity_x >> d.txt && h5diff full.h5 rest.h5 /velocity_z /velocity_z >> d.txt" \
          "a restart does not continue bit for bit: $(tail -2 d.txt)"
   # shellcheck disable=SC2086
@@ -200,15 +206,7 @@ wave_restart)
   for init in source gaussian; do
     W="$MESH --set cfd.sponge=6 --set cfd.source_z=10 --set cfd.init=$init"
     # shellcheck disable=SC2086
-    cfd $W --set cfd.steps=60 --set output.file=full.h5 > /dev/null
-    expect "[ $? -eq 0 ] && [ -s full.h5 ]" "$init: the whole run"
-    # shellcheck disable=SC2086
-    cfd $W --set cfd.steps=30 --set cfd.checkpoint=ck.h5 > /dev/null
-    expect "[ $? -eq 0 ] && [ -s ck.h5 ]" "$init: the first half's checkpoint"
-    # shellcheck disable=SC2086
-    cfd $W --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=rest.h5 --json r.json > /dev/null
-    expect "[ $? -eq 0 ] && json r.json \"j['cfd']['steps'] == 30 and j['cfd']['first_step'] == 30 and j['checks']['failed'] == 0\"" \
-           "$init: restart: $(json r.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
+    split_run "$init: " $W
     sets="/u /energy"
     [ $init = source ] && sets="$sets /shot_gather"
     : > d.txt
