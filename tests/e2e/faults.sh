@@ -67,6 +67,24 @@ wait_for() {
 
 ck_step() { h5dump -a step "$1" 2> /dev/null | awk '/\(0\)/ {print $2}'; }
 
+# interrupted NAME SIGNAL MESSAGE OUTPUT ARGS...: wafer ARGS on $ranks ranks,
+# SIGNAL (TERM or INT) to one rank after 3 s: every rank ends within 2 s
+# with the signal's exit status (128 + its number), run.err matches MESSAGE
+# (a grep pattern), and OUTPUT was not written.
+interrupted() {
+  local name=$1 sig=$2 message=$3 output=$4 status
+  shift 4
+  status=$((128 + $(kill -l "$sig")))
+  launch "$@"
+  sleep 3
+  ms=$(signal_ms "$sig" rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq $status ]" "$name: the ranks ended after $ms ms, exit status $rc"
+  expect "grep -q '$message' run.err" "$name: no message: $(cat run.err)"
+  expect "[ ! -e $output ]" "$name: an interrupted run left its output"
+}
+
 eam_args=(eam --quiet --set eam.cells=10x10x10 --set eam.crosscheck=none --set eam.thermo=0)
 
 case $case_name in
@@ -112,27 +130,15 @@ signals)
   done
 
   # Stencil, SIGTERM to one rank during a long solve: ends, writes nothing.
-  launch stencil --quiet --set stencil.nx=128 --set stencil.ny=128 --set stencil.nz=128 \
-         --set stencil.crosscheck=none --set stencil.rtol=0 --set stencil.atol=0 \
-         --set stencil.max_iterations=1000000000 --set output.file=field.h5
-  sleep 3
-  ms=$(signal_ms TERM rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "stencil: the ranks ended after $ms ms, exit status $rc"
-  expect "grep -q 'interrupted by SIGTERM at iteration' run.err" "stencil: no message: $(cat run.err)"
-  expect "[ ! -e field.h5 ]" "stencil: an interrupted solve left its output"
+  interrupted stencil TERM 'interrupted by SIGTERM at iteration' field.h5 \
+    stencil --quiet --set stencil.nx=128 --set stencil.ny=128 --set stencil.nz=128 \
+    --set stencil.crosscheck=none --set stencil.rtol=0 --set stencil.atol=0 \
+    --set stencil.max_iterations=1000000000 --set output.file=field.h5
 
   # FFT, SIGTERM to one rank during many transforms: ends between two, writes nothing.
-  launch fft --quiet --set fft.repeat=1000000 --set fft.crosscheck=none --set fft.stream=false \
-         --set output.file=spectrum.h5
-  sleep 3
-  ms=$(signal_ms TERM rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "fft: the ranks ended after $ms ms, exit status $rc"
-  expect "grep -q 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' run.err" "fft: no message: $(cat run.err)"
-  expect "[ ! -e spectrum.h5 ]" "fft: an interrupted run left its output"
+  interrupted fft TERM 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' spectrum.h5 \
+    fft --quiet --set fft.repeat=1000000 --set fft.crosscheck=none --set fft.stream=false \
+    --set output.file=spectrum.h5
 
   # CFD wave, SIGTERM to one rank between checkpoints: a checkpoint of the
   # step it stopped at, named in the message, from which a restart finishes.
@@ -155,15 +161,9 @@ signals)
          "cfd: restart from the signal's checkpoint failed: $(cat r.err)"
 
   # TLR-MVM, SIGINT to one rank during many products: ends between two, writes nothing.
-  launch tlrmvm --quiet --set tlrmvm.repeat=1000000 --set tlrmvm.stream=false \
-         --set tlrmvm.mdd_iterations=0 --set output.file=products.h5
-  sleep 3
-  ms=$(signal_ms INT rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 130 ]" "tlrmvm: the ranks ended after $ms ms, exit status $rc"
-  expect "grep -q 'interrupted by SIGINT after [0-9]* of 1000000 products' run.err" "tlrmvm: no message: $(cat run.err)"
-  expect "[ ! -e products.h5 ]" "tlrmvm: an interrupted run left its output"
+  interrupted tlrmvm INT 'interrupted by SIGINT after [0-9]* of 1000000 products' products.h5 \
+    tlrmvm --quiet --set tlrmvm.repeat=1000000 --set tlrmvm.stream=false \
+    --set tlrmvm.mdd_iterations=0 --set output.file=products.h5
 
   # Training, SIGTERM to the last rank: ends between two steps with a
   # checkpoint; resident, then streamed (the last rank is a MemoryX rank,
