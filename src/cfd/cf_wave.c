@@ -179,9 +179,9 @@ typedef struct pencil {
 
 /* The update of one pencil: CF_LANES cells from k of the columns along x
  * in row j and, when `rows` is 2, row j + 1. It sweeps along x holding each
- * row's 9 x neighbours in registers (a column is loaded once, not 8
- * times), loads the y neighbours (the two rows share 6 of their 8), and the
- * z neighbours from the centre column. `rows` and `mode` are constants
+ * row's 9 x neighbours in registers (a column is loaded once, where 9
+ * cells read it), loads the y neighbours (the two rows share 6 of their 8),
+ * and the z neighbours from the centre column. `rows` and `mode` are constants
  * where it is called: each use compiles to its own loop. */
 static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mode,
                                                                const pencil *p) {
