@@ -341,8 +341,7 @@ void cf_wave_settle(cf_wave *w, double *x) {
   w->lagged = false;
   /* The halo and the reflected columns held x untapered: what reads x's
    * neighbours next (cf_wave_dot_lap) needs them tapered too. */
-  wf_halo_begin(&w->halo, x);
-  wf_halo_end(&w->halo, x);
+  wf_halo_exchange(&w->halo, x);
   reflect_faces(w, x);
 }
 

@@ -59,7 +59,7 @@ void cf_wave_step(cf_wave *w, double *cur, double *prev, double a);
  * when already done. Collective. */
 void cf_wave_settle(cf_wave *w, double *x);
 /* The sum over owned cells of y lap(x) (times h^2); x's halo must be
- * current (as after a step that read it). */
+ * current (as after a step that read it, and after cf_wave_settle). */
 double cf_wave_dot_lap(const cf_wave *w, const double *x, const double *y);
 
 #endif

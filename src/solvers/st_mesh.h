@@ -50,12 +50,12 @@ int st_mesh_create_halo(st_mesh *m, const wf_wafer *w, int nx, int ny, int nz, i
  * 0 on a 64-byte boundary; past the top end, past nz rounded up to whole
  * lines, so that a kernel can read and write whole 64-byte vectors of
  * cells) and pads it to an odd number of 64-byte cache lines; call before
- * allocating fields. Why the padding: a column of a
- * power-of-two length puts a cell's x and y neighbours multiples of 4 KiB
- * apart, all in one or two sets of the first-level cache, which a wide
- * stencil then thrashes (the 25-point wave stencil ran 3x slower at nz =
- * 256 than at 260 on an AMD EPYC). Whoever reads or writes such a mesh's
- * fields goes by st_idx, one column at a time. */
+ * allocating fields. Why the padding: a column of a power-of-two length
+ * puts a cell's x and y neighbours multiples of 4 KiB apart, all in one or
+ * two sets of the first-level cache, which a wide stencil then thrashes
+ * (the 25-point wave stencil ran 3x slower at nz = 256 than at 260 on an
+ * AMD EPYC). Whoever reads or writes such a mesh's fields goes by st_idx,
+ * one column at a time. */
 void st_mesh_pad_columns(st_mesh *m, int ghosts);
 
 /* The halo of the mesh's fields (values of `value_bytes`), `width` columns
