@@ -7,6 +7,8 @@
 #include <petscversion.h>
 #include <string.h>
 
+#include "wf_git_describe.h" /* generated at build time: cmake/git_describe.cmake */
+
 const char *wf_version(void) { return WAFER_VERSION " (git " WAFER_GIT_DESCRIBE ")"; }
 
 void wf_print_versions(FILE *out) {
