@@ -117,10 +117,17 @@ lines += ["", "Target (issue 12): at least 80% of STREAM triad. Counted bytes: 2
           "  and 709 Mcell/s, each spread over 620-830);",
           "- tried and dropped: chunks of z (0.4-0.65x), prefetching a pair's rows ahead in",
           "  column order (0.6-0.9x) or 2-4 lines at a time (0.7-0.85x), 256-bit vectors",
-          "  (0.85x), FMA contraction (0.85x); strips of 8 to 256 columns (16 the best).",
-          "80% of triad on one rank needs about 800 Mcell/s: 75% of the loop's in-cache rate with",
-          "memory fully hidden. What would reach it: more than one step a sweep (temporal",
-          "blocking), so that the bytes moved per cell update fall below the 24 counted."]
+          "  (0.85x), FMA contraction (0.85x); strips of 8 to 256 columns (16 the best);",
+          "- also dropped: two steps a sweep (temporal blocking; 2026-11-24). The second step",
+          "  trailed the first by 4 rows and 4 columns, so it read u^{n+1} from cache and",
+          "  overwrote u^n only where the first no longer read it (bit for bit the single steps'",
+          "  result; written for a rank holding all four faces). Memory traffic fell by about a",
+          "  third, speed did not follow: one rank 0.9-1.0x (interleaved runs), two processes side",
+          "  by side on half the mesh each 1.1-1.2x, two ranks with the halo left out (a timing",
+          "  only) about 1.08x. On one core the loop, not memory, is the limit.",
+          "80% of triad on one rank needs about 800 Mcell/s: more than the loop gives inside a run",
+          "with its fields in cache (the in-cache row). A faster loop has to come first; fewer",
+          "bytes a cell update (more steps a sweep) only after it."]
 rb, rbn, rbsteps = [l.split() for l in open(sys.argv[5]) if l.strip()], int(sys.argv[6]), sys.argv[7]
 lines += ["", "## Rayleigh-Benard convection", "",
           f"3D, {rbn} x {rbn} x {rbn // 2} cells, Ra 10^4, Pr 0.71, {rbsteps} steps a run (SSP-RK3: three",
