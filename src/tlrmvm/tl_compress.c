@@ -121,7 +121,7 @@ int tl_compress(tl_matrix *a, const tl_layout *l, tl_fill_fn fill, void *ctx,
       for (int j = l->j0; j < l->j1; j++, t++) {
         size_t k = (size_t)rank[i * l->nt + j];
         if (k == 0) continue;
-        memcpy(tl_tile_U(a, i, j), b[t].U, (size_t)tl_tile_rows(l, i) * k * sizeof *a->U);
+        tl_tile_set_U(a, i, j, b[t].U);
         memcpy(tl_tile_W(a, i, j), b[t].W, (size_t)tl_tile_cols(l, j) * k * sizeof *a->W);
       }
   }

@@ -64,7 +64,7 @@ static unsigned long long *ranges_alloc(const tl_matrix *a, wf_h5_rows *ru, wf_h
   return r;
 }
 
-int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, wf_status *st) {
+int tl_io_write(wf_h5file *f, const char *tag, tl_matrix *a, double norm, wf_status *st) {
   const tl_layout *l = a->l;
   char n[NNAMES][64];
   names(tag, n);
@@ -72,10 +72,11 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
   int64_t *rank = malloc(tiles * sizeof *rank);
   wf_h5_rows ru, rw;
   unsigned long long *r = ranges_alloc(a, &ru, &rw);
-  int failed = !rank || !r;
+  int failed = !rank || !r || tl_matrix_order_U(a, false, st) != WF_OK; /* the files' order */
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, f->comm);
   if (failed) {
     free(rank), free(r);
+    if (tl_matrix_order_U(a, true, st) != WF_OK) return st->code;
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing the compressed operator");
   }
   for (size_t t = 0; t < tiles; t++) rank[t] = a->rank[t];
@@ -96,6 +97,8 @@ int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, 
       wf_h5_attr_int(f, n[N], l->n, st) != WF_OK || wf_h5_attr_int(f, n[NB], l->nb, st) != WF_OK)
     rc = st->code;
   free(rank), free(r);
+  wf_status back;
+  if (tl_matrix_order_U(a, true, &back) != WF_OK && rc == WF_OK) *st = back, rc = st->code;
   return rc;
 }
 
@@ -158,6 +161,11 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
       rc = st->code;
     else
       rc = check_finite(comm, path, a, st);
+    if (rc == WF_OK) { /* the products' order */
+      failed = tl_matrix_order_U(a, true, st) != WF_OK;
+      MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+      if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
+    }
     free(r);
     if (rc != WF_OK) tl_matrix_free(a);
   }

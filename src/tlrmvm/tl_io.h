@@ -17,8 +17,9 @@
 #include "wf_error.h"
 #include "wf_h5.h"
 
-/* Collective. */
-int tl_io_write(wf_h5file *f, const char *tag, const tl_matrix *a, double norm, wf_status *st);
+/* Collective. `a` is unchanged afterwards (its U bases are put in the
+ * files' order for the write, and back). */
+int tl_io_write(wf_h5file *f, const char *tag, tl_matrix *a, double norm, wf_status *st);
 /* Reads matrix `tag` of `path` for layout `l` into `a` (allocated here).
  * Input errors: missing or mis-shaped datasets, ranks out of range. */
 int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout *l, tl_matrix *a,

@@ -64,6 +64,16 @@ static int gather_init(tl_gather *g, MPI_Comm comm, int ntiles, int npe, int par
   return WF_OK;
 }
 
+static size_t local_tile(const tl_matrix *a, int i, int j) {
+  return (size_t)(i - a->l->i0) * (a->l->j1 - a->l->j0) + (j - a->l->j0);
+}
+
+/* R_i, the columns of local tile row i's stack U_i. */
+static size_t stack_width(const tl_matrix *a, int i) {
+  const tl_layout *l = a->l;
+  return (a->u_at[i - l->i0 + 1] - a->u_at[i - l->i0]) / (size_t)tl_tile_rows(l, i);
+}
+
 int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status *st) {
   *a = (tl_matrix){.l = l};
   int li = l->i1 - l->i0, lj = l->j1 - l->j0;
@@ -110,7 +120,11 @@ int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status
     a->yu = malloc(yu * sizeof *a->yu + 1);
     a->yv = malloc(yv * sizeof *a->yv + 1);
     a->part = malloc((size_t)part * sizeof *a->part);
-    failed = !a->U || !a->W || !a->yu || !a->yv || !a->part;
+    size_t widest = 0; /* the largest R_i */
+    for (int i = l->i0; i < l->i1; i++)
+      if (stack_width(a, i) > widest) widest = stack_width(a, i);
+    a->swapped = malloc(((size_t)l->nb + widest) * sizeof *a->swapped);
+    failed = !a->U || !a->W || !a->yu || !a->yv || !a->part || !a->swapped;
   }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
   if (failed) {
@@ -122,21 +136,45 @@ int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status
 
 void tl_matrix_free(tl_matrix *a) {
   free(a->rank), free(a->U), free(a->W), free(a->u_at), free(a->w_at), free(a->yu_at);
-  free(a->yv_at), free(a->yu), free(a->yv), free(a->part), free(a->rows.counts),
-      free(a->cols.counts);
+  free(a->yv_at), free(a->yu), free(a->yv), free(a->part), free(a->swapped);
+  free(a->rows.counts), free(a->cols.counts);
   *a = (tl_matrix){0};
 }
 
-static size_t local_tile(const tl_matrix *a, int i, int j) {
-  return (size_t)(i - a->l->i0) * (a->l->j1 - a->l->j0) + (j - a->l->j0);
+/* Within U_i (by rows), tile (i, j)'s columns start after those of the
+ * tiles of row i left of it. */
+void tl_tile_set_U(tl_matrix *a, int i, int j, const float complex *u) {
+  const tl_layout *l = a->l;
+  size_t width = stack_width(a, i), k = (size_t)a->rank[i * l->nt + j];
+  size_t first = local_tile(a, i, l->j0);
+  float complex *row0 =
+      a->U + a->u_at[i - l->i0] + (a->yu_at[local_tile(a, i, j)] - a->yu_at[first]);
+  int m = tl_tile_rows(l, i);
+  for (int r = 0; r < m; r++)
+    for (size_t c = 0; c < k; c++) row0[(size_t)r * width + c] = u[c * (size_t)m + r];
 }
 
-/* Within U_i, tile (i, j) starts after the tiles of row i left of it. */
-float complex *tl_tile_U(const tl_matrix *a, int i, int j) {
+int tl_matrix_order_U(tl_matrix *a, bool by_rows, wf_status *st) {
   const tl_layout *l = a->l;
-  size_t first = local_tile(a, i, l->j0);
-  return a->U + a->u_at[i - l->i0] +
-         (size_t)tl_tile_rows(l, i) * (a->yu_at[local_tile(a, i, j)] - a->yu_at[first]);
+  size_t most = 0;
+  for (int i = l->i0; i < l->i1; i++)
+    if (a->u_at[i - l->i0 + 1] - a->u_at[i - l->i0] > most)
+      most = a->u_at[i - l->i0 + 1] - a->u_at[i - l->i0];
+  float complex *copy = malloc(most * sizeof *copy + 1);
+  if (!copy) return wf_fail(st, WF_ERR_RUNTIME, "out of memory reordering the U bases");
+  for (int i = l->i0; i < l->i1; i++) {
+    float complex *u = a->U + a->u_at[i - l->i0];
+    size_t m = (size_t)tl_tile_rows(l, i), width = stack_width(a, i);
+    memcpy(copy, u, m * width * sizeof *u);
+    for (size_t r = 0; r < m; r++)
+      for (size_t c = 0; c < width; c++)
+        if (by_rows)
+          u[r * width + c] = copy[c * m + r];
+        else
+          u[c * m + r] = copy[r * width + c];
+  }
+  free(copy);
+  return WF_OK;
 }
 
 float complex *tl_tile_W(const tl_matrix *a, int i, int j) {
@@ -150,6 +188,57 @@ long long tl_total_rank(const tl_matrix *a) {
   long long r = 0;
   for (size_t t = 0; t < (size_t)a->l->mt * a->l->nt; t++) r += a->rank[t];
   return r;
+}
+
+/* Vectors of CVEC complex floats (re, im pairs), written with the GCC/Clang
+ * vector extension: one 512-bit register with AVX-512, or several narrower
+ * ones. */
+enum { CVEC = 8 };
+typedef float cvec __attribute__((vector_size(2 * CVEC * sizeof(float))));
+
+static inline cvec cload(const float complex *p) {
+  cvec v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* out[l] = v[l] with its real and imaginary parts swapped. */
+static void swap_parts(const float complex *v, int len, float complex *out) {
+  for (int l = 0; l < len; l++) out[l] = cimagf(v[l]) + I * crealf(v[l]);
+}
+
+/* out[c] = sum over l < len of op(a[c stride + l]) v[l], for c < count; op
+ * is the conjugate (conj) or nothing; vs is v with its parts swapped
+ * (swap_parts). With stride = len it reads a once, in address order: what
+ * lets one core stream it at its full read bandwidth. */
+static void dot_rows(int count, int len, const float complex *a, size_t stride,
+                     const float complex *v, const float complex *vs, bool conj,
+                     float complex *out) {
+  const int whole = len / CVEC * CVEC;
+  for (int c = 0; c < count; c++) {
+    const float complex *row = a + (size_t)c * stride;
+    /* lanes of p: re(a) re(v), im(a) im(v); of s: re(a) im(v), im(a) re(v) */
+    cvec p0 = {0}, s0 = {0}, p1 = {0}, s1 = {0};
+    int l = 0;
+    for (; l + 2 * CVEC <= whole; l += 2 * CVEC) {
+      cvec x = cload(row + l), y = cload(row + l + CVEC);
+      p0 += x * cload(v + l), s0 += x * cload(vs + l);
+      p1 += y * cload(v + l + CVEC), s1 += y * cload(vs + l + CVEC);
+    }
+    if (l < whole) {
+      cvec x = cload(row + l);
+      p0 += x * cload(v + l), s0 += x * cload(vs + l);
+      l += CVEC;
+    }
+    cvec p = p0 + p1, s = s0 + s1;
+    float rr = 0, ii = 0, ri = 0, ir = 0;
+    for (int q = 0; q < 2 * CVEC; q += 2) rr += p[q], ii += p[q + 1], ri += s[q], ir += s[q + 1];
+    for (; l < len; l++) {
+      rr += crealf(row[l]) * crealf(v[l]), ii += cimagf(row[l]) * cimagf(v[l]);
+      ri += crealf(row[l]) * cimagf(v[l]), ir += cimagf(row[l]) * crealf(v[l]);
+    }
+    out[c] = conj ? (rr + ii) + I * (ri - ir) : (rr - ii) + I * (ri + ir);
+  }
 }
 
 /* Columns of a stack of `len`-long bases starting at at[k]. */
@@ -196,25 +285,26 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
   const float complex one = 1, zero = 0;
   double t0 = MPI_Wtime(), t1, t2, t3;
   if (!adjoint) {
-    /* Phase 1: yv_j = W_j^H x_j over the local tile columns. */
+    /* Phase 1: yv_j = W_j^H x_j over the local tile columns: a dot
+     * product with x_j down each column of W_j. */
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
-      if (r > 0)
-        cblas_cgemv(CblasColMajor, CblasConjTrans, n, r, &one, a->W + a->w_at[j - l->j0], n,
-                    in + (size_t)j * l->nb, 1, &zero, a->yv + a->yv_at[local_tile(a, l->i0, j)], 1);
+      const float complex *x = in + (size_t)j * l->nb;
+      swap_parts(x, n, a->swapped);
+      dot_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n, x, a->swapped, true,
+               a->yv + a->yv_at[local_tile(a, l->i0, j)]);
     }
     t1 = MPI_Wtime();
     reshuffle(a, true);
     t2 = MPI_Wtime();
-    /* Phase 3: y_i = U_i yu_i over the local tile rows. */
+    /* Phase 3: y_i = U_i yu_i over the local tile rows: a dot product
+     * with yu_i along each row of U_i. */
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
-      float complex *y = a->part + (size_t)(i - l->i0) * l->nb;
-      if (r > 0)
-        cblas_cgemv(CblasColMajor, CblasNoTrans, m, r, &one, a->U + a->u_at[i - l->i0], m,
-                    a->yu + a->yu_at[local_tile(a, i, l->j0)], 1, &zero, y, 1);
-      else
-        memset(y, 0, (size_t)m * sizeof *y);
+      const float complex *yu = a->yu + a->yu_at[local_tile(a, i, l->j0)];
+      swap_parts(yu, r, a->swapped);
+      dot_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, yu, a->swapped, false,
+               a->part + (size_t)(i - l->i0) * l->nb);
     }
     t3 = MPI_Wtime();
     combine(a, l->row_comm, &a->rows, out);
@@ -222,8 +312,8 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
     /* The same phases backwards: yu_i = U_i^H y_i, reshuffle, x_j = W_j yv_j. */
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
-      if (r > 0)
-        cblas_cgemv(CblasColMajor, CblasConjTrans, m, r, &one, a->U + a->u_at[i - l->i0], m,
+      if (r > 0) /* U_i by rows: U_i^H y_i */
+        cblas_cgemv(CblasRowMajor, CblasConjTrans, m, r, &one, a->U + a->u_at[i - l->i0], r,
                     in + (size_t)i * l->nb, 1, &zero, a->yu + a->yu_at[local_tile(a, i, l->j0)], 1);
     }
     t1 = MPI_Wtime();

@@ -6,12 +6,18 @@
  * (W = V Sigma). The bases are stacked as KAUST's TLR-MVM stacks them:
  *
  *   W_j = [W_0j W_1j ...]   n_j x R_j, one per tile column (column-major)
- *   U_i = [U_i0 U_i1 ...]   m_i x R_i, one per tile row
+ *   U_i = [U_i0 U_i1 ...]   m_i x R_i, one per tile row (row-major here)
  *
  * so that y = A x is three phases: yv_j = W_j^H x_j (one gemv per tile
  * column), a reshuffle of the yv_j segments into tile-row order (yu_i), and
  * y_i = U_i yu_i (one gemv per tile row). A^H y runs the same phases
  * backwards over the same bases.
+ *
+ * In memory U_i is kept by rows, so that both phases of y = A x are dot
+ * products that read their stack once, in address order: a product is
+ * memory-bound, and one core streams sequential reads at about twice the
+ * rate it streams a column-major U_i's gemv (bench/tlrmvm). Files keep
+ * KAUST's column-major U_i (tl_io.h); tl_matrix_order_U converts.
  *
  * Distribution: tile columns follow the PE grid's columns and tile rows its
  * rows (tl_layout), so a rank holds the tiles of its block of PEs: a block
@@ -80,6 +86,7 @@ typedef struct tl_matrix {
   size_t local_rank;      /* sum of the local tiles' ranks */
   float complex *yu, *yv; /* scratch: the segments in row and column order */
   float complex *part;    /* scratch: this rank's partial product */
+  float complex *swapped; /* scratch: a product's input with re and im swapped */
   tl_gather rows, cols;   /* y's blocks over the column communicator; x's over the row one */
   double dropped2;        /* sum of the squared singular values the local tiles dropped */
   long long received;     /* bytes this rank received in its products' sums and gathers */
@@ -89,9 +96,13 @@ typedef struct tl_matrix {
  * uninitialised, offsets set. */
 int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status *st);
 void tl_matrix_free(tl_matrix *a);
-/* Tile (i, j)'s bases inside the stacks (local tiles only). */
-float complex *tl_tile_U(const tl_matrix *a, int i, int j);
+/* Tile (i, j)'s W inside its stack (local tiles only): n_j x k_ij. */
 float complex *tl_tile_W(const tl_matrix *a, int i, int j);
+/* Sets local tile (i, j)'s U from u, m_i x k_ij column-major. */
+void tl_tile_set_U(tl_matrix *a, int i, int j, const float complex *u);
+/* Reorders every U_i between the products' order (by rows, `by_rows`) and
+ * the files' (column-major). Errors: out of memory (a stack's copy). */
+int tl_matrix_order_U(tl_matrix *a, bool by_rows, wf_status *st);
 /* Sum of every tile's rank (R in KAUST's byte count). */
 long long tl_total_rank(const tl_matrix *a);
 
