@@ -1,6 +1,5 @@
 #include "tl_matrix.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,8 +122,9 @@ int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status
     size_t widest = 0; /* the largest R_i */
     for (int i = l->i0; i < l->i1; i++)
       if (stack_width(a, i) > widest) widest = stack_width(a, i);
-    a->swapped = malloc(((size_t)l->nb + widest) * sizeof *a->swapped);
-    failed = !a->U || !a->W || !a->yu || !a->yv || !a->part || !a->swapped;
+    /* the products' scratch: 2 (nb + R_i) values at most */
+    a->scratch = malloc(2 * ((size_t)l->nb + widest) * sizeof *a->scratch);
+    failed = !a->U || !a->W || !a->yu || !a->yv || !a->part || !a->scratch;
   }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
   if (failed) {
@@ -136,7 +136,7 @@ int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status
 
 void tl_matrix_free(tl_matrix *a) {
   free(a->rank), free(a->U), free(a->W), free(a->u_at), free(a->w_at), free(a->yu_at);
-  free(a->yv_at), free(a->yu), free(a->yv), free(a->part), free(a->swapped);
+  free(a->yv_at), free(a->yu), free(a->yv), free(a->part), free(a->scratch);
   free(a->rows.counts), free(a->cols.counts);
   *a = (tl_matrix){0};
 }
@@ -241,6 +241,49 @@ static void dot_rows(int count, int len, const float complex *a, size_t stride,
   }
 }
 
+/* out[l] = sum over c < count of op(a[c stride + l]) v[c], for l < len (op
+ * as dot_rows'): the transposed product, for A^H y. Reads AXPY_ROWS rows of
+ * a at a time, each in address order, into running sums of every out[l]
+ * kept in `sums` (4 len floats, in the first-level cache): re(a) re(v),
+ * im(a) re(v) in its first half, re(a) im(v), im(a) im(v) in its second.
+ * A block of rows amortises the sums' loads and stores; each of its rows
+ * is a stream the prefetchers follow. 16 rows: 1.3x OpenBLAS's one-thread
+ * cgemv on the benchmark's stacks (AMD EPYC; 8 rows 1.15x, 32 0.6x). */
+enum { AXPY_ROWS = 16 };
+
+static inline void cstore(float complex *p, cvec v) { memcpy(p, &v, sizeof v); }
+
+static void axpy_rows(int count, int len, const float complex *a, size_t stride,
+                      const float complex *v, bool conj, float complex *sums, float complex *out) {
+  float complex *pr = sums, *pi = sums + len;
+  float *prf = (float *)pr, *pif = (float *)pi;
+  memset(sums, 0, 2 * (size_t)len * sizeof *sums);
+  const int whole = len / CVEC * CVEC;
+  for (int c0 = 0; c0 < count; c0 += AXPY_ROWS) {
+    const int rows = count - c0 < AXPY_ROWS ? count - c0 : AXPY_ROWS;
+    const float complex *block = a + (size_t)c0 * stride;
+    float vr[AXPY_ROWS], vi[AXPY_ROWS];
+    for (int k = 0; k < rows; k++) vr[k] = crealf(v[c0 + k]), vi[k] = cimagf(v[c0 + k]);
+    for (int l = 0; l < whole; l += CVEC) {
+      cvec p = cload(pr + l), s = cload(pi + l);
+      for (int k = 0; k < rows; k++) {
+        cvec x = cload(block + (size_t)k * stride + l);
+        p += x * vr[k], s += x * vi[k];
+      }
+      cstore(pr + l, p), cstore(pi + l, s);
+    }
+    for (int k = 0; k < rows; k++)
+      for (int l = whole; l < len; l++) {
+        float complex x = block[(size_t)k * stride + l];
+        prf[2 * l] += crealf(x) * vr[k], prf[2 * l + 1] += cimagf(x) * vr[k];
+        pif[2 * l] += crealf(x) * vi[k], pif[2 * l + 1] += cimagf(x) * vi[k];
+      }
+  }
+  for (int l = 0; l < len; l++)
+    out[l] = conj ? (prf[2 * l] + pif[2 * l + 1]) + I * (pif[2 * l] - prf[2 * l + 1])
+                  : (prf[2 * l] - pif[2 * l + 1]) + I * (pif[2 * l] + prf[2 * l + 1]);
+}
+
 /* Columns of a stack of `len`-long bases starting at at[k]. */
 static int stacked(const size_t *at, int k, int len) { return (int)((at[k + 1] - at[k]) / len); }
 
@@ -282,7 +325,6 @@ static void combine(tl_matrix *a, MPI_Comm sum, const tl_gather *g, float comple
 void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float complex *out,
                      double seconds[4]) {
   const tl_layout *l = a->l;
-  const float complex one = 1, zero = 0;
   double t0 = MPI_Wtime(), t1, t2, t3;
   if (!adjoint) {
     /* Phase 1: yv_j = W_j^H x_j over the local tile columns: a dot
@@ -290,8 +332,8 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
       const float complex *x = in + (size_t)j * l->nb;
-      swap_parts(x, n, a->swapped);
-      dot_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n, x, a->swapped, true,
+      swap_parts(x, n, a->scratch);
+      dot_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n, x, a->scratch, true,
                a->yv + a->yv_at[local_tile(a, l->i0, j)]);
     }
     t1 = MPI_Wtime();
@@ -302,31 +344,29 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
       const float complex *yu = a->yu + a->yu_at[local_tile(a, i, l->j0)];
-      swap_parts(yu, r, a->swapped);
-      dot_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, yu, a->swapped, false,
+      swap_parts(yu, r, a->scratch);
+      dot_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, yu, a->scratch, false,
                a->part + (size_t)(i - l->i0) * l->nb);
     }
     t3 = MPI_Wtime();
     combine(a, l->row_comm, &a->rows, out);
   } else {
-    /* The same phases backwards: yu_i = U_i^H y_i, reshuffle, x_j = W_j yv_j. */
+    /* The same phases backwards: yu_i = U_i^H y_i (the rows of U_i
+     * scaled by y_i and summed), reshuffle, x_j = W_j yv_j (the columns of
+     * W_j likewise). */
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
-      if (r > 0) /* U_i by rows: U_i^H y_i */
-        cblas_cgemv(CblasRowMajor, CblasConjTrans, m, r, &one, a->U + a->u_at[i - l->i0], r,
-                    in + (size_t)i * l->nb, 1, &zero, a->yu + a->yu_at[local_tile(a, i, l->j0)], 1);
+      axpy_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, in + (size_t)i * l->nb, true,
+                a->scratch, a->yu + a->yu_at[local_tile(a, i, l->j0)]);
     }
     t1 = MPI_Wtime();
     reshuffle(a, false);
     t2 = MPI_Wtime();
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
-      float complex *x = a->part + (size_t)(j - l->j0) * l->nb;
-      if (r > 0)
-        cblas_cgemv(CblasColMajor, CblasNoTrans, n, r, &one, a->W + a->w_at[j - l->j0], n,
-                    a->yv + a->yv_at[local_tile(a, l->i0, j)], 1, &zero, x, 1);
-      else
-        memset(x, 0, (size_t)n * sizeof *x);
+      axpy_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n,
+                a->yv + a->yv_at[local_tile(a, l->i0, j)], false, a->scratch,
+                a->part + (size_t)(j - l->j0) * l->nb);
     }
     t3 = MPI_Wtime();
     combine(a, l->col_comm, &a->cols, out);

@@ -17,7 +17,8 @@
  * products that read their stack once, in address order: a product is
  * memory-bound, and one core streams sequential reads at about twice the
  * rate it streams a column-major U_i's gemv (bench/tlrmvm). Files keep
- * KAUST's column-major U_i (tl_io.h); tl_matrix_order_U converts.
+ * KAUST's column-major U_i (tl_io.h); tl_matrix_order_U converts. A^H y
+ * reads the same stacks a few rows (columns) at a time.
  *
  * Distribution: tile columns follow the PE grid's columns and tile rows its
  * rows (tl_layout), so a rank holds the tiles of its block of PEs: a block
@@ -86,7 +87,7 @@ typedef struct tl_matrix {
   size_t local_rank;      /* sum of the local tiles' ranks */
   float complex *yu, *yv; /* scratch: the segments in row and column order */
   float complex *part;    /* scratch: this rank's partial product */
-  float complex *swapped; /* scratch: a product's input with re and im swapped */
+  float complex *scratch; /* a product's: its input with re and im swapped, or its sums */
   tl_gather rows, cols;   /* y's blocks over the column communicator; x's over the row one */
   double dropped2;        /* sum of the squared singular values the local tiles dropped */
   long long received;     /* bytes this rank received in its products' sums and gathers */
