@@ -1,0 +1,581 @@
+/* `wafer cfd`'s wave problem (cfd_parts.h): the SC22 acoustic wave stencil
+ * (cf_wave.h) from a Ricker source with a line of receivers (a shot gather,
+ * HDF5 and PNG), a standing mode whose measured eigenvalue shows the
+ * stencil's order, or a Gaussian bump whose energy leapfrog conserves; each
+ * checked against its analytic answer. Checkpoints and restarts, the wafer
+ * model (this code's counts or SC22's), the output. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cf_checkpoint.h"
+#include "cf_wave.h"
+#include "cf_wave_checkpoint.h"
+#include "cfd_parts.h"
+#include "wf_fault.h"
+#include "wf_h5.h"
+#include "wf_io.h"
+#include "wf_progress.h"
+#include "wf_signal.h"
+#include "wf_stream.h"
+#include "wf_timing.h"
+
+/* Ricker wavelet of peak frequency f0, delayed by 1.2 / f0 (its peak). */
+static double ricker(double t, double f0) {
+  double x = ST_PI * f0 * (t - 1.2 / f0);
+  return (1 - 2 * x * x) * exp(-x * x);
+}
+
+typedef struct wave {
+  const cfd_setup *s;
+  st_mesh m;
+  cf_wave w;
+  double *cur, *prev;
+  double a;             /* (v dt / h)^2 */
+  bool holds_receivers; /* this rank holds the receivers' row */
+  double *trace;        /* [steps][lnx]: u at the receivers after each step */
+  double *energy;       /* [n][2]: step, energy (times h^2 / ...: see energy()) */
+  int nenergy;
+  double *amplitude; /* mode: <u^n, phi> / <phi, phi>, n = 0..steps */
+  double *phi;       /* mode: the initial field */
+  int first_step;    /* 0, or the restart's */
+  const char *checkpoint;
+  int checkpoint_every, last_checkpoint; /* the step of the last one written (-1: none) */
+} wave;
+
+static void wave_free(wave *p) {
+  cf_wave_free(&p->w);
+  free(p->cur), free(p->prev), free(p->trace), free(p->energy), free(p->amplitude), free(p->phi);
+}
+
+/* Leapfrog's conserved energy at step n + 1/2 (times h^2 v^2 dt^2 / h^2 =
+ * its natural scale): sum (u^{n+1} - u^n)^2 - a sum u^{n+1} lap(u^n).
+ * `cur` is u^n with a current halo, `next` u^{n+1}. Collective. */
+static double energy(wave *p, MPI_Comm comm, const double *cur, const double *next) {
+  const st_mesh *m = &p->m;
+  double kin = 0;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      const double *u = cur + st_idx(m, i, j, 0), *n = next + st_idx(m, i, j, 0);
+      for (int k = 0; k < m->nz; k++) kin += (n[k] - u[k]) * (n[k] - u[k]);
+    }
+  double e[2] = {kin, cf_wave_dot_lap(&p->w, cur, next)};
+  MPI_Allreduce(MPI_IN_PLACE, e, 2, MPI_DOUBLE, MPI_SUM, comm);
+  return e[0] - p->a * e[1];
+}
+
+static int wave_create(wave *p, wf_run *run, const cfd_setup *s, wf_status *st) {
+  *p = (wave){.s = s};
+  if (st_mesh_create_halo(&p->m, run->wafer, s->nx, s->ny, s->nz, CF_RADIUS, st) != WF_OK)
+    return st->code;
+  st_mesh_pad_columns(&p->m, CF_RADIUS);
+  if (cf_wave_create(&p->w, &p->m, &run->wafer->fab, s->sponge, st) != WF_OK) return st->code;
+  const st_mesh *m = &p->m;
+  p->a = pow(s->v * s->dt / s->h, 2);
+  p->cur = st_field_alloc(m);
+  p->prev = st_field_alloc(m);
+  p->holds_receivers =
+      s->init == CFD_INIT_SOURCE && s->src[1] >= m->y0 && s->src[1] < m->y0 + m->lny;
+  if (p->holds_receivers) p->trace = calloc((size_t)s->steps * m->lnx, sizeof *p->trace);
+  p->energy = calloc(2 * ((size_t)s->steps / s->energy_every + 2), sizeof *p->energy);
+  if (s->init == CFD_INIT_MODE) {
+    p->amplitude = calloc((size_t)s->steps + 1, sizeof *p->amplitude);
+    p->phi = st_field_alloc(m);
+  }
+  int failed = !p->cur || !p->prev || (p->holds_receivers && !p->trace) || !p->energy ||
+               (s->init == CFD_INIT_MODE && (!p->amplitude || !p->phi));
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the wavefields");
+  const cf_bc free_faces[3] = {CF_DIRICHLET, CF_DIRICHLET, CF_DIRICHLET};
+  cfd_initial_field(m, s, free_faces, p->cur);
+  if (p->phi) memcpy(p->phi, p->cur, m->n_stored * sizeof *p->phi);
+  /* At rest: u^{-1} = u^0 + (a / 2) lap(u^0), leapfrog's own start (exact
+   * for a mode): one half step from prev = cur. */
+  memcpy(p->prev, p->cur, m->n_stored * sizeof *p->prev);
+  cf_wave_step(&p->w, p->cur, p->prev, p->a / 2);
+  cf_wave_settle(&p->w, p->cur); /* u^0 stays u^0: the next step reads it as cur again */
+  return WF_OK;
+}
+
+/* The source's term, dt^2 v^2 r(t) / h^3, into u^{n+1} where it is owned. */
+static void add_source(wave *p, int n, double *next) {
+  const st_mesh *m = &p->m;
+  const cfd_setup *s = p->s;
+  int i = s->src[0] - m->x0, j = s->src[1] - m->y0;
+  if (i < 0 || i >= m->lnx || j < 0 || j >= m->lny) return;
+  next[st_idx(m, i, j, s->src[2])] +=
+      s->dt * s->dt * s->v * s->v / (s->h * s->h * s->h) * ricker(n * s->dt, s->f0);
+}
+
+typedef struct measured {
+  double seconds; /* the time steps, slowest rank */
+  double triad;   /* STREAM triad, bytes/s (0: not measured) */
+  int steps;
+} measured;
+
+/* What a wave run carries from step to step, for its checkpoints. */
+static cf_wave_state state_of(wave *p) {
+  const cfd_setup *s = p->s;
+  return (cf_wave_state){.m = &p->m,
+                         .cur = p->cur,
+                         .prev = p->prev,
+                         .energy = p->energy,
+                         .nenergy = p->nenergy,
+                         .max_energy = s->steps / s->energy_every + 2,
+                         .trace = p->trace,
+                         .trace_cols = p->m.lnx,
+                         .amplitude = p->amplitude,
+                         .max_steps = s->steps};
+}
+
+/* The checkpoint after n steps: u^{n-1} settled first (it may still owe
+ * its sponge), which changes no bit of what follows. Collective. */
+static int write_checkpoint(wave *p, MPI_Comm comm, int n, wf_status *st) {
+  cf_wave_settle(&p->w, p->prev);
+  cf_wave_state state = state_of(p);
+  if (cf_wave_checkpoint_write(&state, comm, p->checkpoint, n, st) != WF_OK) return st->code;
+  p->last_checkpoint = n;
+  return WF_OK;
+}
+
+/* The state after the checkpoint's steps, read into the fields wave_create
+ * made. */
+static int restart_from(wave *p, wf_run *run, const char *path, wf_status *st) {
+  cf_wave_state state = state_of(p);
+  int step;
+  if (cf_wave_checkpoint_read(&state, run->comm, path, &step, st) != WF_OK)
+    return wf_deck_blame(run->deck, "cfd", "restart", st);
+  if (step >= p->s->steps)
+    return wf_deck_fail(run->deck, "cfd", "restart", st,
+                        "the checkpoint is at step %d: nothing to run (cfd.steps = %d is where the "
+                        "whole run ends)",
+                        step, p->s->steps);
+  p->nenergy = state.nenergy;
+  p->first_step = step;
+  return WF_OK;
+}
+
+static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
+  const cfd_setup *s = p->s;
+  const st_mesh *m = &p->m;
+  wf_progress prog;
+  wf_progress_start(&prog, "cfd", s->steps - p->first_step, run->verbose, stdout);
+  wf_signal_poll poll;
+  wf_signal_poll_start(&poll, run->comm);
+  double phi2 = p->phi ? cfd_mesh_dot(m, run->comm, p->phi, p->phi) : 1;
+  if (p->amplitude && p->first_step == 0)
+    p->amplitude[0] = cfd_mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
+  int rc = WF_OK, ry = s->src[1] - m->y0;
+  double seconds = 0;
+  char where[320];
+  for (int n = p->first_step; n < s->steps && rc == WF_OK; n++) {
+    int sig = wf_signal_poll_next(&poll);
+    if (sig) {
+      if (p->checkpoint[0] && (rc = write_checkpoint(p, run->comm, n, st)) != WF_OK) break;
+      cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
+      char at[400];
+      snprintf(at, sizeof at, "at step %d of %d (%s)", n, s->steps, where);
+      rc = wf_signal_fail(st, sig, at);
+      break;
+    }
+    double t0 = MPI_Wtime();
+    cf_wave_step(&p->w, p->cur, p->prev, p->a); /* prev <- u^{n+1} */
+    if (s->init == CFD_INIT_SOURCE) add_source(p, n, p->prev);
+    seconds += MPI_Wtime() - t0;
+    if (n == s->steps / 2 && wf_fault("cfd_nan", run->comm)) /* the tests' blow-up */
+      p->prev[st_idx(m, 0, 0, 0)] = NAN;
+    if (n % s->energy_every == 0 || n + 1 == s->steps) {
+      cf_wave_settle(&p->w, p->cur); /* u^n's sponge, before the energy reads it */
+      p->energy[2 * p->nenergy] = n + 0.5;
+      p->energy[2 * p->nenergy + 1] = energy(p, run->comm, p->cur, p->prev);
+      p->nenergy++;
+    }
+    if (p->trace)
+      for (int i = 0; i < m->lnx; i++)
+        p->trace[(size_t)n * m->lnx + i] = p->prev[st_idx(m, i, ry, s->receiver_z)];
+    double *t = p->cur;
+    p->cur = p->prev, p->prev = t;
+    if (p->amplitude) p->amplitude[n + 1] = cfd_mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
+    bool last = n + 1 == s->steps;
+    bool at_checkpoint = p->checkpoint[0] &&
+                         ((p->checkpoint_every > 0 && (n + 1) % p->checkpoint_every == 0) || last);
+    if ((n + 1) % 50 == 0 || last || at_checkpoint) { /* a checkpoint never holds a NaN */
+      if (!cfd_all_finite(m, run->comm, p->cur)) {
+        cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
+        rc = wf_fail(st, WF_ERR_RUNTIME,
+                     "the wavefield is no longer finite after step %d of %d (%s)", n + 1, s->steps,
+                     where);
+        break;
+      }
+    }
+    if (at_checkpoint && (rc = write_checkpoint(p, run->comm, n + 1, st)) != WF_OK) break;
+    wf_progress_tick(&prog, n + 1 - p->first_step);
+  }
+  wf_signal_poll_end(&poll);
+  out->seconds = wf_slowest(run->comm, seconds);
+  out->steps = s->steps - p->first_step;
+  return rc;
+}
+
+/* ---- checks ---- */
+
+/* The shot gather on rank 0: [steps][nx] (NULL elsewhere). Collective. */
+static double *gather_traces(const wave *p, wf_run *run) {
+  const st_mesh *m = &p->m;
+  int steps = p->s->steps, nx = m->nx, mine = p->holds_receivers ? m->lnx : 0;
+  int *counts = run->rank == 0 ? malloc((size_t)run->nranks * sizeof *counts) : NULL;
+  int *x0 = run->rank == 0 ? malloc((size_t)run->nranks * sizeof *x0) : NULL;
+  MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
+  MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
+  double *all = run->rank == 0 ? calloc((size_t)steps * nx, sizeof *all) : NULL;
+  double *row = malloc((size_t)nx * sizeof *row);
+  int *displ = run->rank == 0 ? calloc((size_t)run->nranks, sizeof *displ) : NULL;
+  int total = 0;
+  for (int r = 0; run->rank == 0 && r < run->nranks; r++) displ[r] = total, total += counts[r];
+  for (int n = 0; n < steps; n++) {
+    const double *send = mine ? p->trace + (size_t)n * m->lnx : NULL;
+    MPI_Gatherv(send, mine, MPI_DOUBLE, row, counts, displ, MPI_DOUBLE, 0, run->comm);
+    if (run->rank == 0 && all)
+      for (int r = 0; r < run->nranks; r++)
+        for (int i = 0; i < counts[r]; i++) all[(size_t)n * nx + x0[r] + i] = row[displ[r] + i];
+  }
+  free(counts), free(x0), free(row), free(displ);
+  return all;
+}
+
+/* The direct wave's arrival: at every receiver at least 8 cells from the
+ * source and out of the sponge, whose arrival comes before the run ends,
+ * the trace's peak (parabolic between samples) against the source's peak
+ * (1.2 / f0) plus distance over velocity. Returns the largest difference
+ * in periods (1 / f0), and the receivers used in *used; on rank 0. */
+static double arrival_error(const cfd_setup *s, const double *gather, int *used) {
+  double worst = 0;
+  *used = 0;
+  for (int x = 0; x < s->nx; x++) {
+    double dx = (x - s->src[0]) * s->h, dz = (s->receiver_z - s->src[2]) * s->h;
+    double r = sqrt(dx * dx + dz * dz), expected = 1.2 / s->f0 + r / s->v;
+    int face = x < s->nx - 1 - x ? x : s->nx - 1 - x;
+    if (r < 8 * s->h || face < s->sponge || expected + 1 / s->f0 > s->steps * s->dt) continue;
+    int best = 0;
+    for (int n = 1; n < s->steps; n++)
+      if (gather[(size_t)n * s->nx + x] > gather[(size_t)best * s->nx + x]) best = n;
+    double t = (best + 1) * s->dt; /* trace[n] is u at step n + 1 */
+    if (best > 0 && best < s->steps - 1) {
+      double y0 = gather[(size_t)(best - 1) * s->nx + x], y1 = gather[(size_t)best * s->nx + x],
+             y2 = gather[(size_t)(best + 1) * s->nx + x], den = y0 - 2 * y1 + y2;
+      if (den != 0) t += 0.5 * (y0 - y2) / den * s->dt;
+    }
+    worst = fmax(worst, fabs(t - expected) * s->f0);
+    (*used)++;
+  }
+  return worst;
+}
+
+typedef struct findings {
+  double arrival; /* periods */
+  int receivers;
+  double drift;                                         /* relative energy change */
+  double lambda_run, lambda_discrete, lambda_continuum; /* mode: eigenvalue x h^2 */
+} findings;
+
+/* The mode's eigenvalue from its amplitudes: A_{n+1} + A_{n-1} = 2 cos(theta)
+ * A_n, least squares over the run; lambda h^2 = 2 (1 - cos theta) / a. */
+static double mode_lambda(const wave *p) {
+  double num = 0, den = 0;
+  for (int n = 1; n < p->s->steps; n++) {
+    num += p->amplitude[n] * (p->amplitude[n + 1] + p->amplitude[n - 1]);
+    den += 2 * p->amplitude[n] * p->amplitude[n];
+  }
+  return 2 * (1 - num / den) / p->a;
+}
+
+static void check(wave *p, wf_run *run, const double *gather, findings *f) {
+  const cfd_setup *s = p->s;
+  char what[200];
+  if (s->init == CFD_INIT_SOURCE) {
+    if (run->rank == 0) f->arrival = arrival_error(s, gather, &f->receivers);
+    MPI_Bcast(&f->arrival, 1, MPI_DOUBLE, 0, run->comm);
+    MPI_Bcast(&f->receivers, 1, MPI_INT, 0, run->comm);
+    if (f->receivers > 0) {
+      snprintf(what, sizeof what,
+               "direct wave at %d receivers within %.3f periods of distance / velocity (allowed "
+               "0.02)",
+               f->receivers, f->arrival);
+      wf_run_check(run, f->arrival <= 0.02, what);
+    }
+  }
+  double e0 = p->energy[1], most = 0;
+  for (int k = 0; k < p->nenergy; k++) most = fmax(most, fabs(p->energy[2 * k + 1] - e0));
+  f->drift = e0 != 0 ? most / fabs(e0) : 0;
+  if (s->free_faces && s->init != CFD_INIT_SOURCE) {
+    snprintf(what, sizeof what, "energy conserved with free faces: drift %.2e (allowed 1e-10)",
+             f->drift);
+    wf_run_check(run, f->drift <= 1e-10, what);
+  }
+  if (s->init == CFD_INIT_MODE && s->free_faces) {
+    int n[3] = {s->nx, s->ny, s->nz};
+    f->lambda_discrete = f->lambda_continuum = 0;
+    for (int a = 0; a < 3; a++) {
+      f->lambda_discrete += cf_symbol(ST_PI / n[a]);
+      f->lambda_continuum += pow(ST_PI / n[a], 2);
+    }
+    f->lambda_run = mode_lambda(p);
+    double rel = fabs(f->lambda_run - f->lambda_discrete) / f->lambda_discrete;
+    snprintf(what, sizeof what,
+             "standing mode's eigenvalue from the run against the stencil's closed form: %.2e "
+             "relative (allowed 1e-9)",
+             rel);
+    wf_run_check(run, rel <= 1e-9, what);
+  }
+}
+
+/* ---- the wafer model ---- */
+
+/* Cycles a cell of SC22's kernel takes (Jacquelin et al., sec. VI: 57
+ * floating point operations executed, 112 loads and stores of 32-bit words,
+ * 17 loads from the fabric), the three overlapped as its pipelined kernel
+ * overlaps them. The mix of operations is not published; a symmetric
+ * stencil is pair additions and FMACs, 2 flops a cycle either way in fp32
+ * (a 2-wide add, a 1-wide FMAC): 57 / 2 cycles (an assumption). The memory
+ * words are taken as 111 loads and the result's store, against the widest
+ * and the narrowest ports (where the sources disagree); the fabric words
+ * come in through the ramp. */
+static wf_range sc22_cell_cycles(const wf_hw *hw) {
+  const double flops = 57, loads = 111, stores = 1, fabric = 17;
+  wf_range compute = {flops / 2, flops / 2};
+  wf_range memory = {fmax(4 * loads / hw->read_bytes.hi, 4 * stores / hw->write_bytes.hi),
+                     fmax(4 * loads / hw->read_bytes.lo, 4 * stores / hw->write_bytes.lo)};
+  double ramp = wf_model_ramp(hw, fabric);
+  return (wf_range){fmax(fmax(compute.lo, memory.lo), ramp),
+                    fmax(fmax(compute.hi, memory.hi), ramp)};
+}
+
+/* One step on the wafer, per PE: its brick's cells each doing this code's
+ * stencil (12 neighbour pairs added, 12 FMACs and the centre's multiply)
+ * and the update (an add and an FMAC), every operand from SRAM; then the
+ * halo: 4 columns of nz values across each face of the brick. Or, with
+ * model_counts = sc22, SC22's published per-cell work (its fabric words
+ * include the neighbours: no halo term). */
+static void project(wf_run *run, const st_mesh *m, const cfd_setup *s) {
+  const wf_hw *hw = run->wafer->fab.hw;
+  wf_prec prec = s->wafer_prec;
+  double cells = (double)m->brick_x * m->brick_y * m->nz;
+  wf_range cycles;
+  if (s->sc22_counts) {
+    wf_range cell = sc22_cell_cycles(hw);
+    cycles = (wf_range){cells * cell.lo, cells * cell.hi};
+  } else {
+    wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, prec, 13 * cells, 2, 1);
+    wf_range add = wf_model_vec(hw, WF_OP_ADD, prec, 13 * cells, 2, 1);
+    wf_range mul = wf_model_vec(hw, WF_OP_MUL, prec, cells, 1, 1);
+    double words = wf_model_words(hw, (size_t)wf_prec_bytes(prec));
+    double halo = CF_RADIUS * (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz *
+                      words / (hw->link_bytes_per_cycle / 4.0) +
+                  CF_RADIUS * run->wafer->grid.max_link_hops * hw->hop_cycles;
+    cycles = (wf_range){fmac.lo + add.lo + mul.lo + halo, fmac.hi + add.hi + mul.hi + halo};
+  }
+  run->model = (wf_projection){.valid = true,
+                               .unit = "step",
+                               .seconds = wf_model_seconds(hw, cycles),
+                               .flops = (s->sc22_counts ? 51.0 : 53.0) * m->n_global,
+                               .bytes_per_pe = 2 * cells * wf_prec_bytes(prec),
+                               .sram_for_data = wf_model_sram_for_data(hw),
+                               .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
+                               .pes_offered = (double)hw->pe_nx * hw->pe_ny};
+}
+
+/* model_only: the projection alone (the mesh's layout, no fields). */
+static int project_only(wf_run *run, const cfd_setup *s, wf_status *st) {
+  st_mesh m;
+  if (st_mesh_create_halo(&m, run->wafer, s->nx, s->ny, s->nz, CF_RADIUS, st) != WF_OK)
+    return wf_deck_blame(run->deck, "cfd", "nx", st);
+  project(run, &m, s);
+  run->wafer_seconds = run->model.seconds;
+  if (run->verbose)
+    printf(
+        "cfd: model only (%s counts): %dx%dx%d cells on %dx%d PEs of a %s, [%.4g, %.4g] us a "
+        "step\n",
+        s->sc22_counts ? "SC22's" : "this code's", s->nx, s->ny, s->nz, run->wafer->dc.pe_nx,
+        run->wafer->dc.pe_ny, run->wafer->hw.machine, 1e6 * run->model.seconds.lo,
+        1e6 * run->model.seconds.hi);
+  wf_json_begin(run->summary, "model");
+  wf_projection_json(&run->model, run->summary);
+  wf_json_end(run->summary);
+  snprintf(run->headline, sizeof run->headline, "model only: %.1f-%.1f us/step on %s",
+           1e6 * run->model.seconds.lo, 1e6 * run->model.seconds.hi, run->wafer->hw.name);
+  return WF_OK;
+}
+
+/* ---- output ---- */
+
+/* The last wavefield (with an XDMF sidecar), the energy history and the
+ * shot gather (rank 0 holds it), with dt, h and the velocity. */
+static int write_output(wf_run *run, const wave *p, const double *gather, const char *path,
+                        wf_status *st) {
+  const st_mesh *m = &p->m;
+  const cfd_setup *s = p->s;
+  bool root = run->rank == 0, shots = s->init == CFD_INIT_SOURCE;
+  wf_h5file f;
+  if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
+  double bytes =
+      8.0 * ((double)m->n_global + 2.0 * p->nenergy + (shots ? (double)s->steps * s->nx : 0));
+  int rc = wf_h5_reserve(&f, bytes, st);
+  if (rc == WF_OK) {
+    unsigned long long zero = 0, ne = (unsigned long long)p->nenergy;
+    unsigned long long nt = (unsigned long long)s->steps, nx = (unsigned long long)s->nx;
+    wf_h5_rows re = {ne, 2, root, &zero, &ne}, rg = {nt, nx, root, &zero, &nt};
+    double none = 0; /* what ranks that write no rows point at */
+    if (st_mesh_write_field(&f, m, "u", p->cur, st) != WF_OK ||
+        wf_h5_write_rows(&f, "energy", WF_F64, &re, root ? p->energy : &none, st) != WF_OK ||
+        (shots &&
+         wf_h5_write_rows(&f, "shot_gather", WF_F64, &rg, root ? gather : &none, st) != WF_OK) ||
+        wf_h5_attr_num(&f, "dt", s->dt, st) != WF_OK ||
+        wf_h5_attr_num(&f, "h", s->h, st) != WF_OK ||
+        wf_h5_attr_num(&f, "velocity", s->v, st) != WF_OK)
+      rc = st->code;
+  }
+  if (rc != WF_OK) {
+    wf_h5_discard(&f);
+    return rc;
+  }
+  return wf_h5_close(&f, st);
+}
+
+typedef struct gather_plot {
+  const cfd_setup *s;
+  const double *gather;
+} gather_plot;
+
+/* "nt nx dt h" then one line of nx values a step (scripts/plot_gather.py). */
+static void write_gather(FILE *f, const void *data) {
+  const gather_plot *g = data;
+  const cfd_setup *s = g->s;
+  fprintf(f, "%d %d %.9g %.9g\n", s->steps, s->nx, s->dt, s->h);
+  for (int n = 0; n < s->steps; n++) {
+    for (int x = 0; x < s->nx; x++)
+      fprintf(f, "%s%.6g", x ? " " : "", g->gather ? g->gather[(size_t)n * s->nx + x] : 0.0);
+    fputc('\n', f);
+  }
+}
+
+/* ---- the run ---- */
+
+static void report(wf_run *run, const wave *p, const measured *r, const findings *f) {
+  const cfd_setup *s = p->s;
+  const st_mesh *m = &p->m;
+  double updates = (double)m->n_global * r->steps / r->seconds;
+  double bytes = 24.0 * updates; /* read u^n and u^{n-1}, write u^{n+1} */
+  const wf_projection *w = &run->model;
+  if (run->verbose) {
+    printf(
+        "cfd: wave, %dx%dx%d cells of %g m, v %g m/s, dt %.4g s (cfl %.2f), %d steps in %.3f "
+        "s: %.1f Mcell/s, %.2f GB/s counted",
+        s->nx, s->ny, s->nz, s->h, s->v, s->dt, s->dt / cf_dt_max(s->h, s->v), r->steps, r->seconds,
+        updates / 1e6, bytes / 1e9);
+    if (r->triad > 0)
+      printf(" = %.0f%% of STREAM triad (%.2f GB/s)", 100 * bytes / r->triad, r->triad / 1e9);
+    printf("\n");
+    if (s->init == CFD_INIT_SOURCE)
+      printf(
+          "cfd: Ricker %g Hz; the direct wave's peak at %d receivers within %.4f periods of "
+          "distance / velocity\n",
+          s->f0, f->receivers, f->arrival);
+    if (s->init == CFD_INIT_MODE)
+      printf(
+          "cfd: standing mode: eigenvalue x h^2 from the run %.12g, the stencil's %.12g, the "
+          "continuum's %.12g (relative error %.3e: the stencil's)\n",
+          f->lambda_run, f->lambda_discrete, f->lambda_continuum,
+          fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
+    if (s->free_faces && s->init != CFD_INIT_SOURCE)
+      printf("cfd: energy drift %.3e over %d steps\n", f->drift, s->steps);
+    printf("cfd: wafer model (%s, %s, %dx%d PEs, bricks of %dx%d columns): [%.3g, %.3g] s/step\n",
+           run->wafer->hw.machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
+           run->wafer->dc.pe_ny, m->brick_x, m->brick_y, w->seconds.lo, w->seconds.hi);
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "cfd");
+  wf_json_str(j, "problem", "wave");
+  long long cells[3] = {s->nx, s->ny, s->nz};
+  wf_json_ints(j, "cells", cells, 3);
+  wf_json_int(j, "steps", r->steps);
+  wf_json_int(j, "first_step", p->first_step);
+  wf_json_num(j, "dt", s->dt);
+  wf_json_num(j, "seconds_per_step", r->seconds / r->steps);
+  wf_json_num(j, "cell_updates_per_s", updates);
+  wf_json_num(j, "GBps", bytes / 1e9);
+  if (r->triad > 0) {
+    wf_json_num(j, "triad_GBps", r->triad / 1e9);
+    wf_json_num(j, "fraction_of_triad", bytes / r->triad);
+  }
+  if (s->free_faces && s->init != CFD_INIT_SOURCE) wf_json_num(j, "energy_drift", f->drift);
+  if (s->init == CFD_INIT_SOURCE) {
+    wf_json_num(j, "arrival_error_periods", f->arrival);
+    wf_json_int(j, "arrival_receivers", f->receivers);
+  }
+  if (s->init == CFD_INIT_MODE) {
+    wf_json_num(j, "lambda_run", f->lambda_run);
+    wf_json_num(j, "lambda_stencil", f->lambda_discrete);
+    wf_json_num(j, "lambda_continuum", f->lambda_continuum);
+    /* relative errors at full precision (the values above have 9 digits) */
+    wf_json_num(j, "lambda_error", fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
+    wf_json_num(j, "lambda_stencil_error",
+                fabs(f->lambda_run - f->lambda_discrete) / f->lambda_discrete);
+  }
+  wf_json_end(j);
+  wf_json_begin(j, "model");
+  wf_projection_json(w, j);
+  wf_json_end(j);
+  snprintf(run->headline, sizeof run->headline, "wave %dx%dx%d, %d steps, %.1f Mcell/s", s->nx,
+           s->ny, s->nz, r->steps, updates / 1e6);
+}
+
+int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
+  const wf_deck *d = run->deck;
+  if (wf_deck_bool(d, "cfd", "model_only")) return project_only(run, s, st);
+  wave p;
+  measured r = {0};
+  findings f = {0};
+  double *gather = NULL;
+  int rc = wave_create(&p, run, s, st);
+  if (rc != WF_OK && st->code == WF_ERR_INPUT) /* the mesh against the halo */
+    rc = wf_deck_blame(d, "cfd", s->nz < CF_RADIUS ? "nz" : "nx", st);
+  p.checkpoint = wf_deck_str(d, "cfd", "checkpoint");
+  p.checkpoint_every = (int)wf_deck_int(d, "cfd", "checkpoint_every");
+  p.last_checkpoint = -1;
+  const char *restart = wf_deck_str(d, "cfd", "restart");
+  if (rc == WF_OK && restart[0]) rc = restart_from(&p, run, restart, st);
+  if (rc == WF_OK) rc = run_steps(&p, run, &r, st);
+  wf_status_agree(run->comm, st);
+  rc = st->code;
+  if (rc == WF_OK) {
+    if (s->init == CFD_INIT_SOURCE) {
+      gather = gather_traces(&p, run);
+      int failed = run->rank == 0 && !gather;
+      MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+      if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the shot gather");
+    }
+  }
+  if (rc == WF_OK) {
+    check(&p, run, gather, &f);
+    if (wf_deck_bool(d, "cfd", "stream")) r.triad = wf_stream_triad(run->comm, p.m.n_owned);
+    project(run, &p.m, s);
+    report(run, &p, &r, &f);
+    run->seconds = r.seconds;
+    run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
+  }
+  const char *out = wf_deck_str(d, "output", "file");
+  if (rc == WF_OK && out[0]) rc = write_output(run, &p, gather, out, st);
+  const char *png = wf_deck_str(d, "cfd", "gather_plot");
+  if (rc == WF_OK && png[0] && s->init == CFD_INIT_SOURCE) {
+    gather_plot g = {s, gather};
+    char title[160];
+    snprintf(title, sizeof title, "shot gather: %dx%dx%d cells of %g m, v %g m/s, Ricker %g Hz",
+             s->nx, s->ny, s->nz, s->h, s->v, s->f0);
+    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_gather.py", png, title, write_gather, &g,
+                     st);
+  }
+  free(gather);
+  wave_free(&p);
+  return rc;
+}
