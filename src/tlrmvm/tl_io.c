@@ -72,11 +72,13 @@ int tl_io_write(wf_h5file *f, const char *tag, tl_matrix *a, double norm, wf_sta
   int64_t *rank = malloc(tiles * sizeof *rank);
   wf_h5_rows ru, rw;
   unsigned long long *r = ranges_alloc(a, &ru, &rw);
-  int failed = !rank || !r || tl_matrix_order_U(a, false, st) != WF_OK; /* the files' order */
+  /* U in the files' order for the write, and back after it */
+  bool reordered = rank && r && tl_matrix_order_U(a, false, st) == WF_OK;
+  int failed = !reordered;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, f->comm);
   if (failed) {
     free(rank), free(r);
-    if (tl_matrix_order_U(a, true, st) != WF_OK) return st->code;
+    if (reordered && tl_matrix_order_U(a, true, st) != WF_OK) return st->code;
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing the compressed operator");
   }
   for (size_t t = 0; t < tiles; t++) rank[t] = a->rank[t];
