@@ -332,6 +332,7 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
       const float complex *x = in + (size_t)j * l->nb;
+      if (r == 0) continue; /* no local tile rows, or all of rank 0: no segment */
       swap_parts(x, n, a->scratch);
       dot_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n, x, a->scratch, true,
                a->yv + a->yv_at[local_tile(a, l->i0, j)]);
@@ -343,10 +344,14 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
      * with yu_i along each row of U_i. */
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
+      float complex *y = a->part + (size_t)(i - l->i0) * l->nb;
+      if (r == 0) { /* no local tile columns (or ranks): no segment of yu */
+        memset(y, 0, (size_t)m * sizeof *y);
+        continue;
+      }
       const float complex *yu = a->yu + a->yu_at[local_tile(a, i, l->j0)];
       swap_parts(yu, r, a->scratch);
-      dot_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, yu, a->scratch, false,
-               a->part + (size_t)(i - l->i0) * l->nb);
+      dot_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, yu, a->scratch, false, y);
     }
     t3 = MPI_Wtime();
     combine(a, l->row_comm, &a->rows, out);
@@ -356,17 +361,21 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
      * W_j likewise). */
     for (int i = l->i0; i < l->i1; i++) {
       int m = tl_tile_rows(l, i), r = stacked(a->u_at, i - l->i0, m);
-      axpy_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, in + (size_t)i * l->nb, true,
-                a->scratch, a->yu + a->yu_at[local_tile(a, i, l->j0)]);
+      if (r > 0)
+        axpy_rows(m, r, a->U + a->u_at[i - l->i0], (size_t)r, in + (size_t)i * l->nb, true,
+                  a->scratch, a->yu + a->yu_at[local_tile(a, i, l->j0)]);
     }
     t1 = MPI_Wtime();
     reshuffle(a, false);
     t2 = MPI_Wtime();
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
-      axpy_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n,
-                a->yv + a->yv_at[local_tile(a, l->i0, j)], false, a->scratch,
-                a->part + (size_t)(j - l->j0) * l->nb);
+      float complex *x = a->part + (size_t)(j - l->j0) * l->nb;
+      if (r > 0)
+        axpy_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n,
+                  a->yv + a->yv_at[local_tile(a, l->i0, j)], false, a->scratch, x);
+      else
+        memset(x, 0, (size_t)n * sizeof *x);
     }
     t3 = MPI_Wtime();
     combine(a, l->col_comm, &a->cols, out);
