@@ -67,10 +67,12 @@ static size_t local_tile(const tl_matrix *a, int i, int j) {
   return (size_t)(i - a->l->i0) * (a->l->j1 - a->l->j0) + (j - a->l->j0);
 }
 
+/* Columns of a stack of `len`-long bases starting at at[k]. */
+static int stacked(const size_t *at, int k, int len) { return (int)((at[k + 1] - at[k]) / len); }
+
 /* R_i, the columns of local tile row i's stack U_i. */
 static size_t stack_width(const tl_matrix *a, int i) {
-  const tl_layout *l = a->l;
-  return (a->u_at[i - l->i0 + 1] - a->u_at[i - l->i0]) / (size_t)tl_tile_rows(l, i);
+  return (size_t)stacked(a->u_at, i - a->l->i0, tl_tile_rows(a->l, i));
 }
 
 int tl_matrix_alloc(tl_matrix *a, const tl_layout *l, const int *rank, wf_status *st) {
@@ -202,6 +204,8 @@ static inline cvec cload(const float complex *p) {
   return v;
 }
 
+static inline void cstore(float complex *p, cvec v) { memcpy(p, &v, sizeof v); }
+
 /* out[l] = v[l] with its real and imaginary parts swapped. */
 static void swap_parts(const float complex *v, int len, float complex *out) {
   for (int l = 0; l < len; l++) out[l] = cimagf(v[l]) + I * crealf(v[l]);
@@ -251,8 +255,6 @@ static void dot_rows(int count, int len, const float complex *a, size_t stride,
  * cgemv on the benchmark's stacks (AMD EPYC; 8 rows 1.15x, 32 0.6x). */
 enum { AXPY_ROWS = 16 };
 
-static inline void cstore(float complex *p, cvec v) { memcpy(p, &v, sizeof v); }
-
 static void axpy_rows(int count, int len, const float complex *a, size_t stride,
                       const float complex *v, bool conj, float complex *sums, float complex *out) {
   float complex *pr = sums, *pi = sums + len;
@@ -283,9 +285,6 @@ static void axpy_rows(int count, int len, const float complex *a, size_t stride,
     out[l] = conj ? (prf[2 * l] + pif[2 * l + 1]) + I * (pif[2 * l] - prf[2 * l + 1])
                   : (prf[2 * l] - pif[2 * l + 1]) + I * (pif[2 * l] + prf[2 * l + 1]);
 }
-
-/* Columns of a stack of `len`-long bases starting at at[k]. */
-static int stacked(const size_t *at, int k, int len) { return (int)((at[k + 1] - at[k]) / len); }
 
 /* Phase 2: move every local tile's segment between column order (yv) and
  * row order (yu). */
@@ -331,8 +330,8 @@ void tl_matrix_apply(tl_matrix *a, bool adjoint, const float complex *in, float 
      * product with x_j down each column of W_j. */
     for (int j = l->j0; j < l->j1; j++) {
       int n = tl_tile_cols(l, j), r = stacked(a->w_at, j - l->j0, n);
-      const float complex *x = in + (size_t)j * l->nb;
       if (r == 0) continue; /* no local tile rows, or all of rank 0: no segment */
+      const float complex *x = in + (size_t)j * l->nb;
       swap_parts(x, n, a->scratch);
       dot_rows(r, n, a->W + a->w_at[j - l->j0], (size_t)n, x, a->scratch, true,
                a->yv + a->yv_at[local_tile(a, l->i0, j)]);
