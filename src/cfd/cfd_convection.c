@@ -171,11 +171,7 @@ static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_res
        wf_h5_attr_str(&f, "history_columns", "t nu_bottom nu_top nu_volume kinetic max_div", st) !=
            WF_OK))
     rc = st->code;
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
+  return wf_h5_finish(&f, rc, st);
 }
 
 /* ---- the time series: a snapshot every `every` steps ---- */
@@ -195,11 +191,7 @@ static int snapshot(wf_run *run, cf_rb *rb, series *sr, int n, double t, wf_stat
   snprintf(path, sizeof path, "%s_%06d.h5", sr->base, n);
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
-  if (write_fields(run, rb, &f, t, st) != WF_OK) {
-    wf_h5_discard(&f);
-    return st->code;
-  }
-  if (wf_h5_close(&f, st) != WF_OK) return st->code;
+  if (wf_h5_finish(&f, write_fields(run, rb, &f, t, st), st) != WF_OK) return st->code;
   int rc = WF_OK;
   if (run->rank == 0) {
     if (sr->n == sr->cap) {

@@ -435,11 +435,7 @@ static int write_output(wf_run *run, const wave *p, const double *gather, const 
         wf_h5_attr_num(&f, "velocity", s->v, st) != WF_OK)
       rc = st->code;
   }
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
+  return wf_h5_finish(&f, rc, st);
 }
 
 typedef struct gather_plot {

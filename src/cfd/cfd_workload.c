@@ -396,15 +396,14 @@ static int heat_run(wf_run *run, const cfd_setup *s, wf_status *st) {
     const char *out = wf_deck_str(d, "output", "file");
     if (out[0]) {
       wf_h5file f;
-      if (wf_run_h5_create(run, out, &f, st) == WF_OK) {
+      rc = wf_run_h5_create(run, out, &f, st);
+      if (rc == WF_OK) {
         if (wf_h5_reserve(&f, 8.0 * (double)m.n_global, st) != WF_OK ||
             st_mesh_write_field(&f, &m, "u", cur, st) != WF_OK ||
             wf_h5_attr_num(&f, "dt", r.dt, st) != WF_OK)
-          wf_h5_discard(&f);
-        else
-          wf_h5_close(&f, st);
+          rc = st->code;
+        rc = wf_h5_finish(&f, rc, st);
       }
-      rc = st->code;
     }
   }
   if (!failed) cf_heat_free(&h);

@@ -361,6 +361,12 @@ void wf_h5_discard(wf_h5file *f) {
   if (rank == 0) remove(f->tmp);
 }
 
+int wf_h5_finish(wf_h5file *f, int rc, wf_status *st) {
+  if (rc == WF_OK) return wf_h5_close(f, st);
+  wf_h5_discard(f);
+  return rc;
+}
+
 static const wf_key output_keys[] = {
     {"file", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "HDF5 file for the run's fields and deck ('' = no file); an XDMF sidecar goes beside it",

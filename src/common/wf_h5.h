@@ -85,6 +85,10 @@ int wf_h5_close(wf_h5file *f, wf_status *st);
 int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st);
 /* Close and delete the temporary file (error path). Collective. */
 void wf_h5_discard(wf_h5file *f);
+/* The end of a file's writing, `rc` its outcome so far (the same on every
+ * rank, its message in st): wf_h5_close when it is WF_OK, else wf_h5_discard
+ * and rc. Collective. */
+int wf_h5_finish(wf_h5file *f, int rc, wf_status *st);
 
 hid_t wf_h5_type(wf_dtype t);
 

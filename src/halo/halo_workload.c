@@ -132,12 +132,9 @@ static int write_output(wf_run *run, const wf_wafer *wf, const char *path, wf_st
   int rc = wf_run_h5_create(run, path, &f, st);
   if (rc == WF_OK) {
     if (wf_h5_write(&f, "owner_rank", WF_I64, &b, owner, true, st) != WF_OK ||
-        wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK) {
-      wf_h5_discard(&f);
+        wf_h5_write(&f, "physical_column", WF_I64, &b, phys, true, st) != WF_OK)
       rc = st->code;
-    } else {
-      rc = wf_h5_close(&f, st);
-    }
+    rc = wf_h5_finish(&f, rc, st);
   }
   free(owner);
   free(phys);

@@ -286,11 +286,7 @@ int md_h5md_close(md_h5md *h, wf_status *st) {
   if (wf_fault("h5md_close", h->f.comm))
     wf_fail(st, WF_ERR_RUNTIME, "HDF5: closing the H5MD datasets of '%s' failed", h->f.path);
   wf_status_agree(h->f.comm, st);
-  if (st->code != WF_OK) {
-    wf_h5_discard(&h->f);
-    return st->code;
-  }
-  return wf_h5_close(&h->f, st);
+  return wf_h5_finish(&h->f, st->code, st);
 }
 
 void md_h5md_discard(md_h5md *h) {

@@ -796,18 +796,16 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
   wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
   wf_h5file f;
   int rc = wf_run_h5_create(run, path, &f, st);
-  if (rc == WF_OK &&
-      (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
-       wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
-       wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
-       wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
-       wf_h5_attr_str(&f, "fft_convention",
-                      "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
-                      st) != WF_OK)) {
-    wf_h5_discard(&f);
-    rc = st->code;
-  } else if (rc == WF_OK) {
-    rc = wf_h5_close(&f, st);
+  if (rc == WF_OK) {
+    if (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
+        wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
+        wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
+        wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
+        wf_h5_attr_str(&f, "fft_convention",
+                       "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
+                       st) != WF_OK)
+      rc = st->code;
+    rc = wf_h5_finish(&f, rc, st);
   }
   free(re), free(im);
   return rc;

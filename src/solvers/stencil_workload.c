@@ -242,25 +242,19 @@ static int write_output(wf_run *run, st_op *op, const char *path, const double *
   int rc = wf_run_h5_create(run, path, &f, st);
   /* solution, residual, error (manufactured), the history */
   double bytes = 8.0 * (double)m->n_global * (manufactured ? 3 : 2) + 8.0 * res->history_len;
-  if (rc == WF_OK && wf_h5_reserve(&f, bytes, st) != WF_OK) {
-    wf_h5_discard(&f);
-    rc = st->code;
-  }
   if (rc == WF_OK) {
     unsigned long long n = (unsigned long long)res->history_len, zero = 0;
     unsigned long long cnt = run->rank == 0 ? n : 0;
     wf_h5_block h = {.ndim = 1, .global = &n, .offset = &zero, .count = &cnt};
-    if (st_mesh_write_field(&f, m, "solution", x, st) != WF_OK ||
+    if (wf_h5_reserve(&f, bytes, st) != WF_OK ||
+        st_mesh_write_field(&f, m, "solution", x, st) != WF_OK ||
         st_mesh_write_field(&f, m, "residual", ax, st) != WF_OK ||
         (manufactured && st_mesh_write_field(&f, m, "error", err, st) != WF_OK) ||
         wf_h5_write(&f, b ? "residual_history" : "eigenvalue_history", WF_F64, &h, res->history,
                     false, st) != WF_OK ||
-        wf_h5_attr_int(&f, "iterations", res->its, st) != WF_OK) {
-      wf_h5_discard(&f);
+        wf_h5_attr_int(&f, "iterations", res->its, st) != WF_OK)
       rc = st->code;
-    } else {
-      rc = wf_h5_close(&f, st);
-    }
+    rc = wf_h5_finish(&f, rc, st);
   }
   free(ax), free(err);
   return rc;

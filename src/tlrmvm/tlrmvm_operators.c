@@ -170,11 +170,7 @@ static int save_compressed(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops 
     rc = tl_io_write(&f, t, &op->a[q], op->norm[q], st);
     if (rc == WF_OK) rc = wf_h5_attr_num(&f, name, s->hz[q], st);
   }
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
+  return wf_h5_finish(&f, rc, st);
 }
 
 /* Every rank learns every frequency's norm and tile ranks from its system;

@@ -579,11 +579,7 @@ static int write_output(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op
   }
   if (rc == WF_OK) rc = st->code;
   free(rank);
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
+  return wf_h5_finish(&f, rc, st);
 }
 
 typedef struct rank_map {

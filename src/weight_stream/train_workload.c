@@ -713,11 +713,7 @@ static int write_output(wf_run *run, const history *h, const char *path, wf_stat
       rc = st->code;
   }
   free(train), free(val);
-  if (rc != WF_OK) {
-    wf_h5_discard(&f);
-    return rc;
-  }
-  return wf_h5_close(&f, st);
+  return wf_h5_finish(&f, rc, st);
 }
 
 typedef struct curve {
