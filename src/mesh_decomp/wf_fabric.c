@@ -280,42 +280,36 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   return WF_OK;
 }
 
-int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_Datatype *stypes,
-                        void *recv, const MPI_Datatype *rtypes, size_t self_bytes,
-                        double pe_chunk_words, wf_status *st) {
+int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, int nsend,
+                              const wf_piece *recv, int nrecv, size_t self_bytes,
+                              double pe_chunk_words, wf_status *st) {
   double t0 = MPI_Wtime();
-  const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
-  int parts = along_x ? dc->px : dc->py, me = along_x ? dc->cx : dc->cy;
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-  int *counts = malloc(3 * (size_t)parts * sizeof *counts);
-  MPI_Datatype *types = malloc(2 * (size_t)parts * sizeof *types);
+  MPI_Request *req = malloc(((size_t)nsend + (size_t)nrecv + 1) * sizeof *req);
+  int failed = !req;
+  for (int i = 0; i < nsend; i++) failed |= send[i].bytes > WF_PIECE_MAX;
+  for (int i = 0; i < nrecv; i++) failed |= recv[i].bytes > WF_PIECE_MAX;
   wf_status_clear(st);
   /* Every rank learns of a failure here before anyone enters the exchange. */
-  int failed = !counts || !types;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   if (failed) {
-    free(counts), free(types);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
+    free(req);
+    return wf_fail(st, WF_ERR_RUNTIME,
+                   "an all-to-all: out of memory, or a piece over %zu bytes", WF_PIECE_MAX);
   }
-  int *scount = counts, *rcount = counts + parts, *zeros = counts + 2 * parts;
-  long long inter = 0, self = (long long)self_bytes;
-  for (int r = 0; r < parts; r++) {
-    scount[r] = stypes[r] != MPI_DATATYPE_NULL, rcount[r] = rtypes[r] != MPI_DATATYPE_NULL;
-    types[r] = scount[r] ? stypes[r] : MPI_BYTE;
-    types[parts + r] = rcount[r] ? rtypes[r] : MPI_BYTE;
-    zeros[r] = 0;
-    int bytes = 0;
-    if (rcount[r]) MPI_Type_size(rtypes[r], &bytes);
-    if (r == me)
-      self += bytes;
-    else
-      inter += bytes;
+  long long inter = 0;
+  for (int i = 0; i < nrecv; i++) {
+    MPI_Irecv(recv[i].data, (int)recv[i].bytes, MPI_BYTE, recv[i].peer, 0, comm, &req[i]);
+    inter += (long long)recv[i].bytes;
   }
-  MPI_Alltoallw(send, scount, zeros, types, recv, rcount, zeros, types + parts, comm);
-  free(counts), free(types);
-  int L = along_x ? dc->pe_nx : dc->pe_ny;
-  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words), self / 4, inter);
+  for (int i = 0; i < nsend; i++)
+    MPI_Isend(send[i].data, (int)send[i].bytes, MPI_BYTE, send[i].peer, 0, comm, &req[nrecv + i]);
+  MPI_Waitall(nsend + nrecv, req, MPI_STATUSES_IGNORE);
+  free(req);
+  int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
+  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words),
+        (long long)(self_bytes / 4), inter);
   return WF_OK;
 }
 

@@ -85,17 +85,28 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
 int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *send, void *recv,
                        size_t chunk_bytes, wf_status *st);
 
-/* The same all-to-all for data a caller keeps in its own layout: what goes
- * to (comes from) the k-th rank of this rank's row (column) of ranks is
- * described by stypes[k] (rtypes[k]), MPI datatypes over `send` (`recv`),
- * as MPI_Alltoallw takes them (count 1, displacement 0); MPI_DATATYPE_NULL:
- * nothing. The pencil FFT's transposes move sub-boxes of its arrays this
- * way, with no packing pass, and copy this rank's own part themselves
- * (`self_bytes`, counted as words inside the rank). `pe_chunk_words`: what
- * one PE sends each PE of its line, for the model. */
-int wf_fabric_alltoallw(wf_fabric *f, wf_axis axis, const void *send, const MPI_Datatype *stypes,
-                        void *recv, const MPI_Datatype *rtypes, size_t self_bytes,
-                        double pe_chunk_words, wf_status *st);
+/* One contiguous message of an all-to-all within this rank's row (column)
+ * of ranks: `bytes` (at most WF_PIECE_MAX) at `data`, to or from the rank
+ * at place `peer` along that line. */
+typedef struct wf_piece {
+  int peer;
+  void *data;
+  size_t bytes;
+} wf_piece;
+#define WF_PIECE_MAX ((size_t)1 << 30)
+
+/* The same all-to-all for data a caller keeps in its own layout, cut into
+ * contiguous pieces: each piece is one message, and the pieces between two
+ * ranks are matched in the order each side lists them, so both must cut
+ * the data alike. Open MPI moves a large contiguous message between the
+ * processes of a node in one copy (CMA), where a datatype's costs two
+ * (packed into shared memory, unpacked from it). The pencil FFT's transposes
+ * move sub-boxes of its arrays this way and copy this rank's own part
+ * themselves (`self_bytes`, counted as words inside the rank).
+ * `pe_chunk_words`: what one PE sends each PE of its line, for the model. */
+int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, int nsend,
+                              const wf_piece *recv, int nrecv, size_t self_bytes,
+                              double pe_chunk_words, wf_status *st);
 
 /* Neighbour exchange of irregular data (CoMD's shape): `pack` appends to
  * `out` what goes to the neighbouring rank on `side` (0: lower, 1: upper)

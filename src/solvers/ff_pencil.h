@@ -9,12 +9,13 @@
  *   stage C  y-pencils: PE (i, j) holds all y, x block j of pe_ny, z block i
  *
  * A rank holds the union of its PEs' data as one box, stored [y][x][z] (z
- * fastest), and in stage C, when the data came from other ranks, [x][y][z]
- * (y-lines at stride nz, as FFTW-MPI's transposed output keeps them). A
- * transpose is an all-to-all of sub-boxes described by MPI datatypes, with
- * no packing pass; where a line of PEs lives on one rank it moves nothing
- * (FFTW reads the strided lines in place). The local transforms are FFTW plans over the rank's box:
- * one multi-dimensional plan for the stages no transpose separates.
+ * fastest) in every stage. A transpose moves sub-boxes between the ranks of
+ * a line as contiguous messages, straight from and into the stage arrays
+ * where the sub-box's y rows are contiguous there, through a packed copy
+ * where they are not; where a line of PEs lives on one rank it moves nothing
+ * (FFTW reads the strided lines in place). The local transforms are FFTW
+ * plans over the rank's box: one multi-dimensional plan for the stages no
+ * transpose separates.
  *
  * dims = 1 transforms along z (stage A only), 2 along z and x (A, B), 3
  * along all three. Forward uses exp(-2 pi i j k / n) and neither direction
@@ -56,6 +57,24 @@ static inline size_t ff_index(const ff_box *b, int x, int y, int z) {
                             : ((size_t)x * b->ny + y) * b->nz + z;
 }
 
+/* What a transpose exchanges with one rank of the line: the cells this
+ * rank sends it and receives from it (global cells), and whether both sides
+ * hold each part as one contiguous block (one message; else a message a y
+ * row). */
+typedef struct ff_peer_part {
+  ff_box send, recv;
+  bool send_whole, recv_whole;
+} ff_peer_part;
+
+/* One transpose across this rank's row (column) of ranks. */
+typedef struct ff_exchange {
+  int parts, me;      /* ranks in the line, this rank's place */
+  ff_peer_part *peer; /* [parts]; NULL: the transpose moves nothing */
+  ff_box self;        /* the part that stays on this rank */
+  wf_piece *pieces;   /* room for one direction's messages, sends and receives */
+  int npieces;
+} ff_exchange;
+
 typedef struct ff_plan {
   ff_prec prec;
   size_t elem;   /* bytes of one complex value */
@@ -72,8 +91,9 @@ typedef struct ff_plan {
    * one rank), the forward one at the run's first stage, the backward one
    * at its last; NULL elsewhere. */
   void *fwd[3], *bwd[3];
-  MPI_Datatype *row_send, *row_recv, *col_send, *col_recv; /* NULL: no transpose */
-  ff_box row_self, col_self;   /* the part of a transpose that stays on this rank */
+  ff_exchange row, col;        /* the transposes A -> B and B -> C */
+  void *stage;                 /* packed copies of the parts that cannot move in place */
+  size_t stage_bytes;
   double row_words, col_words; /* per PE pair, for the fabric's model */
   wf_fabric *fab;
   double fft_seconds, transpose_seconds; /* accumulated by ff_execute */

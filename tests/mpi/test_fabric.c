@@ -1,6 +1,7 @@
 /* The fabric's primitives at 1, 2 and 4 ranks against direct computations:
  * multicast of vector segments, reduction of segments along rows and
- * columns, all-to-all within rows and columns, the neighbour exchange of
+ * columns, all-to-all within rows and columns (chunks, and a caller's
+ * contiguous pieces), the neighbour exchange of
  * irregular data (with a failure on one rank only), rank roles; and the
  * modelled cycles of each against the documented formulas. */
 #include <math.h>
@@ -125,6 +126,75 @@ static void test_alltoall(checks *ck, int nx, int ny, int cw) {
   test_wafer_free(&t);
 }
 
+/* The all-to-all of contiguous pieces: rank `from` of a line sends rank
+ * `to` 1 + (from + to) % 3 pieces, piece q of 1 + q + from values naming all
+ * four; self_bytes and the model's chunk as a caller gives them. */
+static int npieces(int from, int to) { return 1 + (from + to) % 3; }
+static int piece_len(int from, int q) { return 1 + q + from; }
+static double piece_val(int from, int to, int q, int e) { return 1e6 * from + 1e4 * to + 100 * q + e; }
+
+static void test_pieces(checks *ck, int nx, int ny) {
+  test_wafer t;
+  if (test_wafer_create(ck, &t, nx, ny) != 0) return;
+  const wf_decomp *dc = &t.dc;
+  for (int axis = 0; axis < 2; axis++) {
+    int parts = axis == 0 ? dc->px : dc->py, me = axis == 0 ? dc->cx : dc->cy;
+    int ns = 0, nr = 0, vals = 0;
+    for (int k = 0; k < parts; k++)
+      for (int q = 0; k != me && q < npieces(me, k); q++) ns++, vals += piece_len(me, q);
+    for (int k = 0; k < parts; k++)
+      for (int q = 0; k != me && q < npieces(k, me); q++) nr++, vals += piece_len(k, q);
+    wf_piece *send = malloc((size_t)(ns + 1) * sizeof *send);
+    wf_piece *recv = malloc((size_t)(nr + 1) * sizeof *recv);
+    double *buf = malloc((size_t)(vals + 1) * sizeof *buf), *at = buf;
+    ns = nr = 0;
+    for (int k = 0; k < parts; k++)
+      for (int q = 0; k != me && q < npieces(me, k); q++) {
+        int n = piece_len(me, q);
+        for (int e = 0; e < n; e++) at[e] = piece_val(me, k, q, e);
+        send[ns++] = (wf_piece){k, at, (size_t)n * sizeof *at};
+        at += n;
+      }
+    double *got = at;
+    for (int k = 0; k < parts; k++)
+      for (int q = 0; k != me && q < npieces(k, me); q++) {
+        int n = piece_len(k, q);
+        for (int e = 0; e < n; e++) at[e] = -1;
+        recv[nr++] = (wf_piece){k, at, (size_t)n * sizeof *at};
+        at += n;
+      }
+    wf_fabric_counters before = wf_fabric_totals(&t.fab);
+    wf_status st;
+    int rc = wf_fabric_alltoall_pieces(&t.fab, axis == 0 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, send,
+                                       ns, recv, nr, 8 * (size_t)(me + 1), 3.0, &st);
+    CHECK(ck, rc == WF_OK, "alltoall_pieces: %s", st.msg);
+    long bad = 0, bytes = 0;
+    at = got;
+    for (int k = 0; k < parts; k++)
+      for (int q = 0; k != me && q < npieces(k, me); q++) {
+        for (int e = 0; e < piece_len(k, q); e++, at++) bad += *at != piece_val(k, me, q, e);
+        bytes += 8L * piece_len(k, q);
+      }
+    CHECK(ck, bad == 0, "%dx%d pieces along %s: %ld bad values", nx, ny, axis ? "columns" : "rows",
+          bad);
+    /* Counters: what came in from other ranks, and each rank's own part. */
+    long long sums[2] = {bytes / 4, 2 * (me + 1)};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, dc->comm);
+    wf_fabric_counters after = wf_fabric_totals(&t.fab);
+    CHECK(ck, after.words_inter - before.words_inter == sums[0] &&
+                  after.words_intra - before.words_intra == sums[1],
+          "pieces counted %lld words between ranks and %lld inside, direct count %lld and %lld",
+          after.words_inter - before.words_inter, after.words_intra - before.words_intra, sums[0],
+          sums[1]);
+    int L = axis == 0 ? nx : ny;
+    double want = fmax(floor(L / 2.0) * ceil(L / 2.0) * 3, (L - 1) * 3.0) + 4 + (L - 1);
+    CHECK(ck, fabs(after.model_cycles - before.model_cycles - want) < 1e-9,
+          "pieces model %g cycles, hand count %g", after.model_cycles - before.model_cycles, want);
+    free(send), free(recv), free(buf);
+  }
+  test_wafer_free(&t);
+}
+
 /* The neighbour exchange: each rank sends a message whose length depends on
  * its rank and the direction (0 bytes for some), naming sender and side. */
 typedef struct ring {
@@ -236,6 +306,7 @@ int main(int argc, char **argv) {
   test_segments(&ck, 16, 9, 1);
   test_alltoall(&ck, 7, 5, 2);
   test_alltoall(&ck, 8, 8, 1);
+  test_pieces(&ck, 7, 5);
   test_exchange(&ck, 7, 5);
   test_exchange(&ck, 12, 12);
   test_roles(&ck);
