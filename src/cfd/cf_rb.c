@@ -56,8 +56,8 @@ static int fft_solve(cf_rb *rb, const double *b, double *phi, wf_status *st) {
   double(*out)[2] = ff_out(p);
   const ff_box *bo = ff_out_box(p);
   const double cells = (double)m->nx * m->ny * n2;
-  for (int x = 0; x < bo->nx; x++)
-    for (int y = 0; y < bo->ny; y++)
+  for (int y = 0; y < bo->ny; y++) /* the box's storage order, [y][x][z] */
+    for (int x = 0; x < bo->nx; x++)
       for (int z = 0; z < bo->nz; z++) {
         double lam = symbol(bo->x0 + x, m->nx) + symbol(bo->y0 + y, m->ny) + symbol(bo->z0 + z, n2);
         double scale = lam > 1e-300 ? 1 / (lam * cells) : 0;
