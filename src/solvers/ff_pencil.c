@@ -407,6 +407,20 @@ static int place(const ff_plan *p, const ff_box *b, char *a, const ff_box *part,
   return cut(out, peer, packed, row, row, part->ny, false);
 }
 
+/* A part a transpose moves and whether both sides hold it whole. */
+typedef struct moved {
+  const ff_box *part;
+  bool whole;
+} moved;
+
+/* What this rank sends peer q: the forward transpose's send part, or its
+ * receive part when the transpose runs backward. */
+static moved outgoing(const ff_peer_part *q, bool back) {
+  return back ? (moved){&q->recv, q->recv_whole} : (moved){&q->send, q->send_whole};
+}
+
+static moved incoming(const ff_peer_part *q, bool back) { return outgoing(q, !back); }
+
 /* The transpose of exchange x from stage `from` to stage `to` (`back`: the
  * backward one, whose parts are the forward one's, sent the other way). */
 static int transpose(ff_plan *p, ff_exchange *x, wf_axis axis, bool back, int from, int to,
@@ -417,29 +431,24 @@ static int transpose(ff_plan *p, ff_exchange *x, wf_axis axis, bool back, int fr
   size_t off = 0;
   int ns = 0, nr = 0;
   for (int k = 0; k < x->parts; k++) {
-    const ff_peer_part *q = &x->peer[k];
-    if (k != x->me)
-      ns += place(p, fb, fa, back ? &q->recv : &q->send, back ? q->recv_whole : q->send_whole, &off,
-                  true, x->pieces + ns, k);
+    moved m = outgoing(&x->peer[k], back);
+    if (k != x->me) ns += place(p, fb, fa, m.part, m.whole, &off, true, x->pieces + ns, k);
   }
   wf_piece *recv = x->pieces + ns;
   size_t unpack_from = off;
   for (int k = 0; k < x->parts; k++) {
-    const ff_peer_part *q = &x->peer[k];
-    if (k != x->me)
-      nr += place(p, tb, ta, back ? &q->send : &q->recv, back ? q->send_whole : q->recv_whole, &off,
-                  false, recv + nr, k);
+    moved m = incoming(&x->peer[k], back);
+    if (k != x->me) nr += place(p, tb, ta, m.part, m.whole, &off, false, recv + nr, k);
   }
   copy_box(fb, fa, tb, ta, &x->self, p->elem);
   int rc = wf_fabric_alltoall_pieces(p->fab, axis, x->pieces, ns, recv, nr,
                                      ff_box_cells(&x->self) * p->elem,
                                      axis == WF_ALONG_ROWS ? p->row_words : p->col_words, st);
   for (int k = 0; rc == WF_OK && k < x->parts; k++) {
-    const ff_peer_part *q = &x->peer[k];
-    const ff_box *in = back ? &q->send : &q->recv;
-    if (k == x->me || packed_bytes(p, tb, in, back ? q->send_whole : q->recv_whole) == 0) continue;
-    copy_box(in, (char *)p->stage + unpack_from, tb, ta, in, p->elem);
-    unpack_from += ff_box_cells(in) * p->elem;
+    moved m = incoming(&x->peer[k], back);
+    if (k == x->me || packed_bytes(p, tb, m.part, m.whole) == 0) continue;
+    copy_box(m.part, (char *)p->stage + unpack_from, tb, ta, m.part, p->elem);
+    unpack_from += ff_box_cells(m.part) * p->elem;
   }
   p->transpose_seconds += MPI_Wtime() - t0;
   p->transpose_bytes += 2.0 * (double)ff_box_cells(fb) * (double)p->elem;
