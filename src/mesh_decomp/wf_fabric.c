@@ -299,13 +299,26 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
                    "an all-to-all: out of memory, or a piece over %zu bytes", WF_PIECE_MAX);
   }
   long long inter = 0;
+  /* Every receive is posted first; the sends follow a batch at a time, each
+   * waited for before the next (it completes as its receivers progress, in
+   * their own waits: no cycle). Hundreds of large messages in flight at once
+   * ran far slower under Open MPI on one node: a 256^3 FFT's column
+   * transpose on 2 ranks 32 ms a transform with every send posted at once,
+   * 13 ms in batches of 32 (8: 14 ms). */
+  enum { SEND_BATCH = 32 };
   for (int i = 0; i < nrecv; i++) {
     MPI_Irecv(recv[i].data, (int)recv[i].bytes, MPI_BYTE, recv[i].peer, 0, comm, &req[i]);
     inter += (long long)recv[i].bytes;
   }
-  for (int i = 0; i < nsend; i++)
-    MPI_Isend(send[i].data, (int)send[i].bytes, MPI_BYTE, send[i].peer, 0, comm, &req[nrecv + i]);
-  MPI_Waitall(nsend + nrecv, req, MPI_STATUSES_IGNORE);
+  MPI_Request *sends = req + nrecv;
+  for (int i = 0; i < nsend; i += SEND_BATCH) {
+    int n = nsend - i < SEND_BATCH ? nsend - i : SEND_BATCH;
+    for (int j = 0; j < n; j++)
+      MPI_Isend(send[i + j].data, (int)send[i + j].bytes, MPI_BYTE, send[i + j].peer, 0, comm,
+                &sends[j]);
+    MPI_Waitall(n, sends, MPI_STATUSES_IGNORE);
+  }
+  MPI_Waitall(nrecv, req, MPI_STATUSES_IGNORE);
   free(req);
   int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
   count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words),

@@ -100,7 +100,8 @@ typedef struct wf_piece {
  * ranks are matched in the order each side lists them, so both must cut
  * the data alike. Open MPI moves a large contiguous message between the
  * processes of a node in one copy (CMA), where a datatype's costs two
- * (packed into shared memory, unpacked from it). The pencil FFT's transposes
+ * (packed into shared memory, unpacked from it). Every receive is posted
+ * first, the sends go 32 at a time. The pencil FFT's transposes
  * move sub-boxes of its arrays this way and copy this rank's own part
  * themselves (`self_bytes`, counted as words inside the rank).
  * `pe_chunk_words`: what one PE sends each PE of its line, for the model. */
