@@ -101,10 +101,10 @@ typedef struct wf_piece {
  * the data alike. Open MPI moves a large contiguous message between the
  * processes of a node in one copy (CMA), where a datatype's costs two
  * (packed into shared memory, unpacked from it). Every receive is posted
- * first, the sends go 32 at a time. The pencil FFT's transposes
- * move sub-boxes of its arrays this way and copy this rank's own part
- * themselves (`self_bytes`, counted as words inside the rank).
- * `pe_chunk_words`: what one PE sends each PE of its line, for the model. */
+ * first, the sends go 32 at a time. The pencil FFT's transposes move
+ * sub-boxes of its arrays this way and copy this rank's own part themselves
+ * (`self_bytes`, counted as words inside the rank). `pe_chunk_words`: what
+ * one PE sends each PE of its line, for the model. */
 int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, int nsend,
                               const wf_piece *recv, int nrecv, size_t self_bytes,
                               double pe_chunk_words, wf_status *st);

@@ -262,11 +262,11 @@ static bool moves(const ff_plan *p, int s) {
 static int plan_group(ff_plan *p, int first, int last, unsigned flags) {
   const ff_box *b = &p->box[first];
   bool real = first == 0 && p->r2c; /* the group starts from real data */
-  /* Axes y, x, z: stage C's, B's and A's. The real array sits in place of
-   * the complex one: its strides are twice the complex ones, but along z. */
+  /* Axes y, x, z: stage C's, B's and A's, strides of the box's [y][x][z].
+   * The real array sits in place of the complex one: its strides are twice
+   * the complex ones, but along z. */
   const ptrdiff_t len[3] = {b->ny, b->nx, real ? p->n[2] : b->nz};
-  ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
-  if (b->order == FF_XYZ) stride[0] = b->nz, stride[1] = (ptrdiff_t)b->ny * b->nz;
+  const ptrdiff_t stride[3] = {(ptrdiff_t)b->nx * b->nz, b->nz, 1};
   const ptrdiff_t rstride[3] = {2 * stride[0], 2 * stride[1], 1};
   const int stage_of_axis[3] = {2, 1, 0};
   axes fwd = {0}, bwd;
@@ -374,20 +374,15 @@ void ff_plan_free(ff_plan *p) {
 
 /* ---- execution ---- */
 
-/* Copy `region` from array `src` (box a) to `dst` (box b): runs along z,
- * the fastest axis of both, in the destination's order (its writes then
- * stream). */
+/* Copy `region` from array `src` (box a) to `dst` (box b), both stored
+ * [y][x][z]: runs along z, in storage order. */
 static void copy_box(const ff_box *a, const char *src, const ff_box *b, char *dst,
                      const ff_box *region, size_t elem) {
   size_t run = (size_t)region->nz * elem;
-  bool x_outer = b->order == FF_XYZ;
-  int n_outer = x_outer ? region->nx : region->ny, n_inner = x_outer ? region->ny : region->nx;
-  for (int o = 0; o < n_outer; o++)
-    for (int i = 0; i < n_inner; i++) {
-      int x = region->x0 + (x_outer ? o : i), y = region->y0 + (x_outer ? i : o);
+  for (int y = region->y0; y < region->y0 + region->ny; y++)
+    for (int x = region->x0; x < region->x0 + region->nx; x++)
       memcpy(dst + ff_index(b, x - b->x0, y - b->y0, region->z0 - b->z0) * elem,
              src + ff_index(a, x - a->x0, y - a->y0, region->z0 - a->z0) * elem, run);
-    }
 }
 
 /* The messages of `part` on this side: straight from (into) array `a` of
