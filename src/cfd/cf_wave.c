@@ -199,6 +199,13 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
     w0[q] = vload(u + (q - CF_RADIUS) * sx);
     if (rows == 2) w1[q] = vload(u + sy + (q - CF_RADIUS) * sx);
   }
+  /* The next pencil's first and last 4 columns: outside the strip, no
+   * earlier pair of rows read them, so they come from memory. */
+  for (int q = 0; q < CF_RADIUS; q++)
+    for (int r = 0; r < rows; r++) {
+      __builtin_prefetch(u + r * sy + CF_LANES + (q - CF_RADIUS) * sx, 0, 1);
+      __builtin_prefetch(u + r * sy + CF_LANES + (columns + q) * sx, 0, 1);
+    }
   for (int i = 0; i < columns; i++) {
     const double *c = u + i * sx; /* the centre column of row j */
     double *o = out + i * sx;
