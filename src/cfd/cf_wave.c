@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 /* The update works on vectors of CF_LANES cells along z, written with the
  * GCC/Clang vector extension: the compiler maps a vector to one 512-bit
@@ -20,6 +23,23 @@ static inline cf_vec vload(const double *p) {
 }
 
 static inline void vstore(double *p, cf_vec v) { memcpy(p, &v, sizeof v); }
+
+/* The z neighbours of a vector of cells k .. k + 7: with lo the cells
+ * k - 4 .. k + 3 and hi k + 4 .. k + 11, ZSHIFT(lo, hi, e) (e a literal, 1
+ * to 7) is cells k + e - 4 .. k + e + 3. Two loads and six lane shifts
+ * instead of eight loads: the loads are what limits the loop (on the AMD
+ * EPYC VM, in the second-level cache, it ran 1.9x faster with no z loads at
+ * all, 1.4x with these shifts). With AVX-512 a shift is one valignq, which
+ * neither GCC nor Clang picks for the portable shuffle (a two-source
+ * permute, slower). */
+#ifdef __AVX512F__
+#define ZSHIFT(lo, hi, e) \
+  _mm512_castsi512_pd(    \
+      _mm512_alignr_epi64(_mm512_castpd_si512(hi), _mm512_castpd_si512(lo), (e)))
+#else
+#define ZSHIFT(lo, hi, e) \
+  __builtin_shufflevector(lo, hi, e, e + 1, e + 2, e + 3, e + 4, e + 5, e + 6, e + 7)
+#endif
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -191,7 +211,7 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
   const ptrdiff_t sx = p->sx, sy = p->sy;
   const int columns = p->columns, lanes = p->lanes;
   const double a = p->a, *restrict gx = p->gx, gy[2] = {p->gy[0], p->gy[1]};
-  _Static_assert(CF_LANES == 8, "the lane numbers below");
+  _Static_assert(CF_LANES == 8 && CF_RADIUS == 4, "the lane numbers below");
   const cf_lanes keep = (cf_lanes){0, 1, 2, 3, 4, 5, 6, 7} < lanes;
   const cf_vec gz = mode == TAPER_NONE ? (cf_vec){0} : vload(p->gz);
   cf_vec w0[2 * CF_RADIUS + 1], w1[2 * CF_RADIUS + 1]; /* the x windows of rows j, j + 1 */
@@ -231,8 +251,12 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
         /* row j + 1's neighbours d below are row j's d - 1 below */
         cf_vec below = r == 0 ? ym[d - 1] : d == 1 ? w0[CF_RADIUS] : ym[d - 2];
         y[d - 1] = below + yp[r + d - 1];
-        z[d - 1] = vload(cr - d) + vload(cr + d);
       }
+      const cf_vec lo = vload(cr - CF_RADIUS), hi = vload(cr + CF_RADIUS);
+      z[0] = ZSHIFT(lo, hi, 3) + ZSHIFT(lo, hi, 5);
+      z[1] = ZSHIFT(lo, hi, 2) + ZSHIFT(lo, hi, 6);
+      z[2] = ZSHIFT(lo, hi, 1) + ZSHIFT(lo, hi, 7);
+      z[3] = lo + hi;
       cf_vec g = {0};
       if (mode != TAPER_NONE) g = gz * (gx[i] * gy[r]);
       double *orow = o + r * sy;
