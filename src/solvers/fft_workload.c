@@ -18,6 +18,7 @@
 
 #include "ff_model.h"
 #include "ff_pencil.h"
+#include "fft_parts.h"
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_random.h"
@@ -71,19 +72,7 @@ static const wf_section fft_section = {
     fft_keys, (int)(sizeof fft_keys / sizeof fft_keys[0])};
 static const wf_section *const fft_sections[] = {&fft_section};
 
-typedef struct setup {
-  int n[3], dims, repeat;
-  ff_prec prec;
-  bool r2c;
-  bool waves, crosscheck;
-  long seed;
-  unsigned flags;
-  wf_prec wafer_prec;
-  const char *wisdom;
-  const char *input, *dataset; /* input file ("" = the field) and its dataset */
-} setup;
-
-static int read_setup(const wf_deck *d, setup *s) {
+static int read_setup(const wf_deck *d, fft_setup *s) {
   s->n[0] = (int)wf_deck_int(d, "fft", "nx");
   s->n[1] = (int)wf_deck_int(d, "fft", "ny");
   s->n[2] = (int)wf_deck_int(d, "fft", "nz");
@@ -112,14 +101,14 @@ static int read_setup(const wf_deck *d, setup *s) {
 static const double TWO_PI = 6.283185307179586476925;
 
 /* Three plane waves f = sum_m a_m exp(2 pi i k_m . r / n), integer k_m. */
-static void wave(const setup *s, int m, int k[3], double complex *a) {
+static void wave(const fft_setup *s, int m, int k[3], double complex *a) {
   const int mul[3] = {7, 5, 3}, add[3] = {1, 2, 3};
   for (int d = 0; d < 3; d++) k[d] = (m * mul[d] + add[d]) % s->n[d];
   *a = (1.0 + m) * cexp(I * (0.5 + m));
 }
 
 /* The field; with real data (r2c), its real part. */
-static double complex field_at(const setup *s, const int r[3]) {
+static double complex field_at(const fft_setup *s, const int r[3]) {
   long long cell = ((long long)r[1] * s->n[0] + r[0]) * s->n[2] + r[2];
   if (!s->waves)
     return (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell) - 1) +
@@ -139,7 +128,7 @@ static double complex field_at(const setup *s, const int r[3]) {
 /* The transform of one wave a exp(2 pi i k . r / n) along the transformed
  * axes (z; z, x; all) at r: on those, N_d where r_d = k_d (mod n_d), else 0;
  * on the others, the wave itself. */
-static double complex wave_transform(const setup *s, const int k[3], double complex a,
+static double complex wave_transform(const fft_setup *s, const int k[3], double complex a,
                                      const int r[3]) {
   const bool transformed[3] = {s->dims >= 2, s->dims >= 3, true};
   double complex term = a;
@@ -153,7 +142,7 @@ static double complex wave_transform(const setup *s, const int k[3], double comp
 
 /* The forward transform of the field of waves; a real field's waves are
  * (a e^{i theta} + conj(a) e^{-i theta}) / 2. */
-static double complex waves_transform(const setup *s, const int r[3]) {
+static double complex waves_transform(const fft_setup *s, const int r[3]) {
   double complex f = 0;
   for (int m = 0; m < NWAVES; m++) {
     int k[3], mk[3] = {0, 0, 0};
@@ -169,11 +158,6 @@ static double complex waves_transform(const setup *s, const int r[3]) {
   return f;
 }
 
-static double complex get(ff_prec p, const void *a, size_t i) {
-  return p == FF_SINGLE ? (double complex)((const float complex *)a)[i]
-                        : ((const double complex *)a)[i];
-}
-
 static void set(ff_prec p, void *a, size_t i, double complex v) {
   if (p == FF_SINGLE)
     ((float complex *)a)[i] = (float complex)v;
@@ -183,7 +167,7 @@ static void set(ff_prec p, void *a, size_t i, double complex v) {
 
 /* The input's value at local cell (x, y, z) of stage A's box: complex, or
  * real in FFTW's padded layout (r2c). */
-static void put_input(const setup *s, const ff_plan *p, void *a, int x, int y, int z,
+static void put_input(const fft_setup *s, const ff_plan *p, void *a, int x, int y, int z,
                       double complex v) {
   if (!s->r2c) {
     set(s->prec, a, ff_index(ff_in_box(p), x, y, z), v);
@@ -194,19 +178,19 @@ static void put_input(const setup *s, const ff_plan *p, void *a, int x, int y, i
   }
 }
 
-static double complex get_input(const setup *s, const ff_plan *p, const void *a, int x, int y,
+static double complex get_input(const fft_setup *s, const ff_plan *p, const void *a, int x, int y,
                                 int z) {
-  if (!s->r2c) return get(s->prec, a, ff_index(ff_in_box(p), x, y, z));
+  if (!s->r2c) return fft_get(s->prec, a, ff_index(ff_in_box(p), x, y, z));
   size_t i = ff_real_index(p, x, y, z);
   return s->prec == FF_SINGLE ? ((const float *)a)[i] : ((const double *)a)[i];
 }
 
 /* The input's z-extent: nz values, real or complex. */
-static int input_nz(const setup *s, const ff_plan *p) {
+static int input_nz(const fft_setup *s, const ff_plan *p) {
   return s->r2c ? s->n[2] : ff_in_box(p)->nz;
 }
 
-static void fill_input(const setup *s, const ff_plan *p, void *a) {
+static void fill_input(const fft_setup *s, const ff_plan *p, void *a) {
   const ff_box *b = ff_in_box(p);
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
@@ -217,8 +201,8 @@ static void fill_input(const setup *s, const ff_plan *p, void *a) {
 }
 
 /* Fill box b of an array with f(r) (the transform). */
-static void fill(const setup *s, const ff_box *b, void *a,
-                 double complex (*f)(const setup *, const int *)) {
+static void fill(const fft_setup *s, const ff_box *b, void *a,
+                 double complex (*f)(const fft_setup *, const int *)) {
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < b->nz; z++) {
@@ -228,7 +212,7 @@ static void fill(const setup *s, const ff_box *b, void *a,
 }
 
 /* The input file's dataset must be nz x ny x nx values, real or complex. */
-static int check_input(wf_run *run, const setup *s, wf_h5_input *in, wf_status *st) {
+static int check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_status *st) {
   const wf_deck *d = run->deck;
   if (wf_h5_input_open(run->comm, s->input, s->dataset, in, st) != WF_OK)
     return wf_deck_blame(d, "fft", "input", st);
@@ -254,8 +238,8 @@ static int check_input(wf_run *run, const setup *s, wf_h5_input *in, wf_status *
 
 /* This rank's box of the input: the field, or the file's block ([z][y][x]
  * there, [y][x][z] here). */
-static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const ff_plan *p, void *a,
-                      wf_status *st) {
+static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const ff_plan *p,
+                      void *a, wf_status *st) {
   wf_status_clear(st);
   if (!s->input[0]) {
     fill_input(s, p, a);
@@ -291,27 +275,9 @@ static int load_input(wf_run *run, const setup *s, const wf_h5_input *in, const 
 
 /* ---- comparisons (global) ---- */
 
-typedef struct diff {
-  double max_diff, max_ref;
-} diff;
-
-static diff compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, size_t n,
-                    double scale) {
-  double v[2] = {0, 0}, g[2];
-  for (size_t i = 0; i < n; i++) {
-    double complex r = get(p, ref, i);
-    v[0] = fmax(v[0], cabs(get(p, a, i) * scale - r));
-    v[1] = fmax(v[1], cabs(r));
-  }
-  MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, comm);
-  return (diff){g[0], g[1]};
-}
-
-static double rel(diff d) { return d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff; }
-
 /* The same over the input's values (real ones only, with r2c). */
-static diff compare_input(MPI_Comm comm, const setup *s, const ff_plan *p, const void *a,
-                          const void *ref, double scale) {
+static fft_diff compare_input(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
+                              const void *ref, double scale) {
   const ff_box *b = ff_in_box(p);
   double v[2] = {0, 0}, g[2];
   for (int y = 0; y < b->ny; y++)
@@ -322,10 +288,10 @@ static diff compare_input(MPI_Comm comm, const setup *s, const ff_plan *p, const
         v[1] = fmax(v[1], cabs(r));
       }
   MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, comm);
-  return (diff){g[0], g[1]};
+  return (fft_diff){g[0], g[1]};
 }
 
-static double input_sum_sq(MPI_Comm comm, const setup *s, const ff_plan *p, const void *a) {
+static double input_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a) {
   const ff_box *b = ff_in_box(p);
   double sum = 0, g;
   for (int y = 0; y < b->ny; y++)
@@ -340,220 +306,18 @@ static double input_sum_sq(MPI_Comm comm, const setup *s, const ff_plan *p, cons
 
 /* sum |F|^2 over the whole spectrum: with r2c, every kz but 0 and nz/2
  * stands for itself and its conjugate at -kz. */
-static double spectrum_sum_sq(MPI_Comm comm, const setup *s, const ff_box *b, const void *a) {
+static double spectrum_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_box *b, const void *a) {
   double sum = 0, g;
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < b->nz; z++) {
         int kz = b->z0 + z;
         double w = !s->r2c || kz == 0 || (s->n[2] % 2 == 0 && kz == s->n[2] / 2) ? 1 : 2;
-        double complex v = get(s->prec, a, ff_index(b, x, y, z));
+        double complex v = fft_get(s->prec, a, ff_index(b, x, y, z));
         sum += w * (creal(v) * creal(v) + cimag(v) * cimag(v));
       }
   MPI_Allreduce(&sum, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
   return g;
-}
-
-
-
-/* ---- FFTW wisdom (either precision) ---- */
-
-static void wisdom_load(MPI_Comm comm, const setup *s) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  if (!s->wisdom[0]) return;
-  if (rank == 0) {
-    FILE *f = fopen(s->wisdom, "r");
-    if (f) {
-      fclose(f);
-      int ok = s->prec == FF_SINGLE ? fftwf_import_wisdom_from_filename(s->wisdom)
-                                    : fftw_import_wisdom_from_filename(s->wisdom);
-      if (!ok)
-        fprintf(stderr,
-                "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
-                "scratch (and rewriting it)\n",
-                s->wisdom, s->prec == FF_SINGLE ? "single" : "double");
-    }
-  }
-  if (s->prec == FF_SINGLE)
-    fftwf_mpi_broadcast_wisdom(comm);
-  else
-    fftw_mpi_broadcast_wisdom(comm);
-}
-
-/* Wisdom only saves planning time: a file that cannot be written is a
- * warning (on rank 0), not a failed run. Collective. */
-static void wisdom_save(MPI_Comm comm, const setup *s) {
-  int rank;
-  wf_status st;
-  MPI_Comm_rank(comm, &rank);
-  wf_status_clear(&st);
-  if (!s->wisdom[0]) return;
-  if (s->prec == FF_SINGLE)
-    fftwf_mpi_gather_wisdom(comm);
-  else
-    fftw_mpi_gather_wisdom(comm);
-  if (rank == 0) {
-    char *text =
-        s->prec == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
-    if (!text)
-      wf_fail(&st, WF_ERR_RUNTIME, "FFTW could not export its wisdom");
-    else
-      wf_write_text_atomic(s->wisdom, text, &st);
-    free(text);
-    if (st.code != WF_OK)
-      fprintf(stderr, "fft: warning: wisdom not saved to '%s': %s\n", s->wisdom, st.msg);
-  }
-}
-
-/* ---- the reference: FFTW-MPI on the same data ---- */
-
-typedef struct reference {
-  bool done;
-  const char *name;  /* what was run */
-  double seconds[2]; /* median forward: normal, transposed output (dims 3) */
-  double rel[2];     /* largest difference to ours / largest value */
-  int layouts;
-} reference;
-
-/* One FFTW-MPI transform of the field in `layout` (0: normal output,
- * y-slabs; 1: transposed output, x-slabs), timed over `repeat` runs, then
- * compared with our output `out` (box `ob`). */
-static int fftw_mpi_case(MPI_Comm comm, const setup *s, int layout, const ff_box *ib,
-                         const void *input, const ff_box *ob, const void *out, reference *ref,
-                         wf_status *st) {
-  /* FFTW's array dimensions are (y, x, z); with real data, its complex
-   * array has nz/2 + 1 along z and the real one is padded to twice that. */
-  ptrdiff_t ln0, l0s, ln1, l1s, n0 = s->n[1], n1 = s->n[0], n2 = s->n[2];
-  ptrdiff_t n2c = s->r2c ? n2 / 2 + 1 : n2;
-  ptrdiff_t alloc =
-      s->prec == FF_SINGLE
-          ? fftwf_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s)
-          : fftw_mpi_local_size_3d_transposed(n0, n1, n2c, comm, &ln0, &l0s, &ln1, &l1s);
-  unsigned flags = s->flags | (layout ? FFTW_MPI_TRANSPOSED_OUT : 0);
-  ff_box in = {0, s->n[0], (int)l0s, (int)ln0, 0, (int)n2c, FF_YXZ};
-  /* Transposed output: x-slabs stored [x][y][z]. */
-  ff_box res = layout ? (ff_box){(int)l1s, (int)ln1, 0, s->n[1], 0, (int)n2c, FF_XYZ} : in;
-  size_t elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
-  void *a = s->prec == FF_SINGLE ? (void *)fftwf_alloc_complex((size_t)alloc)
-                                 : (void *)fftw_alloc_complex((size_t)alloc);
-  void *ours = malloc(ff_box_cells(&res) * elem + 1),
-       *theirs = malloc(ff_box_cells(&res) * elem + 1);
-  void *given = malloc(ff_box_cells(&in) * elem + 1); /* the input on FFTW's slabs */
-  void *plan = NULL;
-  if (a && s->r2c)
-    plan = s->prec == FF_SINGLE
-               ? (void *)fftwf_mpi_plan_dft_r2c_3d(n0, n1, n2, (float *)a, a, comm, flags)
-               : (void *)fftw_mpi_plan_dft_r2c_3d(n0, n1, n2, (double *)a, a, comm, flags);
-  else if (a)
-    plan = s->prec == FF_SINGLE
-               ? (void *)fftwf_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags)
-               : (void *)fftw_mpi_plan_dft_3d(n0, n1, n2, a, a, comm, FFTW_FORWARD, flags);
-  int failed = !a || !ours || !theirs || !given || !plan;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  int rc = WF_OK;
-  if (failed) {
-    rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW-MPI's transform (out of memory?)");
-  } else if (ff_redistribute(comm, s->prec, ib, input, &in, given, st) != WF_OK) {
-    rc = st->code;
-  } else {
-    double *t = calloc((size_t)s->repeat, sizeof *t);
-    for (int r = 0; r < s->repeat; r++) {
-      memcpy(a, given, ff_box_cells(&in) * elem);
-      MPI_Barrier(comm);
-      double t0 = MPI_Wtime();
-      ff_fftw_execute(s->prec, plan);
-      double tr = wf_slowest(comm, MPI_Wtime() - t0);
-      if (t) t[r] = tr;
-    }
-    ref->seconds[layout] = t ? wf_median(t, s->repeat) : 0;
-    free(t);
-    memcpy(theirs, a, ff_box_cells(&res) * elem);
-    rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
-    if (rc == WF_OK)
-      ref->rel[layout] = rel(compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
-  }
-  ff_fftw_destroy(s->prec, plan);
-  if (a) {
-    if (s->prec == FF_SINGLE)
-      fftwf_free(a);
-    else
-      fftw_free(a);
-  }
-  free(ours), free(theirs), free(given);
-  return rc;
-}
-
-/* dims 1 and 2: serial FFTW over y-slabs (all x and z on each rank), the
- * way FFTW-MPI itself does transforms that need no transpose. */
-static int fftw_slab_case(MPI_Comm comm, const setup *s, const ff_box *ib, const void *input,
-                          const ff_box *ob, const void *out, reference *ref, wf_status *st) {
-  int rank, nranks, ylo, yn;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &nranks);
-  wf_block_range(s->n[1], nranks, rank, &ylo, &yn);
-  ptrdiff_t nx = s->n[0], nz = s->n[2], nzc = s->r2c ? nz / 2 + 1 : nz;
-  ff_box slab = {0, s->n[0], ylo, yn, 0, (int)nzc, FF_YXZ};
-  size_t cells = ff_box_cells(&slab),
-         elem = s->prec == FF_SINGLE ? sizeof(float complex) : sizeof(double complex);
-  void *a = malloc(cells * elem + 1), *ours = malloc(cells * elem + 1);
-  void *plan = NULL;
-  if (a && ours && yn > 0) {
-    /* Strides in the input's units (reals with r2c: twice the complex
-     * ones but along z) and in the output's. */
-    ptrdiff_t r = s->r2c ? 2 : 1;
-    fftw_iodim64 d[2] = {{nx, r * nzc, nzc}, {nz, 1, 1}}, h = {yn, r * nx * nzc, nx * nzc};
-    fftw_iodim64 h1 = {yn * nx, r * nzc, nzc};
-    int rank = s->dims == 1 ? 1 : 2;
-    fftw_iodim64 *dims = s->dims == 1 ? &d[1] : d, *many = s->dims == 1 ? &h1 : &h;
-    if (s->prec == FF_SINGLE) {
-      fftwf_iodim64 fd[2], fh = {many->n, many->is, many->os};
-      for (int i = 0; i < rank; i++) fd[i] = (fftwf_iodim64){dims[i].n, dims[i].is, dims[i].os};
-      plan = s->r2c ? (void *)fftwf_plan_guru64_dft_r2c(rank, fd, 1, &fh, a, a, s->flags)
-                    : (void *)fftwf_plan_guru64_dft(rank, fd, 1, &fh, a, a, FFTW_FORWARD, s->flags);
-    } else {
-      plan = s->r2c
-                 ? (void *)fftw_plan_guru64_dft_r2c(rank, dims, 1, many, a, a, s->flags)
-                 : (void *)fftw_plan_guru64_dft(rank, dims, 1, many, a, a, FFTW_FORWARD, s->flags);
-    }
-  }
-  int failed = !a || !ours || (yn > 0 && !plan);
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  int rc = WF_OK;
-  if (failed) {
-    rc = wf_fail(st, WF_ERR_RUNTIME, "could not set up FFTW's reference transform");
-  } else if (ff_redistribute(comm, s->prec, ib, input, &slab, a, st) != WF_OK) {
-    rc = st->code;
-  } else {
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    if (plan) {
-      ff_fftw_execute(s->prec, plan);
-    }
-    ref->seconds[0] = wf_slowest(comm, MPI_Wtime() - t0);
-    rc = ff_redistribute(comm, s->prec, ob, out, &slab, ours, st);
-    if (rc == WF_OK) ref->rel[0] = rel(compare(comm, s->prec, ours, a, cells, 1));
-  }
-  ff_fftw_destroy(s->prec, plan);
-  free(a), free(ours);
-  return rc;
-}
-
-static int reference_check(MPI_Comm comm, const setup *s, const ff_plan *p, const void *input,
-                           reference *ref, wf_status *st) {
-  ref->done = true;
-  if (s->dims < 3) {
-    ref->name = "FFTW (y-slabs)";
-    ref->layouts = 1;
-    return fftw_slab_case(comm, s, ff_in_box(p), input, ff_out_box(p), ff_out(p), ref, st);
-  }
-  ref->name = "FFTW-MPI";
-  ref->layouts = 2;
-  for (int layout = 0; layout < 2; layout++)
-    if (fftw_mpi_case(comm, s, layout, ff_in_box(p), input, ff_out_box(p), ff_out(p), ref, st) !=
-        WF_OK)
-      return st->code;
-  return WF_OK;
 }
 
 /* ---- the run ---- */
@@ -568,13 +332,13 @@ typedef struct measured {
 
 static double tolerance(ff_prec p) { return p == FF_SINGLE ? 1e-5 : 1e-12; }
 
-static double transformed_length(const setup *s) {
+static double transformed_length(const fft_setup *s) {
   return (double)s->n[2] * (s->dims >= 2 ? s->n[0] : 1) * (s->dims >= 3 ? s->n[1] : 1);
 }
 
 /* Forward and backward `repeat` times; the first pair's output is checked
  * (analytic, Parseval, round trip) and left in ff_out for the reference. */
-static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, measured *m,
+static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *orig, measured *m,
                      wf_status *st) {
   MPI_Comm comm = run->comm;
   const ff_box *ib = ff_in_box(p), *ob = ff_out_box(p);
@@ -615,7 +379,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
       if (s->waves) {
         /* Relative to the largest coefficient, N max |a_m|. */
         fill(s, ob, exact, waves_transform);
-        m->analytic = rel(compare(comm, s->prec, kept, exact, out_cells, 1));
+        m->analytic = fft_rel(fft_compare(comm, s->prec, kept, exact, out_cells, 1));
       }
     }
     MPI_Barrier(comm);
@@ -623,7 +387,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
     rc = ff_execute(p, FFTW_BACKWARD, st);
     t[s->repeat + r] = wf_slowest(comm, MPI_Wtime() - t0);
     if (rc == WF_OK && r == 0)
-      m->roundtrip = rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
+      m->roundtrip = fft_rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
   }
   wf_signal_poll_end(&poll);
   if (rc == WF_OK) {
@@ -641,7 +405,7 @@ static int transform(wf_run *run, const setup *s, ff_plan *p, const void *orig, 
   return rc;
 }
 
-static void check(wf_run *run, const setup *s, const measured *m, const reference *ref) {
+static void check(wf_run *run, const fft_setup *s, const measured *m, const fft_reference *ref) {
   double tol = tolerance(s->prec);
   char what[160];
   if (s->waves)
@@ -657,7 +421,7 @@ static void check(wf_run *run, const setup *s, const measured *m, const referenc
 
 static const char *const prec_names[] = {"double", "single"};
 
-static ff_model project(wf_run *run, const setup *s) {
+static ff_model project(wf_run *run, const fft_setup *s) {
   const wf_wafer *w = run->wafer;
   /* r2c: the half spectrum's complex transform (docs/model.md, "FFT"). */
   int nc[3] = {s->n[0], s->n[1], s->r2c ? s->n[2] / 2 + 1 : s->n[2]};
@@ -674,7 +438,7 @@ static ff_model project(wf_run *run, const setup *s) {
   return t;
 }
 
-static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
+static void report_model(const wf_run *run, const fft_setup *s, const ff_model *t) {
   const wf_hw *hw = &run->wafer->hw;
   const wf_projection *p = &run->model;
   wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
@@ -701,7 +465,7 @@ static void report_model(const wf_run *run, const setup *s, const ff_model *t) {
   wf_json_end(j);
 }
 
-static void report(wf_run *run, const setup *s, const measured *m, const reference *ref) {
+static void report(wf_run *run, const fft_setup *s, const measured *m, const fft_reference *ref) {
   /* The usual count: 5 N log2 N for complex data, half that for real. */
   double N = (double)s->n[0] * s->n[1] * s->n[2];
   double gflops = (s->r2c ? 2.5 : 5.0) * N * log2(transformed_length(s)) / m->forward / 1e9;
@@ -769,7 +533,7 @@ static void report(wf_run *run, const setup *s, const measured *m, const referen
 
 /* The forward transform, [z][y][x] as ParaView reads it, real and
  * imaginary parts as two fields. */
-static int write_output(wf_run *run, const setup *s, const ff_plan *p, const char *path,
+static int write_output(wf_run *run, const fft_setup *s, const ff_plan *p, const char *path,
                         wf_status *st) {
   const ff_box *b = ff_out_box(p);
   size_t cells = ff_box_cells(b);
@@ -783,7 +547,7 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < b->nz; z++) {
-        double complex v = get(s->prec, ff_out(p), ff_index(b, x, y, z));
+        double complex v = fft_get(s->prec, ff_out(p), ff_index(b, x, y, z));
         size_t o = ((size_t)z * b->ny + y) * b->nx + x;
         re[o] = creal(v), im[o] = cimag(v);
       }
@@ -813,7 +577,7 @@ static int write_output(wf_run *run, const setup *s, const ff_plan *p, const cha
 
 static int fft_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
-  setup s;
+  fft_setup s;
   read_setup(d, &s);
   if (s.prec == FF_SINGLE)
     fftwf_mpi_init();
@@ -832,7 +596,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   }
   wf_h5_input in = {0};
   if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
-  wisdom_load(run->comm, &s);
+  fft_wisdom_load(run->comm, &s);
   ff_plan p;
   ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
@@ -848,7 +612,7 @@ static int fft_run(wf_run *run, wf_status *st) {
            s.input[0] ? (in.complex_values ? " (complex)" : " (real)") : "", dc->pe_nx, dc->pe_ny,
            dc->px, dc->py);
   measured m = {0};
-  reference ref = {0};
+  fft_reference ref = {0};
   /* The input, kept for the round trip and the reference. */
   void *input = malloc(ff_box_cells(ff_in_box(&p)) * p.elem + 1);
   int failed = !input, rc;
@@ -858,8 +622,8 @@ static int fft_run(wf_run *run, wf_status *st) {
   else
     rc = load_input(run, &s, &in, &p, input, st);
   if (rc == WF_OK) rc = transform(run, &s, &p, input, &m, st);
-  if (rc == WF_OK && s.crosscheck) rc = reference_check(run->comm, &s, &p, input, &ref, st);
-  if (rc == WF_OK) wisdom_save(run->comm, &s);
+  if (rc == WF_OK && s.crosscheck) rc = fft_reference_check(run->comm, &s, &p, input, &ref, st);
+  if (rc == WF_OK) fft_wisdom_save(run->comm, &s);
   if (rc == WF_OK && wf_deck_bool(d, "fft", "stream")) {
     /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */
     size_t doubles = ff_box_cells(ff_in_box(&p)) * p.elem / sizeof(double), least = 4 << 20;
