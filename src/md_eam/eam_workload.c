@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "eam_potential.h"
+#include "eam_setup.h"
 #include "md_checkpoint.h"
-#include "md_fold.h"
 #include "md_h5md.h"
 #include "md_model.h"
 #include "md_sim.h"
@@ -24,22 +24,16 @@
 #include "wf_signal.h"
 #include "wf_wafer.h"
 
-#define LAMMPS_POTENTIALS "/usr/share/lammps/potentials"
-
-/* Unit cells per axis: at most 10^5, and at most 2^31 / 4 atoms in all (atom
- * ids and per-rank counts are ints). */
-#define MAX_CELLS_AXIS 100000
-#define MAX_ATOMS (1LL << 29)
 
 static int check_cells(const char *v, char *why, size_t len) {
   long long c[3];
-  int rc = wf_parse_dims(v, 3, 1, MAX_CELLS_AXIS, c);
-  if (rc == WF_PARSE_OK && c[0] * c[1] * c[2] * 4 <= MAX_ATOMS) return 0;
+  int rc = wf_parse_dims(v, 3, 1, EAM_MAX_CELLS_AXIS, c);
+  if (rc == WF_PARSE_OK && c[0] * c[1] * c[2] * 4 <= EAM_MAX_ATOMS) return 0;
   if (rc == WF_PARSE_SYNTAX)
     snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
   else
-    snprintf(why, len, "each axis 1 .. %d cells, and at most %lld atoms in all", MAX_CELLS_AXIS,
-             MAX_ATOMS);
+    snprintf(why, len, "each axis 1 .. %d cells, and at most %lld atoms in all", EAM_MAX_CELLS_AXIS,
+             EAM_MAX_ATOMS);
   return -1;
 }
 
@@ -52,7 +46,7 @@ static int check_positive(const char *v, char *why, size_t len) {
 static const wf_key eam_keys[] = {
     {"potential", WF_KEY_STRING, "Cu_u3.eam", 0, 0, NULL,
      "EAM file: *.eam is DYNAMO funcfl (pair_style eam), *.eam.alloy setfl (eam/alloy); a bare "
-     "name not found here is looked up in " LAMMPS_POTENTIALS,
+     "name not found here is looked up in " EAM_LAMMPS_POTENTIALS,
      NULL},
     {"elements", WF_KEY_STRING, "", 0, 0, NULL,
      "lattice: its elements (several: a random mix by atom id); data file: the element of each "
@@ -114,8 +108,7 @@ static const wf_key eam_keys[] = {
     {"write_data", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "write the final state as a LAMMPS data file ('' = none)", NULL},
     {"dump_every", WF_KEY_INT, "0", 0, 1e9, NULL,
-     "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)",
-     NULL},
+     "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)", NULL},
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
      NULL},
@@ -131,184 +124,6 @@ static const wf_section eam_section = {
     eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0])};
 static const wf_section *const eam_sections[] = {&eam_section};
 
-/* ---- setup ------------------------------------------------------------------ */
-
-/* A potential named without a directory that is not here is looked for among
- * LAMMPS's. */
-static void resolve_potential(const char *name, char *path, size_t len) {
-  snprintf(path, len, "%s", name);
-  if (!strchr(name, '/') && access(name, R_OK) != 0) {
-    char alt[1024];
-    snprintf(alt, sizeof alt, LAMMPS_POTENTIALS "/%s", name);
-    if (access(alt, R_OK) == 0) snprintf(path, len, "%s", alt);
-  }
-}
-
-/* Species from the `elements` key: element indices of the potential. */
-static int parse_elements(const wf_deck *d, const eam_potential *pot, int *species, int *n,
-                          wf_status *st) {
-  char buf[WF_DECK_TEXT_MAX];
-  snprintf(buf, sizeof buf, "%s", wf_deck_str(d, "eam", "elements"));
-  *n = 0;
-  for (char *save = NULL, *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
-    if (*n == MD_MAX_SPECIES)
-      return wf_deck_fail(d, "eam", "elements", st, "at most %d elements", MD_MAX_SPECIES);
-    int e = eam_element(pot, t);
-    if (e < 0) {
-      char have[128] = "";
-      for (int i = 0; i < pot->nelements; i++)
-        snprintf(have + strlen(have), sizeof have - strlen(have), " %s", pot->element[i]);
-      return wf_deck_fail(d, "eam", "elements", st, "element '%s' is not in %s (it has:%s)", t,
-                          pot->path, have);
-    }
-    species[(*n)++] = e;
-  }
-  return WF_OK;
-}
-
-static int lattice_spec(const wf_deck *d, const eam_potential *pot, md_lattice *l, wf_status *st) {
-  memset(l, 0, sizeof *l);
-  if (parse_elements(d, pot, l->species, &l->nspecies, st) != WF_OK) return st->code;
-  if (l->nspecies == 0) l->species[0] = 0, l->nspecies = 1;
-  const char *frac = wf_deck_str(d, "eam", "fractions");
-  double sum = 0;
-  if (!frac[0]) {
-    for (int s = 0; s < l->nspecies; s++) l->fraction[s] = 1.0 / l->nspecies;
-    sum = 1;
-  } else {
-    char *end;
-    const char *p = frac;
-    for (int s = 0; s < l->nspecies; s++, p = end) {
-      l->fraction[s] = strtod(p, &end);
-      if (end == p || !(l->fraction[s] >= 0))
-        return wf_deck_fail(d, "eam", "fractions", st, "expected %d non-negative shares",
-                            l->nspecies);
-      sum += l->fraction[s];
-    }
-    while (*p == ' ') p++;
-    if (*p || fabs(sum - 1) > 1e-9)
-      return wf_deck_fail(d, "eam", "fractions", st, "expected %d shares summing to 1",
-                          l->nspecies);
-  }
-  const char *kind = wf_deck_str(d, "eam", "lattice");
-  const int first = l->species[0];
-  snprintf(l->kind, sizeof l->kind, "%s", strcmp(kind, "potential") == 0 ? pot->lattice[first] : kind);
-  if (strcmp(l->kind, "fcc") != 0 && strcmp(l->kind, "bcc") != 0)
-    return wf_deck_fail(d, "eam", "lattice", st,
-                        "%s gives lattice '%s' for %s; wafer builds fcc or bcc: set eam.lattice",
-                        pot->path, pot->lattice[first], pot->element[first]);
-  l->a = wf_deck_real(d, "eam", "lattice_constant");
-  if (l->a == 0) l->a = pot->lattice_a[first];
-  if (!(l->a > 0))
-    return wf_deck_fail(d, "eam", "lattice_constant", st,
-                        "%s gives no lattice constant: set eam.lattice_constant", pot->path);
-  long long c[3];
-  wf_parse_dims(wf_deck_str(d, "eam", "cells"), 3, 1, MAX_CELLS_AXIS, c); /* checked by its key */
-  for (int a = 0; a < 3; a++) l->cells[a] = (int)c[a];
-  l->seed = (uint64_t)wf_deck_int(d, "eam", "seed");
-  return WF_OK;
-}
-
-/* Everything the run needs, read from the deck. */
-typedef struct setup {
-  char potential[1024];
-  eam_potential pot;
-  md_params par;
-  long long steps, thermo, crosscheck_steps;
-  bool lammps;
-  bool from_data;
-  md_lattice lattice;
-  md_data data;
-  int type_species[MD_MAX_SPECIES];
-  double temperature;
-} setup;
-
-static int read_setup(const wf_run *run, setup *s, wf_status *st) {
-  const wf_deck *d = run->deck;
-  memset(s, 0, sizeof *s);
-  resolve_potential(wf_deck_str(d, "eam", "potential"), s->potential, sizeof s->potential);
-  if (eam_read_bcast(&s->pot, s->potential, run->comm, st) != WF_OK)
-    return wf_deck_blame(d, "eam", "potential", st);
-  if (s->pot.nelements > MD_MAX_SPECIES) /* EAM_MAX_ELEMENTS == MD_MAX_SPECIES today */
-    return wf_deck_fail(d, "eam", "potential", st, "at most %d elements", MD_MAX_SPECIES);
-  const bool thermostat = strcmp(wf_deck_str(d, "eam", "thermostat"), "berendsen") == 0;
-  s->temperature = wf_deck_real(d, "eam", "temperature");
-  s->par = (md_params){.dt = wf_deck_real(d, "eam", "dt"),
-                       .skin = wf_deck_real(d, "eam", "skin"),
-                       .overlap = wf_deck_real(d, "eam", "overlap"),
-                       .neigh_delay = (int)wf_deck_int(d, "eam", "neigh_delay"),
-                       .berendsen_t = s->temperature,
-                       .berendsen_damp = thermostat ? wf_deck_real(d, "eam", "damp") : 0};
-  s->steps = wf_deck_int(d, "eam", "steps");
-  s->thermo = wf_deck_int(d, "eam", "thermo");
-  s->crosscheck_steps = wf_deck_int(d, "eam", "crosscheck_steps");
-  s->lammps = strcmp(wf_deck_str(d, "eam", "crosscheck"), "lammps") == 0;
-
-  const char *data = wf_deck_str(d, "eam", "data");
-  s->from_data = data[0] != 0;
-  if (!s->from_data) {
-    if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0)
-      return wf_deck_fail(d, "eam", "velocities", st, "'data' needs eam.data (a data file)");
-    return lattice_spec(d, &s->pot, &s->lattice, st);
-  }
-  char *text;
-  if (wf_read_text_bcast(run->comm, data, "LAMMPS data file", WF_MAX_BCAST_BYTES, &text, st) != WF_OK)
-    return wf_deck_blame(d, "eam", "data", st);
-  int rc = md_data_parse(&s->data, text, data, st);
-  free(text);
-  if (rc != WF_OK) return rc;
-  int n;
-  if (parse_elements(d, &s->pot, s->type_species, &n, st) != WF_OK) return st->code;
-  if (n == 0) {
-    n = s->pot.nelements;
-    for (int e = 0; e < n; e++) s->type_species[e] = e;
-  }
-  if (n != s->data.ntypes)
-    return wf_deck_fail(d, "eam", "elements", st,
-                        "%s has %d atom types; give the element of each (%d given)", data,
-                        s->data.ntypes, n);
-  if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0 && !s->data.has_velocities)
-    return wf_deck_fail(d, "eam", "velocities", st, "%s has no Velocities section", data);
-  return WF_OK;
-}
-
-static void free_setup(setup *s) {
-  eam_free(&s->pot);
-  md_data_free(&s->data);
-}
-
-/* The domain and this rank's atoms, with velocities. */
-static int build_system(const wf_run *run, setup *s, md_domain *dom, md_atoms *atoms,
-                        wf_status *st) {
-  const wf_deck *d = run->deck;
-  md_box box = s->from_data ? s->data.box : md_lattice_box(&s->lattice);
-  if (md_domain_create(dom, &run->wafer->fab, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
-      WF_OK)
-    return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
-  if (strcmp(wf_deck_str(d, "eam", "mapping"), "fold") == 0) {
-    if (s->from_data)
-      return wf_deck_fail(d, "eam", "mapping", st,
-                          "the fold places lattice sites on PEs: it needs a lattice, not a data file");
-    md_fold fold = md_fold_make(s->lattice.kind, s->lattice.cells);
-    if (fold.pe_x != dom->pe_n[0] || fold.pe_y != dom->pe_n[1])
-      return wf_deck_fail(d, "eam", "mapping", st,
-                          "the fold puts this crystal on a %dx%d PE grid (tiles of %dx%d PEs per "
-                          "atom column): set [wafer] pe_grid = %dx%d",
-                          fold.pe_x, fold.pe_y, fold.fx, fold.fy, fold.pe_x, fold.pe_y);
-    if (md_domain_set_fold(dom, &fold, st) != WF_OK) return st->code;
-  }
-  md_atoms_init(atoms);
-  int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)
-                        : md_lattice_fill(&s->lattice, dom, atoms, st);
-  wf_status_agree(run->comm, st);
-  if (rc != WF_OK || st->code != WF_OK) return st->code;
-  if (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0)
-    md_velocity_create(atoms, s->pot.mass, s->temperature, (uint64_t)wf_deck_int(d, "eam", "seed"),
-                       run->comm);
-  md_data_free(&s->data);
-  return WF_OK;
-}
-
 /* ---- the LAMMPS cross-check ---------------------------------------------------- */
 
 typedef struct crosscheck {
@@ -320,8 +135,8 @@ typedef struct crosscheck {
   long long nforces;
 } crosscheck;
 
-static int prepare_crosscheck(const wf_run *run, const setup *s, const md_sim *sim, crosscheck *x,
-                              wf_status *st) {
+static int prepare_crosscheck(const wf_run *run, const eam_setup *s, const md_sim *sim,
+                              crosscheck *x, wf_status *st) {
   memset(x, 0, sizeof *x);
   wf_status_clear(st);
   if (run->rank == 0) {
@@ -349,7 +164,7 @@ static int gather_forces(const wf_run *run, const md_sim *sim, crosscheck *x, wf
   return md_gather_vec(&sim->atoms, sim->atoms.f, run->comm, &x->forces, &x->nforces, st);
 }
 
-static int run_lammps(const wf_run *run, const setup *s, crosscheck *x, long long steps,
+static int run_lammps(const wf_run *run, const eam_setup *s, crosscheck *x, long long steps,
                       wf_status *st) {
   wf_status_clear(st);
   if (run->rank == 0) {
@@ -434,7 +249,7 @@ typedef struct comparison {
 static double rel_diff(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1.0); }
 
 /* Rank 0 compares; the verdicts are broadcast. */
-static void compare(wf_run *run, const setup *s, const crosscheck *x, const history *h,
+static void compare(wf_run *run, const eam_setup *s, const crosscheck *x, const history *h,
                     long long natoms, comparison *c) {
   memset(c, 0, sizeof *c);
   if (run->rank == 0) {
@@ -539,7 +354,7 @@ static int interrupted(const md_sim *sim, checkpoints *ck, int sig, wf_status *s
 /* Steps to s->steps: thermo rows, checkpoints (with a list rebuild at each,
  * so that a restart from it continues bit for bit), the cross-check's forces,
  * progress. *seconds: the loop's time, slowest rank. */
-static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck *x, history *h,
+static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, crosscheck *x, history *h,
                      checkpoints *ck, trajectory *traj, double *seconds, wf_status *st) {
   int rc = WF_OK;
   wf_progress prog;
@@ -595,7 +410,7 @@ static int integrate(const wf_run *run, const setup *s, md_sim *sim, crosscheck 
 
 /* Continue from a checkpoint: its atoms replace the deck's (same box, same
  * count). */
-static int restart(const wf_run *run, const setup *s, const md_domain *dom, md_atoms *atoms,
+static int restart(const wf_run *run, const eam_setup *s, const md_domain *dom, md_atoms *atoms,
                    long long *step, wf_status *st) {
   const char *path = wf_deck_str(run->deck, "eam", "restart");
   *step = 0;
@@ -642,7 +457,7 @@ static int plot_thermo(const wf_run *run, const char *png, const history *h, con
                      st);
 }
 
-static void report(wf_run *run, const setup *s, const md_sim *sim, const crosscheck *x,
+static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const crosscheck *x,
                    const history *h, double seconds, int per_pe, const int halo[2]) {
   long long steps = h->rows[h->n - 1].step - h->rows[0].step;
   double drift = energy_drift(h->rows, h->n, sim->natoms);
@@ -732,7 +547,7 @@ static void report(wf_run *run, const setup *s, const md_sim *sim, const crossch
 }
 
 /* Two lines about the system and how it sits on the PEs. */
-static void describe(const setup *s, const md_sim *sim, long long step0, int per_pe,
+static void describe(const eam_setup *s, const md_sim *sim, long long step0, int per_pe,
                      const int halo[2]) {
   const md_box *b = &sim->dom.box;
   printf("eam: %lld atoms of", sim->natoms);
@@ -753,7 +568,7 @@ static void describe(const setup *s, const md_sim *sim, long long step0, int per
 }
 
 /* model_only: the projection of the deck's lattice, without atoms. */
-static int project_only(wf_run *run, const setup *s, wf_status *st) {
+static int project_only(wf_run *run, const eam_setup *s, wf_status *st) {
   if (s->from_data)
     return wf_deck_fail(run->deck, "eam", "model_only", st,
                         "the wafer model folds a lattice onto the PEs: give eam.cells, not "
@@ -776,28 +591,28 @@ static int project_only(wf_run *run, const setup *s, wf_status *st) {
 }
 
 static int eam_run(wf_run *run, wf_status *st) {
-  setup s;
+  eam_setup s;
   md_domain dom = {0};
   md_atoms atoms = {0};
   long long step0 = 0;
-  int rc = read_setup(run, &s, st);
+  int rc = eam_read_setup(run, &s, st);
   if (rc == WF_OK && wf_deck_bool(run->deck, "eam", "model_only")) {
     rc = project_only(run, &s, st);
-    free_setup(&s);
+    eam_free_setup(&s);
     return rc;
   }
-  if (rc == WF_OK) rc = build_system(run, &s, &dom, &atoms, st);
+  if (rc == WF_OK) rc = eam_build_system(run, &s, &dom, &atoms, st);
   if (rc == WF_OK) rc = restart(run, &s, &dom, &atoms, &step0, st);
   if (rc != WF_OK) {
     md_atoms_free(&atoms);
     md_domain_free(&dom);
-    free_setup(&s);
+    eam_free_setup(&s);
     return rc;
   }
   md_sim sim;
   if (md_sim_start(&sim, &s.par, &s.pot, &atoms, &dom, step0, st) != WF_OK) {
     md_sim_free(&sim);
-    free_setup(&s);
+    eam_free_setup(&s);
     return st->code == WF_ERR_INPUT
                ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
                : st->code;
@@ -862,7 +677,7 @@ static int eam_run(wf_run *run, wf_status *st) {
   }
   free(h.rows);
   md_sim_free(&sim);
-  free_setup(&s);
+  eam_free_setup(&s);
   return rc;
 }
 

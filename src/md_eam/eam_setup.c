@@ -1,0 +1,179 @@
+/* `wafer eam`'s deck, resolved (eam_setup.h): the potential, the lattice or
+ * data file, the run's parameters; then the domain and the atoms. */
+#include "eam_setup.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md_fold.h"
+#include "wf_io.h"
+#include "wf_parse.h"
+#include "wf_wafer.h"
+
+/* A potential named without a directory that is not here is looked for among
+ * LAMMPS's. */
+static void resolve_potential(const char *name, char *path, size_t len) {
+  snprintf(path, len, "%s", name);
+  if (!strchr(name, '/') && access(name, R_OK) != 0) {
+    char alt[1024];
+    snprintf(alt, sizeof alt, EAM_LAMMPS_POTENTIALS "/%s", name);
+    if (access(alt, R_OK) == 0) snprintf(path, len, "%s", alt);
+  }
+}
+
+/* Species from the `elements` key: element indices of the potential. */
+static int parse_elements(const wf_deck *d, const eam_potential *pot, int *species, int *n,
+                          wf_status *st) {
+  char buf[WF_DECK_TEXT_MAX];
+  snprintf(buf, sizeof buf, "%s", wf_deck_str(d, "eam", "elements"));
+  *n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+    if (*n == MD_MAX_SPECIES)
+      return wf_deck_fail(d, "eam", "elements", st, "at most %d elements", MD_MAX_SPECIES);
+    int e = eam_element(pot, t);
+    if (e < 0) {
+      char have[128] = "";
+      for (int i = 0; i < pot->nelements; i++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), " %s", pot->element[i]);
+      return wf_deck_fail(d, "eam", "elements", st, "element '%s' is not in %s (it has:%s)", t,
+                          pot->path, have);
+    }
+    species[(*n)++] = e;
+  }
+  return WF_OK;
+}
+
+static int lattice_spec(const wf_deck *d, const eam_potential *pot, md_lattice *l, wf_status *st) {
+  memset(l, 0, sizeof *l);
+  if (parse_elements(d, pot, l->species, &l->nspecies, st) != WF_OK) return st->code;
+  if (l->nspecies == 0) l->species[0] = 0, l->nspecies = 1;
+  const char *frac = wf_deck_str(d, "eam", "fractions");
+  double sum = 0;
+  if (!frac[0]) {
+    for (int s = 0; s < l->nspecies; s++) l->fraction[s] = 1.0 / l->nspecies;
+    sum = 1;
+  } else {
+    char *end;
+    const char *p = frac;
+    for (int s = 0; s < l->nspecies; s++, p = end) {
+      l->fraction[s] = strtod(p, &end);
+      if (end == p || !(l->fraction[s] >= 0))
+        return wf_deck_fail(d, "eam", "fractions", st, "expected %d non-negative shares",
+                            l->nspecies);
+      sum += l->fraction[s];
+    }
+    while (*p == ' ') p++;
+    if (*p || fabs(sum - 1) > 1e-9)
+      return wf_deck_fail(d, "eam", "fractions", st, "expected %d shares summing to 1",
+                          l->nspecies);
+  }
+  const char *kind = wf_deck_str(d, "eam", "lattice");
+  const int first = l->species[0];
+  snprintf(l->kind, sizeof l->kind, "%s",
+           strcmp(kind, "potential") == 0 ? pot->lattice[first] : kind);
+  if (strcmp(l->kind, "fcc") != 0 && strcmp(l->kind, "bcc") != 0)
+    return wf_deck_fail(d, "eam", "lattice", st,
+                        "%s gives lattice '%s' for %s; wafer builds fcc or bcc: set eam.lattice",
+                        pot->path, pot->lattice[first], pot->element[first]);
+  l->a = wf_deck_real(d, "eam", "lattice_constant");
+  if (l->a == 0) l->a = pot->lattice_a[first];
+  if (!(l->a > 0))
+    return wf_deck_fail(d, "eam", "lattice_constant", st,
+                        "%s gives no lattice constant: set eam.lattice_constant", pot->path);
+  long long c[3];
+  wf_parse_dims(wf_deck_str(d, "eam", "cells"), 3, 1, EAM_MAX_CELLS_AXIS,
+                c); /* checked by its key */
+  for (int a = 0; a < 3; a++) l->cells[a] = (int)c[a];
+  l->seed = (uint64_t)wf_deck_int(d, "eam", "seed");
+  return WF_OK;
+}
+
+int eam_read_setup(const wf_run *run, eam_setup *s, wf_status *st) {
+  const wf_deck *d = run->deck;
+  memset(s, 0, sizeof *s);
+  resolve_potential(wf_deck_str(d, "eam", "potential"), s->potential, sizeof s->potential);
+  if (eam_read_bcast(&s->pot, s->potential, run->comm, st) != WF_OK)
+    return wf_deck_blame(d, "eam", "potential", st);
+  if (s->pot.nelements > MD_MAX_SPECIES) /* EAM_MAX_ELEMENTS == MD_MAX_SPECIES today */
+    return wf_deck_fail(d, "eam", "potential", st, "at most %d elements", MD_MAX_SPECIES);
+  const bool thermostat = strcmp(wf_deck_str(d, "eam", "thermostat"), "berendsen") == 0;
+  s->temperature = wf_deck_real(d, "eam", "temperature");
+  s->par = (md_params){.dt = wf_deck_real(d, "eam", "dt"),
+                       .skin = wf_deck_real(d, "eam", "skin"),
+                       .overlap = wf_deck_real(d, "eam", "overlap"),
+                       .neigh_delay = (int)wf_deck_int(d, "eam", "neigh_delay"),
+                       .berendsen_t = s->temperature,
+                       .berendsen_damp = thermostat ? wf_deck_real(d, "eam", "damp") : 0};
+  s->steps = wf_deck_int(d, "eam", "steps");
+  s->thermo = wf_deck_int(d, "eam", "thermo");
+  s->crosscheck_steps = wf_deck_int(d, "eam", "crosscheck_steps");
+  s->lammps = strcmp(wf_deck_str(d, "eam", "crosscheck"), "lammps") == 0;
+
+  const char *data = wf_deck_str(d, "eam", "data");
+  s->from_data = data[0] != 0;
+  if (!s->from_data) {
+    if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0)
+      return wf_deck_fail(d, "eam", "velocities", st, "'data' needs eam.data (a data file)");
+    return lattice_spec(d, &s->pot, &s->lattice, st);
+  }
+  char *text;
+  if (wf_read_text_bcast(run->comm, data, "LAMMPS data file", WF_MAX_BCAST_BYTES, &text, st) !=
+      WF_OK)
+    return wf_deck_blame(d, "eam", "data", st);
+  int rc = md_data_parse(&s->data, text, data, st);
+  free(text);
+  if (rc != WF_OK) return rc;
+  int n;
+  if (parse_elements(d, &s->pot, s->type_species, &n, st) != WF_OK) return st->code;
+  if (n == 0) {
+    n = s->pot.nelements;
+    for (int e = 0; e < n; e++) s->type_species[e] = e;
+  }
+  if (n != s->data.ntypes)
+    return wf_deck_fail(d, "eam", "elements", st,
+                        "%s has %d atom types; give the element of each (%d given)", data,
+                        s->data.ntypes, n);
+  if (strcmp(wf_deck_str(d, "eam", "velocities"), "data") == 0 && !s->data.has_velocities)
+    return wf_deck_fail(d, "eam", "velocities", st, "%s has no Velocities section", data);
+  return WF_OK;
+}
+
+void eam_free_setup(eam_setup *s) {
+  eam_free(&s->pot);
+  md_data_free(&s->data);
+}
+
+int eam_build_system(const wf_run *run, eam_setup *s, md_domain *dom, md_atoms *atoms,
+                     wf_status *st) {
+  const wf_deck *d = run->deck;
+  md_box box = s->from_data ? s->data.box : md_lattice_box(&s->lattice);
+  if (md_domain_create(dom, &run->wafer->fab, &box, s->pot.cut, s->pot.cut + s->par.skin, st) !=
+      WF_OK)
+    return wf_deck_blame(d, "eam", s->from_data ? "data" : "cells", st);
+  if (strcmp(wf_deck_str(d, "eam", "mapping"), "fold") == 0) {
+    if (s->from_data)
+      return wf_deck_fail(
+          d, "eam", "mapping", st,
+          "the fold places lattice sites on PEs: it needs a lattice, not a data file");
+    md_fold fold = md_fold_make(s->lattice.kind, s->lattice.cells);
+    if (fold.pe_x != dom->pe_n[0] || fold.pe_y != dom->pe_n[1])
+      return wf_deck_fail(d, "eam", "mapping", st,
+                          "the fold puts this crystal on a %dx%d PE grid (tiles of %dx%d PEs per "
+                          "atom column): set [wafer] pe_grid = %dx%d",
+                          fold.pe_x, fold.pe_y, fold.fx, fold.fy, fold.pe_x, fold.pe_y);
+    if (md_domain_set_fold(dom, &fold, st) != WF_OK) return st->code;
+  }
+  md_atoms_init(atoms);
+  int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)
+                        : md_lattice_fill(&s->lattice, dom, atoms, st);
+  wf_status_agree(run->comm, st);
+  if (rc != WF_OK || st->code != WF_OK) return st->code;
+  if (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0)
+    md_velocity_create(atoms, s->pot.mass, s->temperature, (uint64_t)wf_deck_int(d, "eam", "seed"),
+                       run->comm);
+  md_data_free(&s->data);
+  return WF_OK;
+}
