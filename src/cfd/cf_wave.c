@@ -28,7 +28,7 @@ static inline void vstore(double *p, cf_vec v) { memcpy(p, &v, sizeof v); }
  * k - 4 .. k + 3 and hi k + 4 .. k + 11, ZSHIFT(lo, hi, e) (e a literal, 1
  * to 7) is cells k + e - 4 .. k + e + 3. Two loads and six lane shifts
  * instead of eight loads: the loads are what limits the loop (on the AMD
- * EPYC VM, in the second-level cache, it ran 1.9x faster with no z loads at
+ * EPYC VM, in the second-level cache, it ran 1.8x faster with no z loads at
  * all, 1.4x with these shifts). With AVX-512 a shift is one valignq, which
  * neither GCC nor Clang picks for the portable shuffle (a two-source
  * permute, slower). */
@@ -219,7 +219,7 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
     w0[q] = vload(u + (q - CF_RADIUS) * sx);
     if (rows == 2) w1[q] = vload(u + sy + (q - CF_RADIUS) * sx);
   }
-  /* The next pencil's first and last 4 columns: outside the strip, no
+  /* The next pencil's line of the 4 columns either side of the strip: no
    * earlier pair of rows read them, so they come from memory. */
   for (int q = 0; q < CF_RADIUS; q++)
     for (int r = 0; r < rows; r++) {
