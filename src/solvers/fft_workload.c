@@ -20,7 +20,6 @@
 #include "ff_pencil.h"
 #include "fft_parts.h"
 #include "wf_h5.h"
-#include "wf_io.h"
 #include "wf_random.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
