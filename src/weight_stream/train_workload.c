@@ -13,7 +13,6 @@
 
 #include "wf_h5.h"
 #include "wf_io.h"
-#include "wf_model.h"
 #include "wf_progress.h"
 #include "wf_roles.h"
 #include "wf_signal.h"
@@ -135,18 +134,6 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->corpus = wf_deck_str(d, "train", "corpus");
   if (!s->corpus[0]) s->corpus = DEFAULT_CORPUS;
 }
-
-/* Multiply-adds of one forward pass over B x T tokens, counted from the
- * matmuls and the attention (causal: T (T + 1) / 2 scores a head). */
-static double forward_flops(const ws_config *c, int B, int T) {
-  double C = c->channels, L = c->layers, V = c->vocab, N = (double)B * T;
-  double matmuls = N * (L * (3 * C * C + C * C + 8 * C * C) + V * C);
-  double attention = L * B * (double)T * (T + 1) / 2 * 2 * C; /* scores and the weighted sum */
-  return 2 * (matmuls + attention);
-}
-
-/* A training step's: the forward and the backward, twice the forward. */
-static double step_flops(const ws_config *c, int B, int T) { return 3 * forward_flops(c, B, T); }
 
 /* This machine's sgemm rate per rank, GFLOP/s (best of 5, 512^3, one thread). */
 static double sgemm_rate(MPI_Comm comm) {
@@ -401,7 +388,7 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     double tokens = (double)steps * s->batch * T;
     out->seconds = train_seconds;
     out->tokens_per_s = tokens / train_seconds;
-    out->gflops = step_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
+    out->gflops = ws_step_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
     out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
     out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
     if (s->model.relu) zero_fractions(t, out->sparsity);
@@ -416,135 +403,6 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
   }
   free(tok), free(tgt);
   return rc != WF_OK ? rc : st->code;
-}
-
-/* Cycles on the wafer after each weight fetch of a training step
- * (ws_stream's order: the head, layers forward, layers backward; the LM
- * head's forward and backward go with the last forward layer): each matrix
- * product weight-stationary on the PE grid (ws_model_gemm), attention's
- * multiply-adds spread evenly over the PEs. With ReLU, the products its
- * zeros feed are scaled by the share of non-zeros: the second MLP product
- * forward, its weight gradient and both of the first product's backward.
- * Adds the fabric words to *links. */
-static void fetch_cycles(const trainer *t, const double *sparsity, wf_range *cyc, double *links) {
-  const ws_config *c = &t->s->model;
-  const wf_hw *hw = &t->run->wafer->hw;
-  const wf_grid *g = &t->run->wafer->grid;
-  wf_prec p = t->s->wafer_prec;
-  double n = (double)t->B * c->seq, pes = (double)g->nx * g->ny;
-  int C = c->channels, L = c->layers;
-  /* Attention's multiply-adds a layer (scores and weighted sums, causal). */
-  double att = (double)t->B * c->seq * (c->seq + 1) / 2 * 2 * C;
-  wf_range att_fwd = wf_model_vec(hw, WF_OP_FMAC, p, att / pes, 2, 1);
-  int n_fetch = ws_stream_fetches(c);
-  for (int i = 0; i < n_fetch; i++) cyc[i] = (wf_range){0, 0};
-  *links = 0;
-  struct {
-    int in, out;
-    bool relu_fed;
-  } gemm[4] = {{C, 3 * C, false}, {C, C, false}, {C, 4 * C, false}, {4 * C, C, true}};
-  for (int l = 0; l < L; l++) {
-    double dense = 1, keep = 1 - (c->relu && sparsity ? sparsity[l] : 0);
-    wf_range *fwd = &cyc[1 + l], *bwd = &cyc[L + 1 + l];
-    for (int k = 0; k < 4; k++) {
-      ws_gemm_cost f = ws_model_gemm(hw, g, p, WS_GEMM_FORWARD, n, gemm[k].in, gemm[k].out);
-      ws_gemm_cost di = ws_model_gemm(hw, g, p, WS_GEMM_INPUT_GRAD, n, gemm[k].in, gemm[k].out);
-      ws_gemm_cost dw = ws_model_gemm(hw, g, p, WS_GEMM_WEIGHT_GRAD, n, gemm[k].in, gemm[k].out);
-      /* fcproj reads the activation (forward, weight gradient); fc's output
-       * gradient is zero where the activation was (both backward). */
-      double sf = gemm[k].relu_fed ? keep : dense, sdi = k == 2 ? keep : dense;
-      double sdw = k >= 2 ? keep : dense;
-      fwd->lo += sf * f.cycles.lo, fwd->hi += sf * f.cycles.hi;
-      bwd->lo += sdi * di.cycles.lo + sdw * dw.cycles.lo;
-      bwd->hi += sdi * di.cycles.hi + sdw * dw.cycles.hi;
-      *links += sf * f.link_words + sdi * di.link_words + sdw * dw.link_words;
-    }
-    fwd->lo += att_fwd.lo, fwd->hi += att_fwd.hi;
-    bwd->lo += 2 * att_fwd.lo, bwd->hi += 2 * att_fwd.hi;
-  }
-  /* The LM head (tied embedding): its product forward and both backward. */
-  ws_gemm_kind kinds[3] = {WS_GEMM_FORWARD, WS_GEMM_INPUT_GRAD, WS_GEMM_WEIGHT_GRAD};
-  for (int k = 0; k < 3; k++) {
-    ws_gemm_cost h = ws_model_gemm(hw, g, p, kinds[k], n, C, c->vocab);
-    cyc[L].lo += h.cycles.lo, cyc[L].hi += h.cycles.hi, *links += h.link_words;
-  }
-}
-
-/* The wafer model of a step, on each replica's wafer (batch / replicas
- * sequences): the multiply-adds at the precision's FMAC rate over the PE
- * grid; resident if weights, gradients, AdamW's moments (fp32) and the
- * activations fit the PEs' SRAM, else weight streaming through the
- * system's I/O from MemoryX (activations, the head and prefetch + 1
- * layers' weights and gradients on the wafer), with the stall
- * ws_stream_predicted_stall gives for the I/O's rate. */
-typedef struct wafer_step {
-  bool streaming, fits;
-  double resident_bytes, streaming_bytes; /* per PE */
-  wf_range compute, stall;
-  wf_range dense;       /* the step without skipping ReLU's zeros (= compute without ReLU) */
-  double links;         /* 32-bit words over PE-to-PE links a step */
-  double tokens_needed; /* per replica a step, for no stall */
-} wafer_step;
-
-/* The step's compute on the wafer, fetch by fetch, in seconds ([fast,
- * slow] in lo, hi); returns the total, the fabric words in *links. */
-static wf_range wafer_compute(const trainer *t, const double *sparsity, double *seg_lo,
-                              double *seg_hi, wf_range *cyc, double *links) {
-  const wf_hw *hw = &t->run->wafer->hw;
-  wf_range total = {0, 0};
-  fetch_cycles(t, sparsity, cyc, links);
-  for (int i = 0; i < ws_stream_fetches(&t->s->model); i++) {
-    wf_range sec = wf_model_seconds(hw, cyc[i]);
-    seg_lo[i] = sec.lo, seg_hi[i] = sec.hi;
-    total.lo += sec.lo, total.hi += sec.hi;
-  }
-  return total;
-}
-
-static void project(trainer *t, const double *sparsity, wafer_step *ws) {
-  wf_run *run = t->run;
-  const setup *s = t->s;
-  const wf_hw *hw = &run->wafer->hw;
-  const ws_config *c = &s->model;
-  int n = ws_stream_fetches(c), T = c->seq;
-  double pes = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny;
-  double value = wf_prec_bytes(s->wafer_prec);
-  double params = (double)ws_param_count(c), acts = (double)ws_act_count(c, t->B, T);
-  ws->resident_bytes = (params * (2 * value + 8) + acts * value) / pes;
-  ws->streaming_bytes = (acts * value + 2 * value *
-                                            ((s->prefetch + 1) * (double)ws_block_size(c, 0) +
-                                             (double)ws_block_size(c, c->layers))) /
-                        pes;
-  double sram = wf_model_sram_for_data(hw);
-  ws->streaming = ws->resident_bytes > sram;
-  ws->fits = (ws->streaming ? ws->streaming_bytes : ws->resident_bytes) <= sram;
-
-  wf_range *cyc = malloc((size_t)n * sizeof *cyc);
-  double *seg_lo = malloc((size_t)n * sizeof *seg_lo), *seg_hi = malloc((size_t)n * sizeof *seg_hi);
-  double total = step_flops(c, t->B, T), dense_links;
-  ws->compute = ws->dense = ws->stall = (wf_range){0, 0};
-  if (cyc && seg_lo && seg_hi) {
-    ws->dense = wafer_compute(t, NULL, seg_lo, seg_hi, cyc, &dense_links);
-    ws->compute = wafer_compute(t, c->relu ? sparsity : NULL, seg_lo, seg_hi, cyc, &ws->links);
-    if (ws->streaming) { /* the stall is largest when compute is fastest */
-      ws->stall.lo =
-          ws_stream_predicted_stall(c, 1, s->prefetch, seg_hi, hw->io_bytes_per_s, value);
-      ws->stall.hi =
-          ws_stream_predicted_stall(c, 1, s->prefetch, seg_lo, hw->io_bytes_per_s, value);
-    }
-  }
-  free(cyc), free(seg_lo), free(seg_hi);
-  /* Forward: 2 flops a weight a token against `value` bytes a weight. */
-  ws->tokens_needed = value * (total / ws->compute.lo) / (2 * hw->io_bytes_per_s);
-  run->model =
-      (wf_projection){.valid = true,
-                      .unit = "step",
-                      .seconds = {ws->compute.lo + ws->stall.lo, ws->compute.hi + ws->stall.hi},
-                      .flops = total,
-                      .bytes_per_pe = ws->streaming ? ws->streaming_bytes : ws->resident_bytes,
-                      .sram_for_data = sram,
-                      .pes_needed = pes,
-                      .pes_offered = (double)hw->pe_nx * hw->pe_ny};
 }
 
 /* The weight-streaming figures of this run, a step's worth. */
@@ -570,13 +428,13 @@ static stream_report stream_figures(const trainer *t, const measured *r, int ste
   f.out_bytes_per_s = r->stream.bytes_in / n / f.step;
   f.in_bytes_per_s = (double)ws_param_count(&s->model) * sizeof(ws_real) / f.step;
   /* This machine: the replica's FLOP/s while computing, 4-byte weights. */
-  double rate = step_flops(&s->model, t->B, s->model.seq) / (compute > 0 ? compute : 1);
+  double rate = ws_step_flops(&s->model, t->B, s->model.seq) / (compute > 0 ? compute : 1);
   f.tokens_needed = sizeof(ws_real) * rate / (2 * f.link);
   f.tokens = (double)t->B * s->model.seq;
   return f;
 }
 
-static void report(trainer *t, const history *h, const measured *r, const wafer_step *w) {
+static void report(trainer *t, const history *h, const measured *r, const ws_wafer_step *w) {
   wf_run *run = t->run;
   const setup *s = t->s;
   int steps = h->end - h->first;
@@ -784,9 +642,10 @@ static int train_run(wf_run *run, wf_status *st) {
       snprintf(what, sizeof what, "validation loss falls: %.4f -> %.4f", r.first_val, r.last_val);
     wf_run_check(run, s.loss_target > 0 ? r.last_val <= s.loss_target : r.last_val < r.first_val,
                  what);
-    wafer_step w = {0};
+    ws_wafer_step w = {0};
     if (run->wafer) { /* the replicas' ranks: the world's first, which reports */
-      project(&t, r.sparsity, &w);
+      run->model =
+          ws_model_step(run->wafer, &s.model, s.wafer_prec, t.B, s.prefetch, r.sparsity, &w);
       report(&t, &h, &r, &w);
     }
     run->seconds = r.seconds;

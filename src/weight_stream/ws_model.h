@@ -1,6 +1,7 @@
-/* Matrix products of a training step on a wafer's PE grid, weights
- * stationary (the Cerebras SDK's GEMV layout): W (out x in) is tiled over
- * the nx x ny PEs, PE (i, j) holding output rows j * out / ny.. and input
+/* The wafer model of a training step (ws_model_step, below), built from
+ * its matrix products on a wafer's PE grid, weights stationary (the
+ * Cerebras SDK's GEMV layout): W (out x in) is tiled over the nx x ny PEs,
+ * PE (i, j) holding output rows j * out / ny.. and input
  * columns i * in / nx.., rounded up. `n` token vectors stream through:
  *
  *   forward  y = W x: x's segment multicast down each PE column, each PE's
@@ -21,6 +22,9 @@
 #include "wf_grid.h"
 #include "wf_hw.h"
 #include "wf_range.h"
+#include "wf_wafer.h"
+#include "wf_workload.h"
+#include "ws_gpt.h"
 
 typedef enum { WS_GEMM_FORWARD, WS_GEMM_INPUT_GRAD, WS_GEMM_WEIGHT_GRAD } ws_gemm_kind;
 
@@ -31,5 +35,32 @@ typedef struct ws_gemm_cost {
 
 ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm_kind kind,
                            double n, int in, int out);
+
+/* Floating-point operations of a training step over B x T tokens: the
+ * matmuls and the attention (causal) forward, and twice that backward. */
+double ws_step_flops(const ws_config *c, int B, int T);
+
+/* A training step on each replica's wafer (B = batch / replicas
+ * sequences): the matrix products by ws_model_gemm, fetch by fetch in
+ * weight streaming's order, attention's multiply-adds spread evenly over
+ * the PEs; with ReLU, the products its zeros feed scaled by the share of
+ * non-zeros (sparsity: each layer's share of zeros, or NULL). Resident if
+ * weights, gradients, AdamW's moments (fp32) and the activations fit the
+ * PEs' SRAM, else weight streaming through the system's I/O from MemoryX
+ * (activations, the head and prefetch + 1 layers' weights and gradients
+ * on the wafer), with the stall ws_stream_predicted_stall gives for the
+ * I/O's rate. docs/model.md, "Transformer training". */
+typedef struct ws_wafer_step {
+  bool streaming, fits;
+  double resident_bytes, streaming_bytes; /* per PE */
+  wf_range compute, stall;
+  wf_range dense;       /* the step without skipping ReLU's zeros (= compute without ReLU) */
+  double links;         /* 32-bit words over PE-to-PE links a step */
+  double tokens_needed; /* per replica a step, for no stall */
+} ws_wafer_step;
+
+/* The step's projection; the figures behind it in *ws. */
+wf_projection ws_model_step(const wf_wafer *wafer, const ws_config *c, wf_prec prec, int B,
+                            int prefetch, const double *sparsity, ws_wafer_step *ws);
 
 #endif
