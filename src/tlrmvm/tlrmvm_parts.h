@@ -1,7 +1,8 @@
-/* The parts of `wafer tlrmvm` (tlrmvm_workload.c): its resolved deck, the
- * systems the frequencies are shared out over (tlrmvm_systems.c), the
- * operators and their compression (tlrmvm_operators.c), and the
- * multi-dimensional deconvolution (tlrmvm_mdd.c). Private to the workload. */
+/* The parts of `wafer tlrmvm` (tlrmvm_workload.c): its deck, resolved
+ * (tlrmvm_setup.c), the systems the frequencies are shared out over
+ * (tlrmvm_systems.c), the operators and their compression
+ * (tlrmvm_operators.c), and the multi-dimensional deconvolution
+ * (tlrmvm_mdd.c). Private to the workload. */
 #ifndef TLRMVM_PARTS_H
 #define TLRMVM_PARTS_H
 
@@ -33,6 +34,11 @@ typedef struct tlrmvm_setup {
   wf_prec wafer_prec;
   const char *input, *dataset, *compressed;
 } tlrmvm_setup;
+
+/* The workload's one section, [tlrmvm]. */
+extern const wf_section *const tlrmvm_sections[1];
+/* The deck's [tlrmvm] section into *s (a deck error for a bad value). */
+int tlrmvm_read_setup(const wf_deck *d, tlrmvm_setup *s, wf_status *st);
 
 /* GB23 shares its frequencies out over 48 CS-2. Here the ranks split into
  * `count` equal groups, one wafer each with its own rank grid over the same
