@@ -86,6 +86,19 @@ int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st) {
   return st->code;
 }
 
+/* Dataset `name` over fspace, created by every rank; each learns whether
+ * any failed (before the collective write that follows). */
+static hid_t create_dataset(wf_h5file *f, const char *name, wf_dtype type, hid_t fspace,
+                            wf_status *st) {
+  hid_t dset =
+      H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  wf_status_clear(st);
+  if (dset < 0)
+    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
+  wf_status_agree(f->comm, st);
+  return dset;
+}
+
 int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block *b,
                 const void *data, bool xdmf, wf_status *st) {
   hsize_t g[3], off[3], cnt[3], md[3], ms[3];
@@ -101,12 +114,7 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
     if (cnt[d] == 0) empty = true;
   }
   hid_t fspace = H5Screate_simple(b->ndim, g, NULL);
-  hid_t dset =
-      H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  wf_status_clear(st);
-  if (dset < 0)
-    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
-  wf_status_agree(f->comm, st); /* before the collective write */
+  hid_t dset = create_dataset(f, name, type, fspace, st);
   if (st->code != WF_OK) {
     if (dset >= 0) H5Dclose(dset);
     H5Sclose(fspace);
@@ -161,12 +169,7 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
                      const void *data, wf_status *st) {
   hid_t fspace, mspace;
   select_rows(r, &fspace, &mspace);
-  hid_t dset =
-      H5Dcreate2(f->file, name, wf_h5_type(type), fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  wf_status_clear(st);
-  if (dset < 0)
-    wf_fail(st, WF_ERR_RUNTIME, "HDF5: cannot create dataset '%s' in '%s'", name, f->path);
-  wf_status_agree(f->comm, st); /* before the collective write */
+  hid_t dset = create_dataset(f, name, type, fspace, st);
   herr_t rc = -1;
   if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
   if (dset >= 0) H5Dclose(dset);
