@@ -376,20 +376,35 @@ void cf_wave_settle(cf_wave *w, double *x) {
   reflect_faces(w, x);
 }
 
+/* Whether the halo brings columns across the rank's face toward dir. */
+static bool has_neighbour(const wf_halo *h, int dir) {
+  for (int k = 0; k < h->nmsg; k++)
+    if (h->msg[k].dir == dir) return true;
+  for (int k = 0; k < h->nlocal; k++)
+    if (h->local[k].dir == dir) return true;
+  return false;
+}
+
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {
   const st_mesh *m = w->m;
-  int r = CF_RADIUS, nx = m->lnx, ny = m->lny;
-  wf_halo_begin(&w->halo, cur);
-  /* Columns at least r from the rank's edge need no halo. */
-  bool inner = nx > 2 * r && ny > 2 * r;
-  if (inner) step_columns(w, cur, prev, a, r, nx - r, r, ny - r);
-  wf_halo_end(&w->halo, cur);
+  const int r = CF_RADIUS, nx = m->lnx, ny = m->lny;
+  /* The columns that read no halo, all but the r nearest a face with a
+   * neighbour, go while the halo is on its way (on one rank, all of them);
+   * the ring of the others after it. The mesh's own faces reflect first:
+   * they read only this rank's columns. */
+  const wf_halo *h = &w->halo;
+  const int x0 = has_neighbour(h, WF_W) ? r : 0, x1 = has_neighbour(h, WF_E) ? nx - r : nx;
+  const int y0 = has_neighbour(h, WF_S) ? r : 0, y1 = has_neighbour(h, WF_N) ? ny - r : ny;
+  const bool inner = x0 < x1 && y0 < y1;
   reflect_faces(w, cur);
+  wf_halo_begin(&w->halo, cur);
+  if (inner) step_columns(w, cur, prev, a, x0, x1, y0, y1);
+  wf_halo_end(&w->halo, cur);
   if (inner) { /* the ring */
-    step_columns(w, cur, prev, a, 0, nx, 0, r);
-    step_columns(w, cur, prev, a, 0, nx, ny - r, ny);
-    step_columns(w, cur, prev, a, 0, r, r, ny - r);
-    step_columns(w, cur, prev, a, nx - r, nx, r, ny - r);
+    step_columns(w, cur, prev, a, 0, nx, 0, y0);
+    step_columns(w, cur, prev, a, 0, nx, y1, ny);
+    step_columns(w, cur, prev, a, 0, x0, y0, y1);
+    step_columns(w, cur, prev, a, x1, nx, y0, y1);
   } else {
     step_columns(w, cur, prev, a, 0, nx, 0, ny);
   }
