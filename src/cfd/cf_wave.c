@@ -376,25 +376,16 @@ void cf_wave_settle(cf_wave *w, double *x) {
   reflect_faces(w, x);
 }
 
-/* Whether the halo brings columns across the rank's face toward dir. */
-static bool has_neighbour(const wf_halo *h, int dir) {
-  for (int k = 0; k < h->nmsg; k++)
-    if (h->msg[k].dir == dir) return true;
-  for (int k = 0; k < h->nlocal; k++)
-    if (h->local[k].dir == dir) return true;
-  return false;
-}
-
 void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {
   const st_mesh *m = w->m;
   const int r = CF_RADIUS, nx = m->lnx, ny = m->lny;
-  /* The columns that read no halo, all but the r nearest a face with a
-   * neighbour, go while the halo is on its way (on one rank, all of them);
-   * the ring of the others after it. The mesh's own faces reflect first:
-   * they read only this rank's columns. */
-  const wf_halo *h = &w->halo;
-  const int x0 = has_neighbour(h, WF_W) ? r : 0, x1 = has_neighbour(h, WF_E) ? nx - r : nx;
-  const int y0 = has_neighbour(h, WF_S) ? r : 0, y1 = has_neighbour(h, WF_N) ? ny - r : ny;
+  /* The columns that read no halo, all but the r nearest a face that is
+   * not the mesh's (the halo is not periodic: such a face has a
+   * neighbour), go while the halo is on its way (on one rank, all of
+   * them); the ring of the others after it. The mesh's own faces reflect
+   * first: they read only this rank's columns. */
+  const int x0 = w->edge[0] ? 0 : r, x1 = w->edge[1] ? nx : nx - r;
+  const int y0 = w->edge[2] ? 0 : r, y1 = w->edge[3] ? ny : ny - r;
   const bool inner = x0 < x1 && y0 < y1;
   reflect_faces(w, cur);
   wf_halo_begin(&w->halo, cur);
