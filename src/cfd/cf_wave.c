@@ -109,37 +109,41 @@ void cf_wave_free(cf_wave *w) {
   w->damp_x = w->damp_y = w->damp_z = NULL;
 }
 
-/* Odd reflection across the mesh's x and y faces this rank holds: the ghost
- * column q + 1 outside is minus the column q inside. */
-static void reflect_faces(const cf_wave *w, double *x) {
+/* Odd reflection across the mesh's faces this rank holds: the ghost column
+ * q + 1 outside is minus the column q inside. The update reflects each face
+ * just before it reads the ghosts (reflect_row_x, reflect_rows_y), while they
+ * are in cache; reflect_faces does all of them at once. */
+static void negate_column(const st_mesh *m, double *x, int i_in, int j_in, int i_out, int j_out) {
+  const double *in = x + st_idx(m, i_in, j_in, 0);
+  double *out = x + st_idx(m, i_out, j_out, 0);
+  for (int k = 0; k < m->nz; k++) out[k] = -in[k];
+}
+
+/* Row j's ghost columns past the mesh's -x face (if `lo`) and +x face (if
+ * `hi`), where this rank holds them. */
+static void reflect_row_x(const cf_wave *w, double *x, int j, bool lo, bool hi) {
   const st_mesh *m = w->m;
-  int nz = m->nz;
   for (int q = 0; q < CF_RADIUS; q++) {
-    for (int j = 0; j < m->lny; j++) {
-      if (w->edge[0]) {
-        const double *in = x + st_idx(m, q, j, 0);
-        double *out = x + st_idx(m, -1 - q, j, 0);
-        for (int k = 0; k < nz; k++) out[k] = -in[k];
-      }
-      if (w->edge[1]) {
-        const double *in = x + st_idx(m, m->lnx - 1 - q, j, 0);
-        double *out = x + st_idx(m, m->lnx + q, j, 0);
-        for (int k = 0; k < nz; k++) out[k] = -in[k];
-      }
-    }
-    for (int i = 0; i < m->lnx; i++) {
-      if (w->edge[2]) {
-        const double *in = x + st_idx(m, i, q, 0);
-        double *out = x + st_idx(m, i, -1 - q, 0);
-        for (int k = 0; k < nz; k++) out[k] = -in[k];
-      }
-      if (w->edge[3]) {
-        const double *in = x + st_idx(m, i, m->lny - 1 - q, 0);
-        double *out = x + st_idx(m, i, m->lny + q, 0);
-        for (int k = 0; k < nz; k++) out[k] = -in[k];
-      }
-    }
+    if (lo && w->edge[0]) negate_column(m, x, q, j, -1 - q, j);
+    if (hi && w->edge[1]) negate_column(m, x, m->lnx - 1 - q, j, m->lnx + q, j);
   }
+}
+
+/* The ghost rows of columns [i0, i1) past the mesh's -y face (`face` 2) or
+ * +y face (3), where this rank holds it. */
+static void reflect_rows_y(const cf_wave *w, double *x, int i0, int i1, int face) {
+  const st_mesh *m = w->m;
+  if (!w->edge[face]) return;
+  for (int q = 0; q < CF_RADIUS; q++) {
+    int in = face == 2 ? q : m->lny - 1 - q, out = face == 2 ? -1 - q : m->lny + q;
+    for (int i = i0; i < i1; i++) negate_column(m, x, i, in, i, out);
+  }
+}
+
+static void reflect_faces(const cf_wave *w, double *x) {
+  for (int j = 0; j < w->m->lny; j++) reflect_row_x(w, x, j, true, true);
+  reflect_rows_y(w, x, 0, w->m->lnx, 2);
+  reflect_rows_y(w, x, 0, w->m->lnx, 3);
 }
 
 /* A column's value k cells along z, reflected (odd) past either end. */
@@ -195,15 +199,67 @@ typedef struct pencil {
   const double *gx; /* the x taper from the first column */
   double gy[2];     /* the y taper of rows j and j + 1 */
   const double *gz; /* the z taper from cell k */
+  ptrdiff_t next;   /* from cell k to what the next pencil reads first (z_ends) */
+  /* Where `ends` (z_ends): a row's z neighbours lo (cells k - 4 .. k + 3)
+   * and hi (k + 4 .. k + 11) are picked from L, which is the load at k - 4
+   * if zload[0] and else the centre C (cells k .. k + 7), and C (for lo) or
+   * H, the load at k + 4 if zload[1] and else C (for hi): lane l of lo
+   * (h = 0) or hi (1) is lane zsrc[h][l] of the two, negated where bit l of
+   * zneg[h] is set. */
+  bool zload[2];
+  unsigned zneg[2];
+  cf_lanes zsrc[2];
 } pencil;
+
+/* The pencil at cell k of the pair of rows from j, of a strip's rows
+ * [j0, j1), columns nz long. Where it reaches past either end of the
+ * column (returned), its z neighbours there are the odd reflections of
+ * cells inside, which it builds from cells it holds (pencil.zload, zneg,
+ * zsrc): it reads no line past the ends, which nothing else would read, so
+ * they would come from memory at each step. What it prefetches for the
+ * next pencil (pencil.next) is the next pencil's line, or from the last
+ * pencil the next pair's first (for the strip's last pair, nothing new). */
+static bool z_ends(pencil *p, int k, int nz, int j, int j1) {
+  p->next = k + CF_LANES < nz ? CF_LANES : j + 2 < j1 ? 2 * p->sy - k : 0;
+  if (k >= CF_RADIUS && k + CF_LANES + CF_RADIUS <= nz) return false; /* the middle */
+  p->zload[0] = k > 0, p->zload[1] = k + CF_LANES < nz;
+  const int lstart = p->zload[0] ? k - CF_RADIUS : k;
+  for (int h = 0; h < 2; h++) {
+    const int second = h == 0 || !p->zload[1] ? k : k + CF_RADIUS; /* C or H */
+    p->zneg[h] = 0;
+    for (int l = 0; l < CF_LANES; l++) {
+      int g = k - CF_RADIUS + h * CF_LANES + l, src = g; /* the cell lane l holds */
+      if (g < 0 || (g >= nz && g < nz + CF_RADIUS))
+        src = g < 0 ? -1 - g : 2 * nz - 1 - g, p->zneg[h] |= 1u << l;
+      else if (g >= nz)
+        src = lstart; /* past what any cell reads: anything will do */
+      p->zsrc[h][l] = src - lstart < CF_LANES ? src - lstart : CF_LANES + src - second;
+    }
+  }
+  return true;
+}
+
+/* The lanes of a:b that src names, negated where neg's bits are set. */
+static inline cf_vec zpick(cf_vec a, cf_vec b, cf_lanes src, unsigned neg) {
+#ifdef __AVX512F__
+  __m512d v = _mm512_permutex2var_pd((__m512d)a, (__m512i)src, (__m512d)b);
+  return (cf_vec)_mm512_mask_sub_pd(v, (__mmask8)neg, _mm512_setzero_pd(), v);
+#else
+  double ab[2 * CF_LANES], r[CF_LANES];
+  vstore(ab, a), vstore(ab + CF_LANES, b);
+  for (int l = 0; l < CF_LANES; l++) r[l] = neg >> l & 1 ? -ab[src[l]] : ab[src[l]];
+  return vload(r);
+#endif
+}
 
 /* The update of one pencil: CF_LANES cells from k of the columns along x
  * in row j and, when `rows` is 2, row j + 1. It sweeps along x holding each
  * row's 9 x neighbours in registers (a column is loaded once, where 9
  * cells read it), loads the y neighbours (the two rows share 6 of their 8),
- * and the z neighbours from the centre column. `rows` and `mode` are constants
- * where it is called: each use compiles to its own loop. */
-static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mode,
+ * and the z neighbours from the centre column, reflected past its ends
+ * where `ends`. `rows`, `ends` and `mode` are constants where it is called:
+ * each use compiles to its own loop. */
+static inline __attribute__((always_inline)) void sweep_pencil(int rows, bool ends, int mode,
                                                                const pencil *p) {
   CF_COEFFS;
   const double *restrict u = p->u;
@@ -214,6 +270,10 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
   _Static_assert(CF_LANES == 8 && CF_RADIUS == 4, "the lane numbers below");
   const cf_lanes keep = (cf_lanes){0, 1, 2, 3, 4, 5, 6, 7} < lanes;
   const cf_vec gz = mode == TAPER_NONE ? (cf_vec){0} : vload(p->gz);
+  const ptrdiff_t next = p->next;
+  const bool zload[2] = {p->zload[0], p->zload[1]};
+  const unsigned zneg[2] = {p->zneg[0], p->zneg[1]};
+  const cf_lanes zsrc[2] = {p->zsrc[0], p->zsrc[1]};
   cf_vec w0[2 * CF_RADIUS + 1], w1[2 * CF_RADIUS + 1]; /* the x windows of rows j, j + 1 */
   for (int q = 0; q < 2 * CF_RADIUS; q++) {
     w0[q] = vload(u + (q - CF_RADIUS) * sx);
@@ -223,18 +283,18 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
    * earlier pair of rows read them, so they come from memory. */
   for (int q = 0; q < CF_RADIUS; q++)
     for (int r = 0; r < rows; r++) {
-      __builtin_prefetch(u + r * sy + CF_LANES + (q - CF_RADIUS) * sx, 0, 1);
-      __builtin_prefetch(u + r * sy + CF_LANES + (columns + q) * sx, 0, 1);
+      __builtin_prefetch(u + r * sy + next + (q - CF_RADIUS) * sx, 0, 1);
+      __builtin_prefetch(u + r * sy + next + (columns + q) * sx, 0, 1);
     }
   for (int i = 0; i < columns; i++) {
     const double *c = u + i * sx; /* the centre column of row j */
     double *o = out + i * sx;
     /* The lines the next pencil along z first reads from memory. */
-    __builtin_prefetch(c + 4 * sy + CF_LANES, 0, 1);
-    __builtin_prefetch(o + CF_LANES, 1, 1);
+    __builtin_prefetch(c + 4 * sy + next, 0, 1);
+    __builtin_prefetch(o + next, 1, 1);
     if (rows == 2) {
-      __builtin_prefetch(c + 5 * sy + CF_LANES, 0, 1);
-      __builtin_prefetch(o + sy + CF_LANES, 1, 1);
+      __builtin_prefetch(c + 5 * sy + next, 0, 1);
+      __builtin_prefetch(o + sy + next, 1, 1);
     }
     w0[2 * CF_RADIUS] = vload(c + CF_RADIUS * sx);
     if (rows == 2) w1[2 * CF_RADIUS] = vload(c + sy + CF_RADIUS * sx);
@@ -252,7 +312,14 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
         cf_vec below = r == 0 ? ym[d - 1] : d == 1 ? w0[CF_RADIUS] : ym[d - 2];
         y[d - 1] = below + yp[r + d - 1];
       }
-      const cf_vec lo = vload(cr - CF_RADIUS), hi = vload(cr + CF_RADIUS);
+      cf_vec lo, hi;
+      if (ends) {
+        const cf_vec C = win[CF_RADIUS], L = zload[0] ? vload(cr - CF_RADIUS) : C,
+                     H = zload[1] ? vload(cr + CF_RADIUS) : C;
+        lo = zpick(L, C, zsrc[0], zneg[0]), hi = zpick(L, H, zsrc[1], zneg[1]);
+      } else {
+        lo = vload(cr - CF_RADIUS), hi = vload(cr + CF_RADIUS);
+      }
       z[0] = ZSHIFT(lo, hi, 3) + ZSHIFT(lo, hi, 5);
       z[1] = ZSHIFT(lo, hi, 2) + ZSHIFT(lo, hi, 6);
       z[2] = ZSHIFT(lo, hi, 1) + ZSHIFT(lo, hi, 7);
@@ -273,36 +340,28 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, int mod
   }
 }
 
-/* sweep_pencil with `rows` and `mode` made constants. */
-static void pencil_step(int rows, const pencil *p) {
-  switch ((rows == 2) * 3 + p->mode) {
-    case TAPER_NONE:
-      sweep_pencil(1, TAPER_NONE, p);
-      break;
-    case TAPER_NEW:
-      sweep_pencil(1, TAPER_NEW, p);
-      break;
-    case TAPER_BOTH:
-      sweep_pencil(1, TAPER_BOTH, p);
-      break;
-    case 3 + TAPER_NONE:
-      sweep_pencil(2, TAPER_NONE, p);
-      break;
-    case 3 + TAPER_NEW:
-      sweep_pencil(2, TAPER_NEW, p);
-      break;
-    default:
-      sweep_pencil(2, TAPER_BOTH, p);
-      break;
+/* sweep_pencil with `rows`, `ends` and `mode` made constants. */
+#define CF_SWEEP(rows, ends, mode)               \
+  case ((rows) - 1) * 6 + (ends) * 3 + (mode): \
+    sweep_pencil(rows, ends, mode, p);         \
+    break
+static void pencil_step(int rows, bool ends, const pencil *p) {
+  switch ((rows - 1) * 6 + ends * 3 + p->mode) {
+    CF_SWEEP(1, false, TAPER_NONE);
+    CF_SWEEP(1, false, TAPER_NEW);
+    CF_SWEEP(1, false, TAPER_BOTH);
+    CF_SWEEP(1, true, TAPER_NONE);
+    CF_SWEEP(1, true, TAPER_NEW);
+    CF_SWEEP(1, true, TAPER_BOTH);
+    CF_SWEEP(2, false, TAPER_NONE);
+    CF_SWEEP(2, false, TAPER_NEW);
+    CF_SWEEP(2, false, TAPER_BOTH);
+    CF_SWEEP(2, true, TAPER_NONE);
+    CF_SWEEP(2, true, TAPER_NEW);
+    CF_SWEEP(2, true, TAPER_BOTH);
   }
 }
-
-/* Odd reflection past either end of the column at u: its ghost cell q + 1
- * outside is minus its cell q inside, what the update reads as its z
- * neighbours past the ends. */
-static void fill_z_ghosts(double *u, int nz) {
-  for (int q = 0; q < CF_RADIUS; q++) u[-1 - q] = -u[q], u[nz + q] = -u[nz - 1 - q];
-}
+#undef CF_SWEEP
 
 /* Whether the taper t is 1 at all n cells: there the sponge is exactly
  * nothing, and the update leaves it out. */
@@ -316,8 +375,10 @@ static bool untapered(const double *t, int n) {
  * strip a pair of rows at a time, each pair a pencil of CF_LANES cells
  * along z at a time. The rows a strip's pair reads (4 each way in y) stay
  * in the second-level cache for the pairs after it (16 columns: the
- * fastest of 8 to 256 on an AMD EPYC); the pair's own z ghosts are filled
- * just before. */
+ * fastest of 8 to 256 on an AMD EPYC). The ghosts past the mesh's own
+ * faces are reflected just before the first pair that reads them, in cache
+ * (a pass of their own over the faces cost 3-6% of a step at 256^3); past
+ * the columns' ends, in registers (z_ends). */
 enum { STRIP = 16 };
 
 static void step_columns(const cf_wave *w, double *cur, double *prev, double a, int i0, int i1,
@@ -327,10 +388,16 @@ static void step_columns(const cf_wave *w, double *cur, double *prev, double a, 
   const int mode = !w->damp_z ? TAPER_NONE : w->lagged ? TAPER_BOTH : TAPER_NEW;
   for (int s0 = i0; s0 < i1; s0 += STRIP) {
     int s1 = s0 + STRIP < i1 ? s0 + STRIP : i1;
+    /* Reflected wherever a pair reads them, in whichever call: on a rank
+     * less than 8 cells across, the ring's pairs read past both faces. */
+    if (j0 < CF_RADIUS) reflect_rows_y(w, cur, s0, s1, 2);
+    bool y_hi = true; /* the +y ghosts still to reflect */
     for (int j = j0; j < j1; j += 2) {
       int rows = j1 - j < 2 ? 1 : 2;
+      if (y_hi && j + rows - 1 + CF_RADIUS >= m->lny)
+        reflect_rows_y(w, cur, s0, s1, 3), y_hi = false;
       for (int r = 0; r < rows; r++)
-        for (int i = s0; i < s1; i++) fill_z_ghosts(cur + st_idx(m, i, j + r, 0), nz);
+        reflect_row_x(w, cur, j + r, s0 < CF_RADIUS, s1 + CF_RADIUS > m->lnx);
       pencil p = {.sx = (ptrdiff_t)m->zs,
                   .sy = (ptrdiff_t)(m->ld * m->zs),
                   .columns = s1 - s0,
@@ -345,7 +412,7 @@ static void step_columns(const cf_wave *w, double *cur, double *prev, double a, 
         p.lanes = nz - k < CF_LANES ? nz - k : CF_LANES;
         p.gz = mode == TAPER_NONE ? NULL : w->damp_z + k;
         p.mode = xy_one && (mode == TAPER_NONE || untapered(p.gz, CF_LANES)) ? TAPER_NONE : mode;
-        pencil_step(rows, &p);
+        pencil_step(rows, z_ends(&p, k, nz, j, j1), &p);
       }
     }
   }
@@ -383,11 +450,10 @@ void cf_wave_step(cf_wave *w, double *cur, double *prev, double a) {
    * not the mesh's (the halo is not periodic: such a face has a
    * neighbour), go while the halo is on its way (on one rank, all of
    * them); the ring of the others after it. The mesh's own faces reflect
-   * first: they read only this rank's columns. */
+   * in step_columns: they read only this rank's columns. */
   const int x0 = w->edge[0] ? 0 : r, x1 = w->edge[1] ? nx : nx - r;
   const int y0 = w->edge[2] ? 0 : r, y1 = w->edge[3] ? ny : ny - r;
   const bool inner = x0 < x1 && y0 < y1;
-  reflect_faces(w, cur);
   wf_halo_begin(&w->halo, cur);
   if (inner) step_columns(w, cur, prev, a, x0, x1, y0, y1);
   wf_halo_end(&w->halo, cur);
