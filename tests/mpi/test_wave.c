@@ -3,9 +3,10 @@
  * every face, with and without the sponge, on meshes whose nz is and is not
  * a whole number of the kernel's vectors, whose row counts are odd, and
  * wide enough that some strips of columns have no x taper while their rows
- * have a y taper, and narrow enough that a rank's ring of columns reads
- * the ghosts past both of its faces. Also cf_wave_dot_lap (what the energy
- * reads). */
+ * have a y taper, narrow enough that a rank's ring of columns reads the
+ * ghosts past both of its faces, and with columns long enough that the
+ * update goes in several bands of rows. Also cf_wave_dot_lap (what the
+ * energy reads). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -165,5 +166,6 @@ int main(int argc, char **argv) {
   test_steps(&ck, 23, 17, 16, 5); /* nz whole vectors, the sponge deeper than a rank */
   test_steps(&ck, 9, 9, 4, 0);    /* the smallest: nz = the stencil's reach */
   test_steps(&ck, 13, 14, 9, 2);  /* ranks under 8 cells across: the ring reads past both faces */
+  test_steps(&ck, 9, 21, 3300, 3); /* columns so long that a band is 8 rows (cf_wave.c) */
   return checks_finish(&ck, "test_wave");
 }
