@@ -410,7 +410,10 @@ static void step_strip(const cf_wave *w, double *cur, double *prev, double a, in
   bool y_hi = true; /* the +y ghosts still to reflect */
   for (int j = j0; j < j1; j += 2) {
     int rows = j1 - j < 2 ? 1 : 2;
-    if (y_hi && j + rows - 1 + CF_RADIUS >= m->lny) reflect_rows_y(w, cur, s0, s1, 3), y_hi = false;
+    if (y_hi && j + rows - 1 + CF_RADIUS >= m->lny) {
+      reflect_rows_y(w, cur, s0, s1, 3);
+      y_hi = false;
+    }
     for (int r = 0; r < rows; r++)
       reflect_row_x(w, cur, j + r, s0 < CF_RADIUS, s1 + CF_RADIUS > m->lnx);
     pencil p = {.sx = (ptrdiff_t)m->zs,
