@@ -218,9 +218,10 @@ typedef struct pencil {
  * zsrc): it reads no line past the ends, which nothing else would read, so
  * they would come from memory at each step. What it prefetches for the
  * next pencil (pencil.next) is the next pencil's line, or from the last
- * pencil the next pair's first (for the strip's last pair, nothing new). */
+ * pencil the next pair's first when that is a whole pair (whose rows lie
+ * inside the field's halo); else nothing new. */
 static bool z_ends(pencil *p, int k, int nz, int j, int j1) {
-  p->next = k + CF_LANES < nz ? CF_LANES : j + 2 < j1 ? 2 * p->sy - k : 0;
+  p->next = k + CF_LANES < nz ? CF_LANES : j + 4 <= j1 ? 2 * p->sy - k : 0;
   if (k >= CF_RADIUS && k + CF_LANES + CF_RADIUS <= nz) return false; /* the middle */
   p->zload[0] = k > 0, p->zload[1] = k + CF_LANES < nz;
   const int lstart = p->zload[0] ? k - CF_RADIUS : k;
