@@ -183,7 +183,7 @@ enum { TAPER_NONE, TAPER_NEW, TAPER_BOTH };
 
 static inline cf_vec splat(double x) { return (cf_vec){x, x, x, x, x, x, x, x}; }
 
-/* b a + c, fused where the machine has it. */
+/* a b + c, fused where the machine has it. */
 static inline cf_vec vfma(cf_vec a, cf_vec b, cf_vec c) {
 #ifdef __AVX512F__
   return (cf_vec)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
@@ -195,8 +195,8 @@ static inline cf_vec vfma(cf_vec a, cf_vec b, cf_vec c) {
 /* One update with its taper g: g (2 u - gp o + a lap), gp = g for
  * TAPER_BOTH, else 1 (and no g at all for TAPER_NONE), with a folded into
  * the weights (b, pencil.b) and s[d - 1] the sum of the 6 neighbours d
- * cells away: 5 FMAs where a separate sum and update take 13 operations,
- * on a loop the adders hold (the last bits differ from lap's). */
+ * cells away: 5 FMAs where a separate sum and update take 13 operations
+ * (the last bits differ from lap's). */
 static inline cf_vec leap(int mode, cf_vec u, cf_vec o, const cf_vec s[CF_RADIUS],
                           const double b[CF_RADIUS + 1], cf_vec g) {
   cf_vec t = vfma(splat(b[0]), u, -(mode == TAPER_BOTH ? g * o : o));
