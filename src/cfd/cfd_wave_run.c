@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cf_checkpoint.h"
+#include "cf_model.h"
 #include "cf_wave.h"
 #include "cf_wave_checkpoint.h"
 #include "cfd_parts.h"
@@ -332,52 +333,18 @@ static void check(wave *p, wf_run *run, const double *gather, findings *f) {
 
 /* ---- the wafer model ---- */
 
-/* Cycles a cell of SC22's kernel takes (Jacquelin et al., sec. VI: 57
- * floating point operations executed, 112 loads and stores of 32-bit words,
- * 17 loads from the fabric), the three overlapped as its pipelined kernel
- * overlaps them. The mix of operations is not published; a symmetric
- * stencil is pair additions and FMACs, 2 flops a cycle either way in fp32
- * (a 2-wide add, a 1-wide FMAC): 57 / 2 cycles (an assumption). The memory
- * words are taken as 111 loads and the result's store, against the widest
- * and the narrowest ports (where the sources disagree); the fabric words
- * come in through the ramp. */
-static wf_range sc22_cell_cycles(const wf_hw *hw) {
-  const double flops = 57, loads = 111, stores = 1, fabric = 17;
-  wf_range compute = {flops / 2, flops / 2};
-  wf_range memory = {fmax(4 * loads / hw->read_bytes.hi, 4 * stores / hw->write_bytes.hi),
-                     fmax(4 * loads / hw->read_bytes.lo, 4 * stores / hw->write_bytes.lo)};
-  double ramp = wf_model_ramp(hw, fabric);
-  return (wf_range){fmax(fmax(compute.lo, memory.lo), ramp),
-                    fmax(fmax(compute.hi, memory.hi), ramp)};
-}
-
-/* One step on the wafer, per PE: its brick's cells each doing this code's
- * stencil (12 neighbour pairs added, 12 FMACs and the centre's multiply)
- * and the update (an add and an FMAC), every operand from SRAM; then the
- * halo: 4 columns of nz values across each face of the brick. Or, with
- * model_counts = sc22, SC22's published per-cell work (its fabric words
- * include the neighbours: no halo term). */
+/* One step on the wafer, per PE (cf_model.h): this code's stencil on the
+ * PE's brick, or, with model_counts = sc22, SC22's kernel on its column. */
 static void project(wf_run *run, const st_mesh *m, const cfd_setup *s) {
   const wf_hw *hw = run->wafer->fab.hw;
   wf_prec prec = s->wafer_prec;
   double cells = (double)m->brick_x * m->brick_y * m->nz;
-  wf_range cycles;
-  if (s->sc22_counts) {
-    wf_range cell = sc22_cell_cycles(hw);
-    cycles = (wf_range){cells * cell.lo, cells * cell.hi};
-  } else {
-    wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, prec, 13 * cells, 2, 1);
-    wf_range add = wf_model_vec(hw, WF_OP_ADD, prec, 13 * cells, 2, 1);
-    wf_range mul = wf_model_vec(hw, WF_OP_MUL, prec, cells, 1, 1);
-    double words = wf_model_words(hw, (size_t)wf_prec_bytes(prec));
-    double halo = CF_RADIUS * (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz *
-                      words / (hw->link_bytes_per_cycle / 4.0) +
-                  CF_RADIUS * run->wafer->grid.max_link_hops * hw->hop_cycles;
-    cycles = (wf_range){fmac.lo + add.lo + mul.lo + halo, fmac.hi + add.hi + mul.hi + halo};
-  }
+  const wf_grid *g = &run->wafer->grid;
+  cf_model step = s->sc22_counts ? cf_model_sc22_step(hw, m->nz)
+                                 : cf_model_wave_step(hw, g, m->brick_x, m->brick_y, m->nz, prec);
   run->model = (wf_projection){.valid = true,
                                .unit = "step",
-                               .seconds = wf_model_seconds(hw, cycles),
+                               .seconds = wf_model_seconds(hw, step.cycles),
                                .flops = (s->sc22_counts ? 51.0 : 53.0) * m->n_global,
                                .bytes_per_pe = 2 * cells * wf_prec_bytes(prec),
                                .sram_for_data = wf_model_sram_for_data(hw),

@@ -110,8 +110,8 @@ static const wf_key cfd_keys[] = {
     {"poisson_max_its", WF_KEY_INT, "20000", 1, 1e9, NULL,
      "convection: iteration limit of the pressure's PCG solve", NULL},
     {"model_counts", WF_KEY_CHOICE, "ours", 0, 0, "ours|sc22",
-     "per-cell work in the wafer model: this code's stencil, or SC22's published counts (57 "
-     "flops executed, 112 memory words, 17 fabric words)",
+     "kernel in the wafer model: this code's stencil on each PE's brick, or SC22's kernel as "
+     "Cerebras published it (one column a PE; docs/model.md)",
      NULL},
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project the steps onto the wafer (no fields): for meshes too big here", NULL},

@@ -188,7 +188,7 @@ fidelity)
 import json, sys
 pins = {"SC20 BiCGStab": (1.1103, 1.2166), "GB24 EAM Cu": (1.5121, 1.9568),
         "GB24 EAM W": (0.52277, 0.67653), "ICS23 FFT 512^3": (0.29534, 0.40765),
-        "SC22 wave stencil": (0.34046, 0.85800)}
+        "SC22 wave stencil": (0.45603, 0.76052)}
 cases = {c["case"]: c for c in json.load(open("f.json"))["cases"]}
 bad = [(k, cases.get(k, {}).get("ratio")) for k, (lo, hi) in pins.items()
        if k not in cases or abs(cases[k]["ratio"][0] / lo - 1) > 1e-4 or abs(cases[k]["ratio"][1] / hi - 1) > 1e-4]
@@ -196,9 +196,9 @@ sys.exit(print("moved:", bad) or 1 if bad else 0)
 PY
   expect "python3 pins.py" "a fidelity figure moved: $(python3 pins.py 2>&1)"
   # No range wider than 1.3x, but ICS23's (1.38x: the clock's 1.29x over the
-  # SRAM ports' range on the butterflies) and SC22's (2.5x: its 112 memory
-  # words a cell against ports 2x apart, times the clock; docs/model.md),
-  # pinned above.
+  # SRAM ports' range on the butterflies) and SC22's (1.67x: its adds, 40% of
+  # the kernel's cycles, held by ports 2x apart, times the clock;
+  # docs/model.md), pinned above.
   expect "json f.json \"all(c['ratio'][0] <= c['ratio'][1] and (c['ratio'][1] / c['ratio'][0] <= 1.3 or c['case'] in ('ICS23 FFT 512^3', 'SC22 wave stencil')) for c in j['cases'])\"" \
          "a model range wider than 1.3x"
   # A bad fidelity deck: exit 2, naming the key.

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cf_model.h"
 #include "ff_model.h"
 #include "md_fold.h"
 #include "md_model.h"
@@ -265,6 +266,44 @@ static void test_fft(void) {
   wf_grid_free(&h);
 }
 
+static void test_wave(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  /* SC22's case, a column of 1000 fp32 cells: 3 chunks of 334 (1002 cells
+   * exchanged and summed). Exchange: 17 words a cell through the ramp (the
+   * multiplies on arrival, 1-wide, one 4 B read and write: 1 a cycle too),
+   * plus 3 chunks x 5 turns x (4 hops + 2 ramps of 2). Sum: 20 adds a cell,
+   * 2-wide (0.5) or held by the narrow ports (8 B read at 8 B/cycle: 1).
+   * Update: the zeroing move (0.5 or 1: its 4 B store), 8 + 1 FMACs and a
+   * multiply (1 each), the subtraction (0.5 or 1). */
+  cf_model m = cf_model_sc22_step(hw, 1000);
+  CU_ASSERT_EQUAL(m.chunks, 3);
+  CU_ASSERT_EQUAL(m.chunk, 334);
+  CU_ASSERT_DOUBLE_EQUAL(m.exchange.lo, 17 * 1002 + 3 * 5 * (4 + 4), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.exchange.hi, m.exchange.lo, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.reduce.lo, 10 * 1002, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.reduce.hi, 20 * 1002, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.update.lo, 500 + 9000 + 1000 + 500, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.update.hi, 1000 + 9000 + 1000 + 1000, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 17154 + 10020 + 11000, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 17154 + 20040 + 12000, 1e-9);
+  /* Chunks of at most 400 cells: 400 is one, 401 two of 201. */
+  CU_ASSERT_EQUAL(cf_model_sc22_step(hw, 400).chunks, 1);
+  m = cf_model_sc22_step(hw, 401);
+  CU_ASSERT_EQUAL(m.chunks, 2);
+  CU_ASSERT_EQUAL(m.chunk, 201);
+
+  /* This code's kernel, a 2 x 3 x 10 fp32 brick (60 cells): 13 FMACs (1
+   * each) and 13 adds (0.5 or 1) a cell and the centre's multiply (1); the
+   * halo, 4 columns of the longer side's 3 x 10 words, plus 4 x the grid's
+   * longest path in hops (1 cycle each). */
+  wf_grid g = grid(8, 8);
+  m = cf_model_wave_step(hw, &g, 2, 3, 10, WF_FP32);
+  CU_ASSERT_DOUBLE_EQUAL(m.halo, 4 * 3 * 10 + 4 * g.max_link_hops, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 60 * (13 + 6.5 + 1) + m.halo, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 60 * (13 + 13 + 1) + m.halo, 1e-9);
+  wf_grid_free(&g);
+}
+
 void add_model_tests(void) {
   CU_pSuite s = CU_add_suite("cost model", NULL, NULL);
   CU_add_test(s, "hardware presets", test_presets);
@@ -275,4 +314,5 @@ void add_model_tests(void) {
   CU_add_test(s, "stencil iteration", test_stencil);
   CU_add_test(s, "EAM reach and step", test_eam_reach);
   CU_add_test(s, "FFT: butterflies, ICS23's transposes", test_fft);
+  CU_add_test(s, "wave stencil: SC22's kernel, this code's", test_wave);
 }

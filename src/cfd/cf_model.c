@@ -1,0 +1,61 @@
+#include "cf_model.h"
+
+#include "cf_wave.h"
+
+/* SC22's kernel, a time step on one PE (csl-examples 25-pt-stencil: task.csl,
+ * oned_exch.csl, util.csl):
+ *
+ *  1. the accumulator is zeroed (a move over the column);
+ *  2. the column goes out in chunks of at most 400 cells (what its SRAM
+ *     holds); per chunk, each PE sends its chunk east, west, north and south
+ *     and takes in the chunks of its 4 neighbours each way and its own
+ *     (17), one sender at a time per direction, the 5 senders of a pattern
+ *     taking turns. Each word is multiplied by its coefficient as it
+ *     arrives (an FMUL from the fabric into a buffer of 4 x 5 slots a
+ *     cell), so a chunk costs the larger of the ramp's 17 words a cell and
+ *     those multiplies, plus each turn's first word crossing 4 hops and both
+ *     ramps (the sends go out through the other side of the ramp, at once);
+ *  3. once all four directions are in, the 4 x 5 slots are added into the
+ *     accumulator, before the next chunk is received;
+ *  4. after the last chunk: 8 FMACs for the z neighbours, the velocity's
+ *     multiply, an FMAC of 2u and the subtraction of u^{n-1}.
+ *
+ * 17 + 20 + 2 x 8 + 1 + 2 + 1 = 57 floating-point operations a cell, the
+ * paper's count (sec. VI). Every operand not from the fabric comes from
+ * SRAM, the coefficients of the multiplies on arrival too (an array). */
+cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
+  const int senders = 4 * CF_RADIUS + 1, slots = 4 * (CF_RADIUS + 1), pattern = CF_RADIUS + 1;
+  cf_model m = {0};
+  m.chunks = 1 + nz / 401;
+  m.chunk = nz % m.chunks == 0 ? nz / m.chunks : 1 + nz / m.chunks;
+  double cells = (double)m.chunks * m.chunk; /* the last chunk is padded */
+  double turn_latency = CF_RADIUS * hw->hop_cycles + 2 * hw->ramp_cycles;
+  m.exchange = wf_range_max(wf_model_vec(hw, WF_OP_MUL, WF_FP32, senders * cells, 1, 1),
+                            wf_model_ramp(hw, senders * cells));
+  m.exchange = wf_range_plus(m.exchange, m.chunks * pattern * turn_latency);
+  m.reduce = wf_model_vec(hw, WF_OP_ADD, WF_FP32, slots * cells, 2, 1);
+  double fmacs = 2 * CF_RADIUS + 1; /* the z neighbours, 2u */
+  m.update = wf_model_vec(hw, WF_OP_MOV, WF_FP32, nz, 0, 1);
+  m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_FMAC, WF_FP32, fmacs * nz, 2, 1));
+  m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, WF_FP32, nz, 2, 1));
+  m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, WF_FP32, nz, 2, 1));
+  m.cycles = wf_range_add(wf_range_add(m.exchange, m.reduce), m.update);
+  return m;
+}
+
+/* This code's kernel: each cell 12 neighbour pairs added, 12 FMACs and the
+ * centre's multiply, and the update (an add and an FMAC), every operand
+ * from SRAM; then the halo: 4 columns of nz values across each face of the
+ * brick, plus its latency. */
+cf_model cf_model_wave_step(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz, wf_prec p) {
+  cf_model m = {0};
+  double cells = (double)bx * by * nz;
+  m.update = wf_model_vec(hw, WF_OP_FMAC, p, 13 * cells, 2, 1);
+  m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, p, 13 * cells, 2, 1));
+  m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, p, cells, 1, 1));
+  double words = wf_model_words(hw, (size_t)wf_prec_bytes(p));
+  m.halo = CF_RADIUS * (double)(bx > by ? bx : by) * nz * words / (hw->link_bytes_per_cycle / 4.0) +
+           CF_RADIUS * g->max_link_hops * hw->hop_cycles;
+  m.cycles = wf_range_plus(m.update, m.halo);
+  return m;
+}

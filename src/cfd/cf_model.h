@@ -1,0 +1,34 @@
+/* The wafer model of one step of the wave stencil (docs/model.md, "Wave
+ * stencil (SC22)"), on one PE. Two kernels:
+ *
+ *  - this code's: the PE's brick of bx x by columns of nz cells, every
+ *    operand from SRAM, then the 4-column halo across each face;
+ *  - SC22's (model_counts = sc22): one column a PE, instruction by
+ *    instruction as the kernel Cerebras published with its SDK runs it
+ *    (csl-examples, benchmarks/25-pt-stencil, whose floating-point work adds
+ *    up to the paper's 57 operations a cell). Its phases follow each other:
+ *    the neighbours' columns stream in, scaled as they arrive; the received
+ *    products are summed; then the z neighbours and the update. */
+#ifndef CF_MODEL_H
+#define CF_MODEL_H
+
+#include "wf_grid.h"
+#include "wf_hw.h"
+#include "wf_model.h"
+
+typedef struct cf_model {
+  wf_range exchange; /* cycles: the x and y neighbours in, scaled on arrival */
+  wf_range reduce;   /* summing what came in (SC22's kernel; 0 in ours) */
+  wf_range update;   /* the z neighbours and the update (ours: all of it) */
+  double halo;       /* ours: the halo after the update (SC22's: in `exchange`) */
+  wf_range cycles;   /* per step */
+  int chunks, chunk; /* SC22's: the column goes out in `chunks` of `chunk` cells */
+} cf_model;
+
+/* SC22's kernel on a column of nz fp32 cells. */
+cf_model cf_model_sc22_step(const wf_hw *hw, int nz);
+
+/* This code's kernel on a bx x by x nz brick, values in precision p, on grid g. */
+cf_model cf_model_wave_step(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz, wf_prec p);
+
+#endif
