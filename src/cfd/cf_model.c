@@ -25,8 +25,9 @@
  * SRAM, the coefficients of the multiplies on arrival too (an array). */
 cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
   const int senders = 4 * CF_RADIUS + 1, slots = 4 * (CF_RADIUS + 1), pattern = CF_RADIUS + 1;
+  const int most = 400; /* cells a chunk: util.csl's computeChunks */
   cf_model m = {0};
-  m.chunks = 1 + nz / 401;
+  m.chunks = 1 + nz / (most + 1);
   m.chunk = nz % m.chunks == 0 ? nz / m.chunks : 1 + nz / m.chunks;
   double cells = (double)m.chunks * m.chunk; /* the last chunk is padded */
   double turn_latency = CF_RADIUS * hw->hop_cycles + 2 * hw->ramp_cycles;

@@ -17,11 +17,12 @@
 #include "wf_model.h"
 
 typedef struct cf_model {
-  wf_range exchange; /* cycles: the x and y neighbours in, scaled on arrival */
-  wf_range reduce;   /* summing what came in (SC22's kernel; 0 in ours) */
-  wf_range update;   /* the z neighbours and the update (ours: all of it) */
-  double halo;       /* ours: the halo after the update (SC22's: in `exchange`) */
-  wf_range cycles;   /* per step */
+  /* cycles a step, and its parts */
+  wf_range exchange; /* SC22's: the x and y neighbours in, scaled on arrival */
+  wf_range reduce;   /* SC22's: what came in, summed */
+  wf_range update;   /* the z neighbours and the update (ours: the whole stencil) */
+  double halo;       /* ours: the halo, after the update */
+  wf_range cycles;   /* the step */
   int chunks, chunk; /* SC22's: the column goes out in `chunks` of `chunk` cells */
 } cf_model;
 
