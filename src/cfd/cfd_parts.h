@@ -25,7 +25,7 @@ typedef struct cfd_setup {
   bool free_faces;
   cfd_init init;
   wf_prec wafer_prec;
-  bool sc22_counts;
+  bool sc22_kernel; /* model_counts = sc22: the model runs SC22's kernel (cf_model.h) */
 } cfd_setup;
 
 /* The initial field on the owned cells: the slowest mode of each axis's

@@ -340,12 +340,12 @@ static void project(wf_run *run, const st_mesh *m, const cfd_setup *s) {
   wf_prec prec = s->wafer_prec;
   double cells = (double)m->brick_x * m->brick_y * m->nz;
   const wf_grid *g = &run->wafer->grid;
-  cf_model step = s->sc22_counts ? cf_model_sc22_step(hw, m->nz)
+  cf_model step = s->sc22_kernel ? cf_model_sc22_step(hw, m->nz)
                                  : cf_model_wave_step(hw, g, m->brick_x, m->brick_y, m->nz, prec);
   run->model = (wf_projection){.valid = true,
                                .unit = "step",
                                .seconds = wf_model_seconds(hw, step.cycles),
-                               .flops = (s->sc22_counts ? 51.0 : 53.0) * m->n_global,
+                               .flops = (s->sc22_kernel ? 51.0 : 53.0) * m->n_global,
                                .bytes_per_pe = 2 * cells * wf_prec_bytes(prec),
                                .sram_for_data = wf_model_sram_for_data(hw),
                                .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,
@@ -361,9 +361,9 @@ static int project_only(wf_run *run, const cfd_setup *s, wf_status *st) {
   run->wafer_seconds = run->model.seconds;
   if (run->verbose)
     printf(
-        "cfd: model only (%s counts): %dx%dx%d cells on %dx%d PEs of a %s, [%.4g, %.4g] us a "
+        "cfd: model only (%s kernel): %dx%dx%d cells on %dx%d PEs of a %s, [%.4g, %.4g] us a "
         "step\n",
-        s->sc22_counts ? "SC22's" : "this code's", s->nx, s->ny, s->nz, run->wafer->dc.pe_nx,
+        s->sc22_kernel ? "SC22's" : "this code's", s->nx, s->ny, s->nz, run->wafer->dc.pe_nx,
         run->wafer->dc.pe_ny, run->wafer->hw.machine, 1e6 * run->model.seconds.lo,
         1e6 * run->model.seconds.hi);
   wf_json_begin(run->summary, "model");

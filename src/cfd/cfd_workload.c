@@ -156,7 +156,7 @@ static int read_setup(const wf_deck *d, cfd_setup *s, wf_status *st) {
                         s->receiver_z, s->nz - 1);
   s->energy_every = (int)wf_deck_int(d, "cfd", "energy_every");
   s->wafer_prec = strcmp(wf_deck_str(d, "cfd", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
-  s->sc22_counts = strcmp(wf_deck_str(d, "cfd", "model_counts"), "sc22") == 0;
+  s->sc22_kernel = strcmp(wf_deck_str(d, "cfd", "model_counts"), "sc22") == 0;
   if (heat) return WF_OK; /* its time step: heat_run */
   double limit = cf_dt_max(s->h, s->v);
   if (s->dt > limit)
