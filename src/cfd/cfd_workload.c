@@ -295,6 +295,84 @@ static int heat_steps(wf_run *run, const cfd_setup *s, const st_mesh *m, cf_heat
   return rc;
 }
 
+/* The slowest mode's amplitude after the run against the scheme's closed
+ * form, (1 - r s)^N, and its decay rate against the continuum's (phi: the
+ * initial field, that mode). */
+static void check_mode(wf_run *run, const cfd_setup *s, const st_mesh *m, const cf_bc bc[3],
+                       double kappa, const double *u, const double *phi, heat_result *r) {
+  const int n[3] = {m->nx, m->ny, m->nz};
+  r->amplitude = cfd_mesh_dot(m, run->comm, u, phi) / cfd_mesh_dot(m, run->comm, phi, phi);
+  double sym = 0, k2 = 0;
+  for (int a = 0; a < 3; a++) {
+    double th = cf_heat_theta(bc[a], n[a]);
+    sym += 2 - 2 * cos(th), k2 += th * th;
+  }
+  r->expected = pow(1 - r->r * sym, r->steps);
+  r->rate = -log(r->amplitude) / (r->steps * r->dt);
+  r->rate_continuum = kappa * k2 / (s->h * s->h);
+  double rel = fabs(r->amplitude - r->expected) / r->expected;
+  char what[200];
+  snprintf(what, sizeof what,
+           "the slowest mode's amplitude after %d steps against the scheme's closed form: "
+           "%.2e relative (allowed 1e-10)",
+           r->steps, rel);
+  wf_run_check(run, rel <= 1e-10, what);
+}
+
+/* The run's lines, its JSON summary and headline. */
+static void report_heat(wf_run *run, const cfd_setup *s, const st_mesh *m, const heat_result *r) {
+  double updates = (double)m->n_global * r->steps / r->seconds;
+  bool mode = s->init == CFD_INIT_MODE;
+  if (run->verbose) {
+    printf("cfd: heat, %dx%dx%d cells, kappa dt / h^2 = %.4f, %d steps in %.3f s: %.1f Mcell/s\n",
+           s->nx, s->ny, s->nz, r->r, r->steps, r->seconds, updates / 1e6);
+    if (mode)
+      printf(
+          "cfd: slowest mode: amplitude %.12g (the scheme's %.12g); decay rate %.6g 1/s, "
+          "the continuum's %.6g (relative error %.3e)\n",
+          r->amplitude, r->expected, r->rate, r->rate_continuum,
+          fabs(r->rate - r->rate_continuum) / r->rate_continuum);
+    printf("cfd: wafer model (%s, %dx%d PEs): [%.3g, %.3g] s/step\n", run->wafer->hw.machine,
+           run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->model.seconds.lo,
+           run->model.seconds.hi);
+  }
+  wf_json *j = run->summary;
+  wf_json_begin(j, "cfd");
+  wf_json_str(j, "problem", "heat");
+  long long cells[3] = {s->nx, s->ny, s->nz};
+  wf_json_ints(j, "cells", cells, 3);
+  wf_json_int(j, "steps", r->steps);
+  wf_json_num(j, "dt", r->dt);
+  wf_json_num(j, "seconds_per_step", r->seconds / r->steps);
+  wf_json_num(j, "cell_updates_per_s", updates);
+  if (mode) {
+    wf_json_num(j, "amplitude", r->amplitude);
+    wf_json_num(j, "amplitude_expected", r->expected);
+    wf_json_num(j, "decay_rate", r->rate);
+    wf_json_num(j, "decay_rate_continuum", r->rate_continuum);
+    wf_json_num(j, "decay_rate_error", fabs(r->rate - r->rate_continuum) / r->rate_continuum);
+  }
+  wf_json_end(j);
+  wf_json_begin(j, "model");
+  wf_projection_json(&run->model, j);
+  wf_json_end(j);
+  snprintf(run->headline, sizeof run->headline, "heat %dx%dx%d, %d steps, %.1f Mcell/s", s->nx,
+           s->ny, s->nz, r->steps, updates / 1e6);
+}
+
+/* The final temperature to [output] file, if one is named (collective). */
+static int write_heat(wf_run *run, const st_mesh *m, const double *u, double dt, wf_status *st) {
+  const char *out = wf_deck_str(run->deck, "output", "file");
+  if (!out[0]) return WF_OK;
+  wf_h5file f;
+  int rc = wf_run_h5_create(run, out, &f, st);
+  if (rc != WF_OK) return rc;
+  if (wf_h5_reserve(&f, 8.0 * (double)m->n_global, st) != WF_OK ||
+      st_mesh_write_field(&f, m, "u", u, st) != WF_OK || wf_h5_attr_num(&f, "dt", dt, st) != WF_OK)
+    rc = st->code;
+  return wf_h5_finish(&f, rc, st);
+}
+
 static int heat_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   const wf_deck *d = run->deck;
   cf_bc bc[3] = {read_bc(d, "bc_x"), read_bc(d, "bc_y"), read_bc(d, "bc_z")};
@@ -328,28 +406,10 @@ static int heat_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   if (rc == WF_OK && cf_heat_create(&h, &m, &run->wafer->fab, bc, st) != WF_OK)
     rc = wf_deck_blame(d, "cfd", "nx", st);
   if (rc == WF_OK) {
-    int n[3] = {m.nx, m.ny, m.nz};
     cfd_initial_field(&m, s, bc, cur);
     memcpy(phi, cur, m.n_stored * sizeof *phi);
     rc = heat_steps(run, s, &m, &h, &cur, &next, &r, st);
-    if (rc == WF_OK && s->init == CFD_INIT_MODE) {
-      r.amplitude = cfd_mesh_dot(&m, run->comm, cur, phi) / cfd_mesh_dot(&m, run->comm, phi, phi);
-      double sym = 0, k2 = 0;
-      for (int a = 0; a < 3; a++) {
-        double th = cf_heat_theta(bc[a], n[a]);
-        sym += 2 - 2 * cos(th), k2 += th * th;
-      }
-      r.expected = pow(1 - r.r * sym, r.steps);
-      r.rate = -log(r.amplitude) / (r.steps * r.dt);
-      r.rate_continuum = kappa * k2 / (s->h * s->h);
-      double rel = fabs(r.amplitude - r.expected) / r.expected;
-      char what[200];
-      snprintf(what, sizeof what,
-               "the slowest mode's amplitude after %d steps against the scheme's closed form: "
-               "%.2e relative (allowed 1e-10)",
-               r.steps, rel);
-      wf_run_check(run, rel <= 1e-10, what);
-    }
+    if (rc == WF_OK && s->init == CFD_INIT_MODE) check_mode(run, s, &m, bc, kappa, cur, phi, &r);
   }
   wf_status_agree(run->comm, st);
   rc = st->code;
@@ -357,54 +417,8 @@ static int heat_run(wf_run *run, const cfd_setup *s, wf_status *st) {
     project_heat(run, &m, s);
     run->seconds = r.seconds;
     run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
-    double updates = (double)m.n_global * r.steps / r.seconds;
-    if (run->verbose) {
-      printf("cfd: heat, %dx%dx%d cells, kappa dt / h^2 = %.4f, %d steps in %.3f s: %.1f Mcell/s\n",
-             s->nx, s->ny, s->nz, r.r, r.steps, r.seconds, updates / 1e6);
-      if (s->init == CFD_INIT_MODE)
-        printf(
-            "cfd: slowest mode: amplitude %.12g (the scheme's %.12g); decay rate %.6g 1/s, "
-            "the continuum's %.6g (relative error %.3e)\n",
-            r.amplitude, r.expected, r.rate, r.rate_continuum,
-            fabs(r.rate - r.rate_continuum) / r.rate_continuum);
-      printf("cfd: wafer model (%s, %dx%d PEs): [%.3g, %.3g] s/step\n", run->wafer->hw.machine,
-             run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->model.seconds.lo,
-             run->model.seconds.hi);
-    }
-    wf_json *j = run->summary;
-    wf_json_begin(j, "cfd");
-    wf_json_str(j, "problem", "heat");
-    long long cells[3] = {s->nx, s->ny, s->nz};
-    wf_json_ints(j, "cells", cells, 3);
-    wf_json_int(j, "steps", r.steps);
-    wf_json_num(j, "dt", r.dt);
-    wf_json_num(j, "seconds_per_step", r.seconds / r.steps);
-    wf_json_num(j, "cell_updates_per_s", updates);
-    if (s->init == CFD_INIT_MODE) {
-      wf_json_num(j, "amplitude", r.amplitude);
-      wf_json_num(j, "amplitude_expected", r.expected);
-      wf_json_num(j, "decay_rate", r.rate);
-      wf_json_num(j, "decay_rate_continuum", r.rate_continuum);
-      wf_json_num(j, "decay_rate_error", fabs(r.rate - r.rate_continuum) / r.rate_continuum);
-    }
-    wf_json_end(j);
-    wf_json_begin(j, "model");
-    wf_projection_json(&run->model, j);
-    wf_json_end(j);
-    snprintf(run->headline, sizeof run->headline, "heat %dx%dx%d, %d steps, %.1f Mcell/s", s->nx,
-             s->ny, s->nz, r.steps, updates / 1e6);
-    const char *out = wf_deck_str(d, "output", "file");
-    if (out[0]) {
-      wf_h5file f;
-      rc = wf_run_h5_create(run, out, &f, st);
-      if (rc == WF_OK) {
-        if (wf_h5_reserve(&f, 8.0 * (double)m.n_global, st) != WF_OK ||
-            st_mesh_write_field(&f, &m, "u", cur, st) != WF_OK ||
-            wf_h5_attr_num(&f, "dt", r.dt, st) != WF_OK)
-          rc = st->code;
-        rc = wf_h5_finish(&f, rc, st);
-      }
-    }
+    report_heat(run, s, &m, &r);
+    rc = write_heat(run, &m, cur, r.dt, st);
   }
   if (!failed) cf_heat_free(&h);
   free(cur), free(next), free(phi);
