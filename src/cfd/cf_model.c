@@ -54,9 +54,7 @@ cf_model cf_model_wave_step(const wf_hw *hw, const wf_grid *g, int bx, int by, i
   m.update = wf_model_vec(hw, WF_OP_FMAC, p, 13 * cells, 2, 1);
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, p, 13 * cells, 2, 1));
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, p, cells, 1, 1));
-  double words = wf_model_words(hw, (size_t)wf_prec_bytes(p));
-  m.halo = CF_RADIUS * (double)(bx > by ? bx : by) * nz * words / (hw->link_bytes_per_cycle / 4.0) +
-           CF_RADIUS * g->max_link_hops * hw->hop_cycles;
+  m.halo = wf_model_brick_halo_cycles(hw, g, bx, by, nz, CF_RADIUS, (size_t)wf_prec_bytes(p));
   m.cycles = wf_range_plus(m.update, m.halo);
   return m;
 }

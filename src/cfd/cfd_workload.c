@@ -250,10 +250,8 @@ static void project_heat(wf_run *run, const st_mesh *m, const cfd_setup *s) {
   double cells = (double)m->brick_x * m->brick_y * m->nz;
   wf_range add = wf_model_vec(hw, WF_OP_ADD, s->wafer_prec, 6 * cells, 2, 1);
   wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, s->wafer_prec, cells, 2, 1);
-  double halo = (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz *
-                    wf_model_words(hw, (size_t)wf_prec_bytes(s->wafer_prec)) /
-                    (hw->link_bytes_per_cycle / 4.0) +
-                run->wafer->grid.max_link_hops * hw->hop_cycles;
+  double halo = wf_model_brick_halo_cycles(hw, &run->wafer->grid, m->brick_x, m->brick_y, m->nz, 1,
+                                           (size_t)wf_prec_bytes(s->wafer_prec));
   wf_range cycles = {add.lo + fmac.lo + halo, add.hi + fmac.hi + halo};
   run->model = (wf_projection){.valid = true,
                                .unit = "step",

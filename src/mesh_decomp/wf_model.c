@@ -49,6 +49,12 @@ double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes
   return fmax(links, wf_model_ramp(hw, in)) + latency;
 }
 
+double wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
+                                  int width, size_t value_bytes) {
+  double words = width * (double)(bx > by ? bx : by) * nz * wf_model_words(hw, value_bytes);
+  return words + width * g->max_link_hops * hw->hop_cycles;
+}
+
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
                              int root) {
   int far = root > n - 1 - root ? root : n - 1 - root;

@@ -42,6 +42,12 @@ double wf_model_ramp(const wf_hw *hw, double words);
  * latency (ramps and hops). */
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners);
+/* One halo exchange of a PE's brick of bx x by columns of nz values
+ * (`value_bytes` each), `width` columns deep across each face: the longer
+ * face's values cross its link, all links at once, then the farthest a
+ * value travels (width PEs along the grid's longest link path). */
+double wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
+                                  int width, size_t value_bytes);
 /* Words on the busiest link, one direction, in that exchange. */
 double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
 /* Multicast of one element per row (or column) of `n` PEs from position `root`. */

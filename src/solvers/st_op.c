@@ -76,12 +76,10 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
   return WF_OK;
 }
 
-/* On the wafer a PE sends its brick's faces: brick_y columns across an x
- * link, brick_x across a y link, nz values each (fp32: one word per value),
- * all links at once. */
+/* On the wafer a PE sends its brick's faces, one column deep: brick_y
+ * columns across an x link, brick_x across a y link, nz fp32 values each. */
 double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g) {
-  double words = (double)(m->brick_x > m->brick_y ? m->brick_x : m->brick_y) * m->nz;
-  return words / (hw->link_bytes_per_cycle / 4.0) + g->max_link_hops * hw->hop_cycles;
+  return wf_model_brick_halo_cycles(hw, g, m->brick_x, m->brick_y, m->nz, 1, 4);
 }
 
 void st_op_free(st_op *op) {
