@@ -8,6 +8,8 @@
 #include <immintrin.h>
 #endif
 
+#include "wf_config.h" /* WF_HOT */
+
 /* The update works on vectors of CF_LANES cells along z, written with the
  * GCC/Clang vector extension: the compiler maps a vector to one 512-bit
  * register with AVX-512, or to several narrower ones. Columns are padded so
@@ -369,7 +371,7 @@ static inline __attribute__((always_inline)) void sweep_pencil(int rows, bool en
   case ((rows) - 1) * 6 + (ends) * 3 + (mode): \
     sweep_pencil(rows, ends, mode, p);         \
     break
-static void pencil_step(int rows, bool ends, const pencil *p) {
+WF_HOT static void pencil_step(int rows, bool ends, const pencil *p) {
   switch ((rows - 1) * 6 + ends * 3 + p->mode) {
     CF_SWEEP(1, false, TAPER_NONE);
     CF_SWEEP(1, false, TAPER_NEW);

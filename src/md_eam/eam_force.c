@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "wf_config.h" /* WF_HOT */
 
 /* Where r falls in a table of n nodes: node m (1-based, LAMMPS's) and the
  * fraction p in [0, 1] within it, with LAMMPS's clamping at the table's end.
@@ -167,7 +168,7 @@ static inline __attribute__((always_inline)) void forces(const eam_potential *po
   sums->virial = virial;
 }
 
-int eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
+WF_HOT int eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
                 eam_work *w, eam_sums *sums, wf_status *st) {
   const bool one = pot->nelements == 1;
   compact(pot, nl, a, w);

@@ -7,6 +7,7 @@
 
 #include "wf_model.h"
 #include "wf_random.h"
+#include "wf_config.h" /* WF_HOT */
 
 
 /* The diffusion coefficient of global cell g, in [1, contrast]. */
@@ -90,7 +91,7 @@ void st_op_free(st_op *op) {
   }
 }
 
-static void apply_rows(const st_op *op, const double *x, double *y, int j0, int j1, int i0,
+WF_HOT static void apply_rows(const st_op *op, const double *x, double *y, int j0, int j1, int i0,
                        int i1) {
   for (int j = j0; j < j1; j++)
     for (int i = i0; i < i1; i++) st_op_column(op, x, i, j, y + st_idx(op->m, i, j, 0));

@@ -1,6 +1,6 @@
 #include "tl_compress.h"
 
-#include <lapacke.h>
+#include "wf_lapacke.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

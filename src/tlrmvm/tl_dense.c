@@ -1,6 +1,6 @@
 #include "tl_dense.h"
 
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <stdlib.h>
 #include <string.h>
 

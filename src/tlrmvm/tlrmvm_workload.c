@@ -8,7 +8,7 @@
  * counts it, its fraction of STREAM triad, and the wafer model (tl_model.h). */
 #include "tlrmvm_workload.h"
 
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <complex.h>
 #include <math.h>
 #include <stdint.h>
@@ -486,7 +486,7 @@ static int plots(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const
     rank_map map = {&op->layout, op->a[0].rank, s->hz[0]};
     snprintf(title, sizeof title, "tile ranks, %d x %d at %g Hz, nb %d, acc %g", s->m, s->n,
              s->hz[0], s->nb, s->opts.acc);
-    if (wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_ranks.py", png, title, write_ranks, &map,
+    if (wf_run_plot(run, "plot_ranks.py", png, title, write_ranks, &map,
                     st) != WF_OK)
       return st->code;
   }
@@ -495,7 +495,7 @@ static int plots(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const
     tlrmvm_mdd_plot p = {s, r};
     snprintf(title, sizeof title, "MDD at %g Hz: %d LSQR iterations, acc %g", s->hz[0],
              r->r_tlr.iterations, s->opts.acc);
-    return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_mdd.py", png, title, tlrmvm_mdd_write,
+    return wf_run_plot(run, "plot_mdd.py", png, title, tlrmvm_mdd_write,
                        &p, st);
   }
   return WF_OK;
@@ -503,7 +503,7 @@ static int plots(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, const
 
 static int tlrmvm_run(wf_run *run, wf_status *st) {
   /* One BLAS thread a rank: the ranks are the parallelism. */
-  openblas_set_num_threads(1);
+  wf_blas_single_thread();
   const wf_deck *d = run->deck;
   tlrmvm_setup s;
   if (tlrmvm_read_setup(d, &s, st) != WF_OK) return st->code;

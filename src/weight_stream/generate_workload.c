@@ -7,7 +7,7 @@
  * the run says "unchecked". */
 #include "generate_workload.h"
 
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static int sample(const float *logits, int V, double temperature, int top_k, dou
 }
 
 static int generate_run(wf_run *run, wf_status *st) {
-  openblas_set_num_threads(1);
+  wf_blas_single_thread();
   const wf_deck *d = run->deck;
   const char *path = wf_deck_str(d, "generate", "checkpoint");
   if (!path[0])

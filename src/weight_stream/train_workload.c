@@ -5,7 +5,7 @@
  * HDF5 and a PNG; the step projected onto the wafer. */
 #include "train_workload.h"
 
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -588,7 +588,7 @@ static void write_curve(FILE *f, const void *data) {
 }
 
 static int train_run(wf_run *run, wf_status *st) {
-  openblas_set_num_threads(1); /* the ranks are the parallelism */
+  wf_blas_single_thread(); /* the ranks are the parallelism */
   const wf_deck *d = run->deck;
   setup s;
   read_setup(d, &s);
@@ -661,7 +661,7 @@ static int train_run(wf_run *run, wf_status *st) {
     char title[128];
     snprintf(title, sizeof title, "%d layers, %d heads, %d channels; batch %d x %d bytes",
              s.model.layers, s.model.heads, s.model.channels, s.batch, s.model.seq);
-    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_loss.py", png, title, write_curve, &cv,
+    rc = wf_run_plot(run, "plot_loss.py", png, title, write_curve, &cv,
                      st);
   }
   wf_status_agree(run->world, st);

@@ -1,6 +1,6 @@
 #include "ws_gpt.h"
 
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

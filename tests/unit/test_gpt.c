@@ -3,7 +3,7 @@
  * finite differences in test_gpt_gradients.c (the same code in double) and
  * against PyTorch in tests/weight_stream. */
 #include <CUnit/CUnit.h>
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * 1e-6 leaves errors near 1e-9: float could not resolve the small
  * gradients. A CUnit program of its own. */
 #include <CUnit/Basic.h>
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -24,7 +24,7 @@ static double finite_difference(ws_gpt *m, ws_real *p, const int *tok, const int
 
 /* Every entry of the small tensors, a spread of the large ones. */
 static void check_gradients(const ws_config *c) {
-  openblas_set_num_threads(1);
+  wf_blas_single_thread();
   ws_gpt m;
   wf_status st;
   CU_ASSERT_EQUAL_FATAL(ws_gpt_create(&m, c, 2, 5, &st), WF_OK);

@@ -3,7 +3,7 @@
  * map, and the wafer model and KAUST's byte count against hand computations. */
 #include <CUnit/CUnit.h>
 #include <complex.h>
-#include <lapacke.h>
+#include "wf_lapacke.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * gradient norm; DIR/{params,grads,updated}.f32: the parameters before the
  * step, their gradients, the parameters after it (one float32 buffer each,
  * in ws_gpt's order); DIR/{tokens,targets}.i32. */
-#include <cblas.h>
+#include "wf_cblas.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: gpt_dump DIR [V T L NH C B SEED [RELU]]\n");
     return 2;
   }
-  openblas_set_num_threads(1);
+  wf_blas_single_thread();
   ws_config c = {.vocab = 256, .seq = 16, .layers = 2, .heads = 4, .channels = 32};
   int B = 3, seed = 5;
   if (argc >= 9) {
