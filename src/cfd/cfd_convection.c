@@ -16,6 +16,7 @@
 #include "ff_model.h"
 #include "st_model.h"
 #include "st_petsc.h"
+#include "wf_reference.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
@@ -70,6 +71,10 @@ static int read_setup(const wf_deck *d, conv_setup *s, wf_status *st) {
   if (s->nz < 2)
     return wf_deck_fail(d, "cfd", "nz", st, "%d cells across the layer: convection needs 2 or more",
                         s->nz);
+  /* The PETSc comparison is asked for by name (no auto): absent, bad input. */
+  if (strcmp(wf_deck_str(d, "cfd", "petsc"), "none") != 0 && wf_ref_petsc_absent())
+    return wf_deck_fail(d, "cfd", "petsc", st, "PETSc is not available: %s (or set cfd.petsc = none)",
+                        wf_ref_petsc_absent());
   return WF_OK;
 }
 
@@ -622,7 +627,7 @@ static int plot(wf_run *run, const cf_rb *rb, const history *h, const char *png,
   char title[160];
   snprintf(title, sizeof title, "Rayleigh-Benard, Ra %g, Pr %g, %dx%dx%d cells: T at y = Ly/2",
            rb->ra, rb->pr, rb->m->nx, rb->m->ny, rb->m->nz);
-  int rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_convection.py", png, title,
+  int rc = wf_run_plot(run, "plot_convection.py", png, title,
                        write_plot_data, &data, st);
   free(plane);
   return rc;

@@ -48,6 +48,9 @@ typedef struct wf_run {
   /* Independent assertions against a reference, counted once per run (not
    * per rank or iteration). A run that checked nothing is "unchecked". */
   int checks_passed, checks_failed;
+  /* Checks whose reference this build or machine lacks ("" if none; "; "
+   * between them): reported, never counted as passed (wf_run_unavailable). */
+  char unavailable[512];
   double seconds;         /* measured time of the main computation */
   wf_range wafer_seconds; /* the same computation, projected onto the wafer */
   wf_projection model;    /* the projection per unit of work */
@@ -73,14 +76,18 @@ typedef struct wf_workload {
 /* Count one independent check (the same on every rank); a failed one is
  * reported on stdout with `what` when the run is verbose. */
 void wf_run_check(wf_run *run, bool ok, const char *what);
+/* A check that could not run because its reference is absent (`why` says
+ * how to enable it): printed when verbose, kept for the JSON summary. */
+void wf_run_unavailable(wf_run *run, const char *check, const char *why);
 /* "error", "failed", "unchecked" (nothing was checked) or "ok". */
 const char *wf_run_status(const wf_run *run, int code);
 /* Create a run's HDF5 output with the standard attributes: workload,
  * version, resolved deck, ranks, rank grid, PE grid, hardware. Collective. */
 int wf_run_h5_create(const wf_run *run, const char *path, struct wf_h5file *f, wf_status *st);
-/* A plot: rank 0 writes the data with `write` to a temporary file and runs
- * `/usr/bin/python3 SCRIPT DATA PNG TITLE` (matplotlib). Collective: every
- * rank gets rank 0's status. */
+/* A plot: rank 0 writes the data with `write` to a temporary file (in
+ * TMPDIR) and runs `PYTHON SCRIPTS/SCRIPT DATA PNG TITLE` (matplotlib), with
+ * the Python and the scripts' folder of wf_data.h. Collective: every rank
+ * gets rank 0's status. */
 int wf_run_plot(const wf_run *run, const char *script, const char *png, const char *title,
                 void (*write)(FILE *f, const void *data), const void *data, wf_status *st);
 /* The projection as a "model" object's common part: unit, seconds and

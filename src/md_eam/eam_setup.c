@@ -11,6 +11,7 @@
 #include "md_fold.h"
 #include "wf_io.h"
 #include "wf_parse.h"
+#include "wf_reference.h"
 #include "wf_wafer.h"
 
 /* A potential named without a directory that is not here is looked for among
@@ -110,7 +111,18 @@ int eam_read_setup(const wf_run *run, eam_setup *s, wf_status *st) {
   s->steps = wf_deck_int(d, "eam", "steps");
   s->thermo = wf_deck_int(d, "eam", "thermo");
   s->crosscheck_steps = wf_deck_int(d, "eam", "crosscheck_steps");
-  s->lammps = strcmp(wf_deck_str(d, "eam", "crosscheck"), "lammps") == 0;
+  /* LAMMPS runs on rank 0: its PATH decides, for every rank alike. */
+  const char *absent = wf_ref_command_absent(wf_deck_str(d, "eam", "lmp"), s->lammps_absent,
+                                             sizeof s->lammps_absent);
+  MPI_Bcast(s->lammps_absent, sizeof s->lammps_absent, MPI_CHAR, 0, run->comm);
+  int have = absent == NULL;
+  MPI_Bcast(&have, 1, MPI_INT, 0, run->comm);
+  wf_ref_use use;
+  if (wf_ref_choose(d, "eam", "crosscheck", "lammps", have ? NULL : s->lammps_absent, &use, st) !=
+      WF_OK)
+    return st->code;
+  s->lammps = use == WF_REF_USE;
+  s->lammps_unavailable = use == WF_REF_UNAVAILABLE;
 
   const char *data = wf_deck_str(d, "eam", "data");
   s->from_data = data[0] != 0;

@@ -27,6 +27,8 @@ typedef struct eam_setup {
   md_params par;
   long long steps, thermo, crosscheck_steps;
   bool lammps;
+  bool lammps_unavailable; /* crosscheck = auto, and no `lmp` to run */
+  char lammps_absent[256]; /* why not, when so */
   bool from_data;
   md_lattice lattice;
   md_data data;

@@ -92,9 +92,10 @@ static const wf_key eam_keys[] = {
     {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
      "only project this lattice onto the wafer (no atoms, no run): for the published systems",
      NULL},
-    {"crosscheck", WF_KEY_CHOICE, "lammps", 0, 0, "none|lammps",
+    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|lammps",
      "run LAMMPS from the same data file and compare the thermo rows and the forces at step "
-     "min(steps, crosscheck_steps)",
+     "min(steps, crosscheck_steps); auto: when `lmp` runs here, else the run says the check is "
+     "unavailable",
      NULL},
     {"crosscheck_steps", WF_KEY_INT, "200", 0, 1e9, NULL,
      "thermo rows are compared value by value up to this step; beyond it chaos amplifies "
@@ -453,7 +454,7 @@ static int plot_thermo(const wf_run *run, const char *png, const history *h, con
   char title[160];
   snprintf(title, sizeof title, "wafer eam: %lld atoms, %d ranks", natoms, run->nranks);
   thermo_plot p = {h, x, natoms, dt};
-  return wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_thermo.py", png, title, write_thermo, &p,
+  return wf_run_plot(run, "plot_thermo.py", png, title, write_thermo, &p,
                      st);
 }
 
@@ -495,7 +496,8 @@ static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const cro
     else if (s->from_data)
       printf("eam: no wafer projection: the fold maps lattice sites to PEs (lattice runs only)\n");
     else printf("eam: no wafer projection: %s\n", mst.msg);
-    if (!s->lammps) printf("eam: unchecked: no reference (eam.crosscheck = none)\n");
+    if (!s->lammps && !s->lammps_unavailable)
+      printf("eam: unchecked: no reference (eam.crosscheck = none)\n");
   }
   const md_thermo_row *r = &h->rows[h->n - 1];
   wf_json *j = run->summary;
@@ -622,6 +624,8 @@ static int eam_run(wf_run *run, wf_status *st) {
   if (run->verbose) describe(&s, &sim, step0, per_pe, halo);
 
   crosscheck x = {0};
+  if (s.lammps_unavailable)
+    wf_run_unavailable(run, "LAMMPS cross-check", s.lammps_absent);
   if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);
   if (rc == WF_OK && s.lammps && x.force_step == sim.step) rc = gather_forces(run, &sim, &x, st);
 

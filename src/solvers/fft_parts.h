@@ -19,6 +19,7 @@ typedef struct fft_setup {
   ff_prec prec;
   bool r2c;
   bool waves, crosscheck;
+  bool crosscheck_unavailable; /* crosscheck = auto, and this build lacks FFTW-MPI */
   long seed;
   unsigned flags;
   wf_prec wafer_prec;
@@ -58,6 +59,10 @@ typedef struct fft_reference {
   double rel[2];     /* largest difference to ours / largest value */
   int layouts;
 } fft_reference;
+
+/* FFTW-MPI's set-up and clean-up (nothing in a build without it). */
+void fft_reference_init(const fft_setup *s);
+void fft_reference_finalize(void);
 
 /* Transforms `input` (ours, on stage A's box of p) with FFTW on the same
  * ranks and compares the result with ours (ff_out(p)): FFTW-MPI in both its

@@ -1,17 +1,23 @@
 /* `wafer fft`'s reference (fft_parts.h): FFTW's wisdom, and the same
  * transform by FFTW-MPI (or serial FFTW over slabs) on the same data,
- * compared with ours. */
+ * compared with ours. FFTW-MPI is optional (wf_config.h): without it the 3D
+ * reference is unavailable, and the wisdom travels by plain MPI anyway. */
 #include <complex.h>
-#include <fftw3-mpi.h>
+#include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fft_parts.h"
+#include "wf_config.h"
 #include "wf_io.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
+
+#if WAFER_HAVE_FFTW_MPI
+#include <fftw3-mpi.h>
+#endif
 
 /* ---- comparisons (global) ---- */
 
@@ -29,12 +35,23 @@ fft_diff fft_compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, s
 
 double fft_rel(fft_diff d) { return d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff; }
 
-/* ---- FFTW wisdom (either precision) ---- */
+/* ---- FFTW wisdom (either precision), moved between ranks by plain MPI ---- */
+
+static char *export_wisdom(ff_prec p) {
+  return p == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
+}
+
+static int import_wisdom(ff_prec p, const char *text) {
+  return p == FF_SINGLE ? fftwf_import_wisdom_from_string(text)
+                        : fftw_import_wisdom_from_string(text);
+}
 
 void fft_wisdom_load(MPI_Comm comm, const fft_setup *s) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   if (!s->wisdom[0]) return;
+  char *text = NULL;
+  int len = 0;
   if (rank == 0) {
     FILE *f = fopen(s->wisdom, "r");
     if (f) {
@@ -46,12 +63,53 @@ void fft_wisdom_load(MPI_Comm comm, const fft_setup *s) {
                 "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
                 "scratch (and rewriting it)\n",
                 s->wisdom, s->prec == FF_SINGLE ? "single" : "double");
+      text = export_wisdom(s->prec);
+      len = text ? (int)strlen(text) + 1 : 0;
     }
   }
-  if (s->prec == FF_SINGLE)
-    fftwf_mpi_broadcast_wisdom(comm);
-  else
-    fftw_mpi_broadcast_wisdom(comm);
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  if (len == 0) return;
+  if (rank != 0) text = malloc((size_t)len);
+  int have = text != NULL, all;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (all) {
+    MPI_Bcast(text, len, MPI_CHAR, 0, comm);
+    if (rank != 0) import_wisdom(s->prec, text);
+  }
+  free(text);
+}
+
+/* Every rank's wisdom, merged on rank 0 (what each rank planned may
+ * differ). NULL on the other ranks, or when out of memory. */
+static char *gather_wisdom(MPI_Comm comm, ff_prec p) {
+  int rank, nranks;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  char *mine = export_wisdom(p);
+  int len = mine ? (int)strlen(mine) + 1 : 0;
+  int *lens = rank == 0 ? calloc((size_t)nranks, sizeof *lens) : NULL;
+  int *at = rank == 0 ? calloc((size_t)nranks, sizeof *at) : NULL;
+  char *all = NULL;
+  int ok = rank != 0 || (lens && at);
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  if (ok) {
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    long total = 0;
+    for (int r = 0; rank == 0 && r < nranks; r++) at[r] = (int)total, total += lens[r];
+    all = rank == 0 ? malloc((size_t)total + 1) : NULL;
+    ok = rank != 0 || all != NULL;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  }
+  if (ok) MPI_Gatherv(mine ? mine : "", len, MPI_CHAR, all, lens, at, MPI_CHAR, 0, comm);
+  free(mine);
+  char *merged = NULL;
+  if (rank == 0 && all) {
+    for (int r = 0; r < nranks; r++)
+      if (lens[r] > 0) import_wisdom(p, all + at[r]);
+    merged = export_wisdom(p);
+  }
+  free(all), free(lens), free(at);
+  return merged;
 }
 
 /* Wisdom only saves planning time: a file that cannot be written is a
@@ -62,24 +120,38 @@ void fft_wisdom_save(MPI_Comm comm, const fft_setup *s) {
   MPI_Comm_rank(comm, &rank);
   wf_status_clear(&st);
   if (!s->wisdom[0]) return;
-  if (s->prec == FF_SINGLE)
-    fftwf_mpi_gather_wisdom(comm);
-  else
-    fftw_mpi_gather_wisdom(comm);
+  char *text = gather_wisdom(comm, s->prec);
   if (rank == 0) {
-    char *text =
-        s->prec == FF_SINGLE ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
     if (!text)
       wf_fail(&st, WF_ERR_RUNTIME, "FFTW could not export its wisdom");
     else
       wf_write_text_atomic(s->wisdom, text, &st);
-    free(text);
     if (st.code != WF_OK)
       fprintf(stderr, "fft: warning: wisdom not saved to '%s': %s\n", s->wisdom, st.msg);
   }
+  free(text);
+}
+
+void fft_reference_init(const fft_setup *s) {
+#if WAFER_HAVE_FFTW_MPI
+  if (s->prec == FF_SINGLE)
+    fftwf_mpi_init();
+  else
+    fftw_mpi_init();
+#else
+  (void)s;
+#endif
+}
+
+void fft_reference_finalize(void) {
+#if WAFER_HAVE_FFTW_MPI
+  fftw_mpi_cleanup();
+  fftwf_mpi_cleanup();
+#endif
 }
 
 /* ---- the reference: FFTW-MPI on the same data ---- */
+#if WAFER_HAVE_FFTW_MPI
 
 /* One FFTW-MPI transform of the field in `layout` (0: normal output,
  * y-slabs; 1: transposed output, x-slabs), timed over `repeat` runs, then
@@ -149,6 +221,8 @@ static int fftw_mpi_case(MPI_Comm comm, const fft_setup *s, int layout, const ff
   return rc;
 }
 
+#endif
+
 /* dims 1 and 2: serial FFTW over y-slabs (all x and z on each rank), the
  * way FFTW-MPI itself does transforms that need no transpose. */
 static int fftw_slab_case(MPI_Comm comm, const fft_setup *s, const ff_box *ib, const void *input,
@@ -212,6 +286,7 @@ int fft_reference_check(MPI_Comm comm, const fft_setup *s, const ff_plan *p, con
     ref->layouts = 1;
     return fftw_slab_case(comm, s, ff_in_box(p), input, ff_out_box(p), ff_out(p), ref, st);
   }
+#if WAFER_HAVE_FFTW_MPI
   ref->name = "FFTW-MPI";
   ref->layouts = 2;
   for (int layout = 0; layout < 2; layout++)
@@ -219,4 +294,8 @@ int fft_reference_check(MPI_Comm comm, const fft_setup *s, const ff_plan *p, con
         WF_OK)
       return st->code;
   return WF_OK;
+#else
+  ref->done = false; /* read_setup never asks for it: crosscheck is then unavailable */
+  return WF_OK;
+#endif
 }

@@ -9,7 +9,7 @@
 #include "fft_workload.h"
 
 #include <complex.h>
-#include <fftw3-mpi.h>
+#include <fftw3.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include "fft_parts.h"
 #include "wf_h5.h"
 #include "wf_random.h"
+#include "wf_reference.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_timing.h"
@@ -55,9 +56,10 @@ static const wf_key fft_keys[] = {
      "FFTW planner effort (ours and FFTW-MPI's)", NULL},
     {"wisdom", WF_KEY_STRING, "", 0, 0, NULL,
      "FFTW wisdom file: read before planning if it exists, rewritten after ('' = none)", NULL},
-    {"crosscheck", WF_KEY_CHOICE, "fftw-mpi", 0, 0, "none|fftw-mpi",
+    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|fftw-mpi",
      "transform the same data with FFTW-MPI (normal and transposed output; dims < 3: FFTW on "
-     "y-slabs) and compare",
+     "y-slabs) and compare; auto: when this wafer was built with FFTW-MPI (or dims < 3), else "
+     "the run says the check is unavailable",
      NULL},
     {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
      "precision of the values in the wafer model (ICS23 ran fp32 and fp16)", NULL},
@@ -71,7 +73,7 @@ static const wf_section fft_section = {
     fft_keys, (int)(sizeof fft_keys / sizeof fft_keys[0])};
 static const wf_section *const fft_sections[] = {&fft_section};
 
-static int read_setup(const wf_deck *d, fft_setup *s) {
+static int read_setup(const wf_deck *d, fft_setup *s, wf_status *st) {
   s->n[0] = (int)wf_deck_int(d, "fft", "nx");
   s->n[1] = (int)wf_deck_int(d, "fft", "ny");
   s->n[2] = (int)wf_deck_int(d, "fft", "nz");
@@ -85,7 +87,13 @@ static int read_setup(const wf_deck *d, fft_setup *s) {
   s->flags = strcmp(planner, "estimate") == 0  ? FFTW_ESTIMATE
              : strcmp(planner, "patient") == 0 ? FFTW_PATIENT
                                                : FFTW_MEASURE;
-  s->crosscheck = strcmp(wf_deck_str(d, "fft", "crosscheck"), "fftw-mpi") == 0;
+  /* 1D and 2D compare with serial FFTW, which every build has. */
+  wf_ref_use use;
+  if (wf_ref_choose(d, "fft", "crosscheck", "fftw-mpi", s->dims == 3 ? wf_ref_fftw_mpi_absent() : NULL,
+                    &use, st) != WF_OK)
+    return st->code;
+  s->crosscheck = use == WF_REF_USE;
+  s->crosscheck_unavailable = use == WF_REF_UNAVAILABLE;
   s->wafer_prec = strcmp(wf_deck_str(d, "fft", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->wisdom = wf_deck_str(d, "fft", "wisdom");
   s->input = wf_deck_str(d, "fft", "input");
@@ -490,7 +498,8 @@ static void report(wf_run *run, const fft_setup *s, const measured *m, const fft
           "largest value\n",
           ref->name, ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "",
           ref->seconds[l] * 1e3, ref->name, m->forward / ref->seconds[l], ref->rel[l]);
-    if (!ref->done) printf("fft: no reference transform (fft.crosscheck = none)\n");
+    if (!ref->done && !s->crosscheck_unavailable)
+      printf("fft: no reference transform (fft.crosscheck = none)\n");
   }
   wf_json *j = run->summary;
   wf_json_begin(j, "fft");
@@ -577,11 +586,8 @@ static int write_output(wf_run *run, const fft_setup *s, const ff_plan *p, const
 static int fft_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
   fft_setup s;
-  read_setup(d, &s);
-  if (s.prec == FF_SINGLE)
-    fftwf_mpi_init();
-  else
-    fftw_mpi_init();
+  if (read_setup(d, &s, st) != WF_OK) return st->code;
+  fft_reference_init(&s);
   const wf_decomp *dc = &run->wafer->dc;
   if (ff_check_sizes(s.n, dc->pe_nx, dc->pe_ny, s.dims, s.r2c, st) != WF_OK)
     return wf_deck_blame(d, "fft", "nx", st);
@@ -593,6 +599,7 @@ static int fft_run(wf_run *run, wf_status *st) {
              run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
     return WF_OK;
   }
+  if (s.crosscheck_unavailable) wf_run_unavailable(run, "FFTW-MPI reference", wf_ref_fftw_mpi_absent());
   wf_h5_input in = {0};
   if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
   fft_wisdom_load(run->comm, &s);
@@ -642,10 +649,6 @@ static int fft_run(wf_run *run, wf_status *st) {
   return rc;
 }
 
-static void fft_finalize(void) {
-  fftw_mpi_cleanup();
-  fftwf_mpi_cleanup();
-}
 
 const wf_workload wf_fft_workload = {
     .name = "fft",
@@ -653,6 +656,6 @@ const wf_workload wf_fft_workload = {
     .sections = fft_sections,
     .nsections = 1,
     .run = fft_run,
-    .finalize = fft_finalize,
+    .finalize = fft_reference_finalize,
     .rank_layout = WF_RANKS_ROWS,
 };

@@ -16,6 +16,7 @@
 
 #include "st_krylov.h"
 #include "st_petsc.h"
+#include "wf_reference.h"
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_signal.h"
@@ -58,8 +59,10 @@ static const wf_key stencil_keys[] = {
      "vectors and sums: double; single (float); mixed (float vectors, double dot products). "
      "single and mixed: CG/PCG on the Laplacian",
      NULL},
-    {"crosscheck", WF_KEY_CHOICE, "petsc", 0, 0, "none|petsc",
-     "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare", NULL},
+    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|petsc",
+     "solve the same system with PETSc (same matrix, KSP, PC, tolerances) and compare; auto: "
+     "when this wafer was built with PETSc, else the run says the check is unavailable",
+     NULL},
     {"petsc_options", WF_KEY_STRING, "", 0, 0, NULL,
      "extra PETSc options for the cross-check, e.g. '-ksp_monitor -log_view'", NULL},
     {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp32|fp16",
@@ -88,6 +91,7 @@ typedef struct setup {
   st_method method;
   st_opts opts;
   bool petsc;
+  bool petsc_unavailable; /* crosscheck = auto in a build without PETSc */
   wf_prec wafer_prec; /* of the wafer model */
 } setup;
 
@@ -296,8 +300,11 @@ static int read_setup(const wf_deck *d, setup *s, wf_status *st) {
                         "operator = laplacian");
   }
   s->wafer_prec = strcmp(wf_deck_str(d, "stencil", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
-  s->petsc = strcmp(wf_deck_str(d, "stencil", "crosscheck"), "petsc") == 0 &&
-             s->method != ST_POWER;
+  wf_ref_use petsc;
+  if (wf_ref_choose(d, "stencil", "crosscheck", "petsc", wf_ref_petsc_absent(), &petsc, st) != WF_OK)
+    return st->code;
+  s->petsc = petsc == WF_REF_USE && s->method != ST_POWER;
+  s->petsc_unavailable = petsc == WF_REF_UNAVAILABLE && s->method != ST_POWER;
   bool symmetric = !s->variable || s->coef.convection == 0;
   if ((s->method == ST_CG || s->method == ST_PCG) && !symmetric) {
     return wf_deck_fail(d, "stencil", "convection", st,
@@ -421,7 +428,7 @@ static void print_report(const setup *s, const report *rep, double per_it,
            s->method == ST_BICGSTAB ? "KSPBCGS" : "KSPCG", rep->pr.its, rep->pr.reason,
            rep->pr.its ? rep->pr.seconds / rep->pr.its * 1e3 : 0.0,
            rep->pr.its ? per_it / (rep->pr.seconds / rep->pr.its) : 0.0, rep->pr.rel_diff);
-  if (!s->petsc && s->method != ST_POWER)
+  if (!s->petsc && !s->petsc_unavailable && s->method != ST_POWER)
     printf("stencil: unchecked: no reference (stencil.crosscheck = none)\n");
 }
 
@@ -495,6 +502,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
     return wf_deck_blame(d, "stencil", "nx", st);
   }
   if (wf_deck_bool(d, "stencil", "model_only")) return project_only(run, &m, &s);
+  if (s.petsc_unavailable) wf_run_unavailable(run, "PETSc cross-check", wf_ref_petsc_absent());
   st_op op;
   if (st_op_create(&op, &m, &w->fab, s.periodic, s.variable ? &s.coef : NULL, st) != WF_OK)
     return st->code;
@@ -523,7 +531,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
     char title[200];
     snprintf(title, sizeof title, "wafer stencil: %s, %dx%dx%d, %d ranks", method_names[s.method],
              s.nx, s.ny, s.nz, run->nranks);
-    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_history.py", png, title, write_history,
+    rc = wf_run_plot(run, "plot_history.py", png, title, write_history,
                      &rep.res, st);
   }
   st_result_free(&rep.res);
