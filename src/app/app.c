@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "app.h"
 #include "report.h"
 #include "version.h"
 #include "wf_binding.h"
+#include "wf_data.h"
 #include "wf_deck.h"
 #include "wf_io.h"
 #include "wf_json.h"
@@ -108,6 +110,35 @@ static void blame_signal(MPI_Comm comm, wf_status *st) {
   wf_signal_fail(st, sig, was);
 }
 
+/* A plot asked for (a key named `plot`, in every workload that draws one)
+ * needs a Python with matplotlib: without one it is bad input, found before
+ * any work. */
+static int check_plots(const wf_deck *deck, const wf_workload *wl, wf_status *st) {
+  char why[512];
+  for (int s = 0; s < wl->nsections; s++) {
+    const wf_section *sec = wl->sections[s];
+    for (int k = 0; k < sec->nkeys; k++)
+      if (strcmp(sec->keys[k].name, "plot") == 0 && wf_deck_str(deck, sec->name, "plot")[0] &&
+          !wf_plots_available(why, sizeof why))
+        return wf_deck_fail(deck, sec->name, "plot", st, "cannot draw plots: %s", why);
+  }
+  return WF_OK;
+}
+
+/* The ranks' peak resident memory so far (the process's high-water mark),
+ * smallest and largest: what a rank needs, and whether it grows with the
+ * rank count. Collective. */
+static void json_memory(MPI_Comm comm, wf_json *j) {
+  struct rusage ru;
+  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0; /* KiB on Linux */
+  double lo, hi;
+  MPI_Allreduce(&mb, &lo, 1, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(&mb, &hi, 1, MPI_DOUBLE, MPI_MAX, comm);
+  wf_json_begin(j, "memory");
+  wf_json_range(j, "peak_rss_mb", lo, hi);
+  wf_json_end(j);
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
 int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
                      wf_run *run, wf_json *j, wf_status *st) {
@@ -125,7 +156,8 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   const char *names[MAX_SECTIONS] = {"wafer", "output"};
   int nnames = 2;
   for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
-  if (rank == 0) wf_deck_check_files(deck, names, nnames, st);
+  if (rank == 0 && wf_deck_check_files(deck, names, nnames, st) == WF_OK)
+    check_plots(deck, wl, st);
   wf_status_bcast(comm, st);
   if (st->code != WF_OK) return refused(j, st);
   if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);
@@ -179,12 +211,14 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
   if (on_wafer) app_json_fabric(&wafer, j);
+  json_memory(comm, j);
   wf_json_num(j, "seconds", run->seconds);
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
   wf_json_num(j, "wall_seconds", wall);
   wf_json_begin(j, "checks");
   wf_json_int(j, "passed", run->checks_passed);
   wf_json_int(j, "failed", run->checks_failed);
+  if (run->unavailable[0]) wf_json_str(j, "unavailable", run->unavailable);
   wf_json_end(j);
   wf_json_str(j, "status", wf_run_status(run, st->code));
   if (st->code) wf_json_str(j, "error", st->msg);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "wf_data.h"
 #include "wf_strbuf.h"
 #include "wf_wafer.h"
 
@@ -213,10 +214,13 @@ static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
 int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **secs, int nsecs) {
   wf_status st;
   wf_status_clear(&st);
-  const char *where = o->deck ? o->deck : WAFER_SOURCE_DIR "/inputs/fidelity";
-  char **paths;
-  int n;
-  int rc = list_decks(where, &paths, &n, &st);
+  /* The published cases: a deck or folder given, else the data folder's. */
+  char fidelity_dir[4096];
+  const char *where = o->deck ? o->deck : fidelity_dir;
+  char **paths = NULL;
+  int n = 0;
+  int rc = o->deck ? WF_OK : wf_data_path("inputs/fidelity", fidelity_dir, sizeof fidelity_dir, &st);
+  if (rc == WF_OK) rc = list_decks(where, &paths, &n, &st);
   fidelity_row *rows = rc == WF_OK ? calloc((size_t)n, sizeof *rows) : NULL;
   if (rc == WF_OK && !rows) rc = wf_fail(&st, WF_ERR_RUNTIME, "out of memory");
   for (int i = 0; rc == WF_OK && i < n; i++)

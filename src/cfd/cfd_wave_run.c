@@ -535,7 +535,7 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
     char title[160];
     snprintf(title, sizeof title, "shot gather: %dx%dx%d cells of %g m, v %g m/s, Ricker %g Hz",
              s->nx, s->ny, s->nz, s->h, s->v, s->f0);
-    rc = wf_run_plot(run, WAFER_SOURCE_DIR "/scripts/plot_gather.py", png, title, write_gather, &g,
+    rc = wf_run_plot(run, "plot_gather.py", png, title, write_gather, &g,
                      st);
   }
   free(gather);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "wf_io.h"
+#include "wf_strbuf.h"
 
 /* The physical core of logical CPU `cpu` (package * 65536 + core id), or
  * the CPU itself where /sys does not say. */
@@ -48,6 +49,7 @@ static void describe_self(wf_binding_rank *r) {
     used += (size_t)snprintf(r->cpus + used, used < sizeof r->cpus ? sizeof r->cpus - used : 0,
                              last > c ? "%s%d-%d" : "%s%d", used ? "," : "", c, last);
     for (int k = c; k <= last; k++) {
+      if (k < 8 * (int)sizeof r->cpu_bits) r->cpu_bits[k / 8] |= (unsigned char)(1u << k % 8);
       int core = physical_core(k);
       bool seen = false;
       for (int i = 0; i < r->ncores; i++) seen |= r->core[i] == core;
@@ -113,19 +115,85 @@ void wf_binding_print(const wf_binding *b, FILE *out) {
             b->rank[b->shared[1]].cpus);
 }
 
+/* A bit set of CPUs as a list: "0-3,8". */
+static void format_cpus(const unsigned char *bits, size_t nbytes, char *out, size_t len) {
+  size_t used = 0;
+  int n = (int)(8 * nbytes);
+  out[0] = '\0';
+  for (int c = 0; c < n; c++) {
+    if (!(bits[c / 8] >> c % 8 & 1)) continue;
+    int last = c;
+    while (last + 1 < n && bits[(last + 1) / 8] >> (last + 1) % 8 & 1) last++;
+    used += (size_t)snprintf(out + used, used < len ? len - used : 0, last > c ? "%s%d-%d" : "%s%d",
+                             used ? "," : "", c, last);
+    c = last;
+  }
+}
+
+/* One host's ranks: how many, the union of their CPUs, whether two share a core. */
+typedef struct host_kind {
+  int hosts, ranks;
+  const char *first;
+  unsigned char cpus[128];
+  bool shared;
+} host_kind;
+
+static void summarise_host(const wf_binding *b, int first, host_kind *k) {
+  memset(k, 0, sizeof *k);
+  k->hosts = 1;
+  k->first = b->rank[first].host;
+  for (int r = first; r < b->nranks; r++) {
+    if (strcmp(b->rank[r].host, k->first) != 0) continue;
+    k->ranks++;
+    for (size_t i = 0; i < sizeof k->cpus; i++) k->cpus[i] |= b->rank[r].cpu_bits[i];
+    for (int q = first; q < r && !k->shared; q++)
+      k->shared = strcmp(b->rank[q].host, k->first) == 0 && share_core(&b->rank[q], &b->rank[r]);
+  }
+}
+
 void wf_binding_json(const wf_binding *b, wf_json *j) {
   if (!b->rank) return;
-  size_t cap = (size_t)b->nranks * 136 + 8, used = 1;
-  char *cpus = malloc(cap);
-  if (!cpus) return;
-  cpus[0] = '[';
-  for (int r = 0; r < b->nranks; r++) /* digits, commas and dashes: no escaping needed */
-    used += (size_t)snprintf(cpus + used, cap - used, "%s\"%s\"", r ? "," : "", b->rank[r].cpus);
-  snprintf(cpus + used, cap - used, "]");
+  host_kind *kinds = calloc((size_t)b->nhosts + 1, sizeof *kinds);
+  if (!kinds) return;
+  int nkinds = 0;
+  for (int r = 0; r < b->nranks; r++) {
+    bool seen = false; /* this host summarised already */
+    for (int q = 0; q < r && !seen; q++) seen = strcmp(b->rank[q].host, b->rank[r].host) == 0;
+    if (seen) continue;
+    host_kind k;
+    summarise_host(b, r, &k);
+    int same = -1;
+    for (int i = 0; i < nkinds && same < 0; i++)
+      if (kinds[i].ranks == k.ranks && kinds[i].shared == k.shared &&
+          memcmp(kinds[i].cpus, k.cpus, sizeof k.cpus) == 0)
+        same = i;
+    if (same >= 0)
+      kinds[same].hosts++;
+    else
+      kinds[nkinds++] = k;
+  }
   wf_json_begin(j, "binding");
   wf_json_int(j, "hosts", b->nhosts);
-  wf_json_raw(j, "cpus", cpus);
+  wf_json_int(j, "ranks", b->nranks);
   wf_json_bool(j, "shared_core", b->shared[0] >= 0);
+  wf_strbuf list = {0};
+  wf_strbuf_printf(&list, "[");
+  for (int i = 0; i < nkinds; i++) {
+    char cpus[512];
+    format_cpus(kinds[i].cpus, sizeof kinds[i].cpus, cpus, sizeof cpus);
+    wf_json k;
+    wf_json_init(&k);
+    wf_json_int(&k, "hosts", kinds[i].hosts);
+    wf_json_str(&k, "first", kinds[i].first);
+    wf_json_int(&k, "ranks_per_host", kinds[i].ranks);
+    wf_json_str(&k, "cpus", cpus);
+    wf_json_bool(&k, "shared_core", kinds[i].shared);
+    wf_strbuf_printf(&list, "%s%s", i ? "," : "", wf_json_finish(&k));
+    wf_json_free(&k);
+  }
+  wf_strbuf_printf(&list, "]");
+  wf_json_raw(j, "host_kinds", list.oom ? "null" : list.s);
   wf_json_end(j);
-  free(cpus);
+  wf_strbuf_free(&list);
+  free(kinds);
 }

@@ -15,6 +15,7 @@
 typedef struct wf_binding_rank {
   char host[64];
   char cpus[128]; /* logical CPUs, as a list: "0-3,8" */
+  unsigned char cpu_bits[128]; /* the same as a bit set (CPUs 0-1023) */
   int ncores;
   int core[256]; /* physical cores: package * 65536 + core id */
 } wf_binding_rank;
@@ -30,7 +31,10 @@ int wf_binding_gather(MPI_Comm comm, wf_binding *b, wf_status *st);
 void wf_binding_free(wf_binding *b);
 /* One line ("binding: ...") and, when ranks share a core, a warning line. */
 void wf_binding_print(const wf_binding *b, FILE *out);
-/* "binding": {"hosts", "cpus" (per rank), "shared_core"} */
+/* "binding": {"hosts", "ranks", "shared_core", "host_kinds": [...]}: hosts
+ * with the same ranks, CPUs and sharing counted once ({"hosts", "first",
+ * "ranks_per_host", "cpus", "shared_core"}), so the summary stays small at
+ * any scale. */
 void wf_binding_json(const wf_binding *b, wf_json *j);
 
 #endif

@@ -1,8 +1,10 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <unistd.h>
 
+#include "wf_data.h"
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_signal.h"
@@ -16,6 +18,12 @@ void wf_run_check(wf_run *run, bool ok, const char *what) {
   }
   run->checks_failed++;
   if (run->verbose) printf("%s: CHECK FAILED: %s\n", run->workload, what);
+}
+
+void wf_run_unavailable(wf_run *run, const char *check, const char *why) {
+  size_t n = strlen(run->unavailable);
+  snprintf(run->unavailable + n, sizeof run->unavailable - n, "%s%s", n ? "; " : "", check);
+  if (run->verbose) printf("%s: %s: unavailable, not checked (%s)\n", run->workload, check, why);
 }
 
 const char *wf_run_status(const wf_run *run, int code) {
@@ -64,11 +72,20 @@ int wf_run_h5_create(const wf_run *run, const char *path, wf_h5file *f, wf_statu
   return rc;
 }
 
+static int script_path(const char *script, char *path, size_t len, wf_status *st) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "scripts/%s", script);
+  return wf_data_path(rel, path, len, st);
+}
+
 int wf_run_plot(const wf_run *run, const char *script, const char *png, const char *title,
                 void (*write)(FILE *f, const void *data), const void *data, wf_status *st) {
   wf_status_clear(st);
-  if (run->rank == 0) {
-    char tmp[] = "/tmp/wafer-plot-XXXXXX";
+  char path[4096];
+  if (run->rank == 0 && script_path(script, path, sizeof path, st) == WF_OK) {
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/wafer-plot-XXXXXX", dir && dir[0] ? dir : "/tmp");
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
@@ -79,8 +96,8 @@ int wf_run_plot(const wf_run *run, const char *script, const char *png, const ch
       if (fclose(f) != 0) {
         wf_fail(st, WF_ERR_RUNTIME, "plot: cannot write the temporary file %s", tmp);
       } else {
-        char *argv[] = {"/usr/bin/python3", (char *)script, tmp, (char *)png, (char *)title, NULL};
-        wf_run_helper(argv, "plot", "is python3-matplotlib installed? run scripts/setup", st);
+        char *argv[] = {(char *)wf_python(), path, tmp, (char *)png, (char *)title, NULL};
+        wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st);
       }
       remove(tmp);
     }
