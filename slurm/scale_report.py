@@ -53,7 +53,7 @@ def main():
         j = json.load(open(path))
         model = j.get("model", {}).get("seconds_per_unit", [float("nan")] * 2)
         rows.append({"ranks": n, "status": j["status"], "seconds": j["seconds"],
-                     "seconds_per_" + unit.replace("-", "_"): ours(j), "reference": ref_name,
+                     "seconds_per_" + unit.replace("-", "_"): ours(j), "reference": ref_name if ref(j) else "",
                      "reference_seconds_per_unit": ref(j) if ref(j) else "",
                      "wafer_fast": model[0], "wafer_slow": model[1],
                      "shared_core": j.get("binding", {}).get("shared_core", "")})

@@ -19,6 +19,52 @@ expect_input_error() {
 }
 
 case $case_name in
+references)
+  # The optional references: present, each run compares with it; absent
+  # (WAFER_HAVE_*=0 from ctest: a build without it), the default run says
+  # the check is unavailable and a deck that names it is bad input (exit 2).
+  small="--set wafer.pe_grid=8x8"
+  run stencil $small --set stencil.nx=16 --set stencil.ny=16 --set stencil.nz=16 --json s.json > s.txt
+  if [ "${WAFER_HAVE_PETSC:-1}" = 1 ]; then
+    expect "json s.json \"j['status']=='ok' and 'petsc' in j and 'unavailable' not in j['checks']\"" "stencil with PETSc"
+  else
+    expect "json s.json \"j['status']=='unchecked' and j['checks']['unavailable']=='PETSc cross-check' and 'petsc' not in j\"" "stencil without PETSc: unavailable, unchecked"
+    expect "grep -q 'PETSc cross-check: unavailable' s.txt" "stencil without PETSc says so"
+    expect_input_error "is not available: this wafer was built without PETSc" stencil $small --set stencil.crosscheck=petsc
+    expect_input_error "is not available: this wafer was built without PETSc" cfd --set cfd.problem=convection --set cfd.petsc=gamg
+  fi
+  run fft $small --set fft.nx=16 --set fft.ny=16 --set fft.nz=16 --set fft.planner=estimate --json f.json > f.txt
+  if [ "${WAFER_HAVE_FFTW_MPI:-1}" = 1 ]; then
+    expect "json f.json \"j['status']=='ok' and 'fftw_mpi' in j and 'unavailable' not in j['checks']\"" "fft with FFTW-MPI"
+  else
+    expect "json f.json \"j['status']=='ok' and j['checks']['unavailable']=='FFTW-MPI reference' and 'fftw_mpi' not in j\"" "fft without FFTW-MPI: its own checks only"
+    expect_input_error "fftw-mpi is not available" fft $small --set fft.nx=16 --set fft.ny=16 --set fft.nz=16 --set fft.crosscheck=fftw-mpi
+  fi
+  # 1D and 2D compare with serial FFTW, which every build has.
+  run fft $small --set fft.nx=16 --set fft.ny=16 --set fft.nz=16 --set fft.dims=2 --set fft.planner=estimate --json f2.json > /dev/null
+  expect "json f2.json \"j['status']=='ok' and 'fftw' in j and 'unavailable' not in j['checks']\"" "2D fft: serial FFTW"
+  # LAMMPS is a command: a missing one is the same case on any build.
+  eam_small="--set eam.cells=4x4x4 --set eam.steps=10 --set eam.thermo=5"
+  run eam $small $eam_small --set eam.lmp=/nonexistent/lmp --json e.json > /dev/null
+  expect "json e.json \"j['checks']['unavailable']=='LAMMPS cross-check' and 'lammps' not in j and j['status'] != 'ok'\"" "eam without lmp: unavailable"
+  expect_input_error "lammps is not available" eam $small $eam_small --set eam.lmp=/nonexistent/lmp --set eam.crosscheck=lammps
+  # Plots need a Python with matplotlib: without one, asking for a plot is bad input.
+  WAFER_PYTHON=/nonexistent/python3 expect_input_error "cannot draw plots" stencil $small --set stencil.nx=16 --set stencil.ny=16 --set stencil.nz=16 --set stencil.plot=p.png
+  # `wafer --version` lists what was built in.
+  "$wafer" --version > v.txt
+  expect "grep -q '^  PETSc: ' v.txt && grep -q '^  FFTW-MPI: ' v.txt && grep -q '^  LAMMPS: ' v.txt && grep -q '^  plots: ' v.txt" "--version lists the references"
+  if [ "${WAFER_HAVE_PETSC:-1}" = 1 ]; then
+    expect "grep -q '^  PETSc:    [0-9]' v.txt" "--version: PETSc's version"
+  else
+    expect "grep -q '^  PETSc:    not built in' v.txt" "--version: PETSc not built in"
+  fi
+  # The data folder: one that does not exist, or lacks the decks, is bad input.
+  WAFER_DATA_DIR=/nonexistent run fidelity --quiet > /dev/null 2> d1.txt
+  expect "[ $? -eq 2 ] && grep -q 'WAFER_DATA_DIR=/nonexistent: no such folder' d1.txt" "missing WAFER_DATA_DIR: $(cat d1.txt)"
+  mkdir -p empty
+  WAFER_DATA_DIR=$PWD/empty run fidelity --quiet > /dev/null 2> d2.txt
+  expect "[ $? -eq 2 ] && grep -q 'lacks wafer' d2.txt" "WAFER_DATA_DIR without the decks: $(cat d2.txt)"
+  ;;
 halo)
   for opts in "--set halo.width=1" \
               "--set halo.width=2 --set halo.corners=false --set halo.periodic=false --set halo.elem_bytes=3"; do
@@ -75,7 +121,9 @@ demo)
   expect "grep -q '== demo summary' stdout.txt" "no summary table"
   expect "[ \"\$(tail -n 1 stdout.txt)\" = \"\$(cat s.json)\" ]" "last stdout line is not the JSON summary"
   expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']>0\"" "demo checks"
-  expect "json s.json \"'halo' in [r['workload'] for r in j['runs']] and all(r['status']=='ok' for r in j['runs'])\"" "demo runs"
+  # A run whose reference this build lacks (stencil without PETSc) is unchecked and says why.
+  expect "json s.json \"'halo' in [r['workload'] for r in j['runs']] and all(r['status']=='ok' or (r['status']=='unchecked' and 'unavailable' in r['checks']) for r in j['runs'])\"" "demo runs"
+  expect "json s.json \"('unavailable' in j['checks']) == any('unavailable' in r['checks'] for r in j['runs'])\"" "demo lists the unavailable checks"
   expect "json s.json \"j['checks']['passed']==sum(r['checks']['passed'] for r in j['runs'])\"" "demo check total"
   expect "json s.json \"all(len(r['wafer_seconds'])==2 and 0 < r['wafer_seconds'][0] <= r['wafer_seconds'][1] for r in j['runs'])\"" \
          "every projection a range"
@@ -234,11 +282,25 @@ binding)
   # Each rank's CPUs as the OS reports them for the same launch
   # (/proc/self/status), and the warning when ranks share a core.
   run halo --quiet --json b.json > /dev/null
-  want=$(mpiexec -n "$ranks" grep Cpus_allowed_list /proc/self/status | awk '{print $2}' | sort | tr '\n' ' ')
-  expect "json b.json \"' '.join(sorted(j['binding']['cpus'])) + ' ' == '$want'\"" \
-         "binding: the JSON's cpus differ from the OS's ($want)"
+  # The JSON summarises per host (hosts alike counted once): one host here,
+  # its CPUs the union of the ranks' lists.
+  want=$(mpiexec -n "$ranks" grep Cpus_allowed_list /proc/self/status | awk '{print $2}' | tr '\n' ' ')
+  expect "/usr/bin/python3 - b.json '$want' <<'PY'
+import json, sys
+def cpus(text):
+    out = set()
+    for part in text.split(','):
+        lo, _, hi = part.partition('-')
+        out |= set(range(int(lo), int(hi or lo) + 1))
+    return out
+b = json.load(open(sys.argv[1]))['binding']
+union = set().union(*(cpus(t) for t in sys.argv[2].split()))
+kinds = b['host_kinds']
+sys.exit(0 if b['hosts'] == 1 and b['ranks'] == $ranks and len(kinds) == 1 and kinds[0]['hosts'] == 1
+         and kinds[0]['ranks_per_host'] == $ranks and cpus(kinds[0]['cpus']) == union else 1)
+PY" "binding: the JSON's host summary differs from the OS's CPUs ($want): $(cat b.json | tail -c 300)"
   mpiexec -n "$ranks" --bind-to none "$wafer" halo --json u.json > out.txt
-  expect "json u.json \"j['binding']['shared_core'] == True\" && grep -q 'warning: ranks 0 and 1 share a core' out.txt" \
+  expect "json u.json \"j['binding']['shared_core'] == True and j['binding']['host_kinds'][0]['shared_core'] == True\" && grep -q 'warning: ranks 0 and 1 share a core' out.txt" \
          "unbound ranks on one host: no shared-core warning"
   ;;
 h5_repeat)

@@ -25,8 +25,14 @@ launch() {
   job=$!
 }
 
-# The job's ranks (mpiexec's children), one pid per line.
-rank_pids() { pgrep -P "$job" -x "$(basename "$wafer")"; }
+# The job's ranks, one pid per line: mpiexec's children (Open MPI) or its
+# grandchildren (MPICH's Hydra starts them from a proxy).
+rank_pids() {
+  local name proxy
+  name=$(basename "$wafer")
+  pgrep -P "$job" -x "$name"
+  for proxy in $(pgrep -P "$job"); do pgrep -P "$proxy" -x "$name"; done
+}
 
 # A process that exists and has not exited (an exited rank stays a zombie
 # until mpiexec collects it, which may take seconds).
@@ -205,7 +211,7 @@ inject)
       cp keep/* . 2> /dev/null
       # shellcheck disable=SC2016
       WAFER_FAULT=$site@$r timeout 60 mpiexec -n "$ranks" \
-        sh -c '"$0" "$@"; echo $? > status.$OMPI_COMM_WORLD_RANK' "$wafer" "$@" --quiet > out.txt 2> err.txt
+        sh -c '"$0" "$@"; echo $? > status.${OMPI_COMM_WORLD_RANK:-$PMI_RANK}' "$wafer" "$@" --quiet > out.txt 2> err.txt
       local rc=$?
       local statuses
       statuses=$(cat status.* 2> /dev/null | sort -u | tr '\n' ' ')

@@ -2,7 +2,7 @@
 # wafer under a real Slurm: slurm.sh CASE WAFER_BINARY
 #   sbatch   every workload's sbatch script (slurm/*.sbatch) on 2 tasks, and
 #            the demo's; each job completes and its JSON summary says ok
-#   srun     srun --mpi=pmix directly (an interactive step), 2 and 4 tasks;
+#   srun     srun directly (an interactive step), 2 and 4 tasks;
 #            a job that fails reports FAILED with wafer's exit status
 #   signal   SIGTERM from Slurm (scancel --signal) to an EAM run: it
 #            checkpoints, and a second job restarts from the checkpoint
@@ -15,6 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/slurm/cluster.sh
 source "$here/cluster.sh"
+# srun's MPI plugin for this build's MPI (ctest sets WAFER_SLURM_MPI: Open
+# MPI pmix, MPICH pmi2); srun and the sbatch scripts read SLURM_MPI_TYPE.
+export SLURM_MPI_TYPE=${WAFER_SLURM_MPI:-pmix}
 passed=0 failed=0
 expect() {
   if eval "$1"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi
@@ -42,7 +45,8 @@ sbatch)
   for w in halo stencil eam fft tlrmvm; do
     read -r id state < <(submit "$repo/slurm/$w.sbatch")
     expect "[ \"$state\" = COMPLETED ]" "$w: job $id ended $state: $(tail -5 wafer-$w-$id.out 2> /dev/null)"
-    expect "json wafer-$w-$id.json \"j['status'] == 'ok' and j['ranks'] == 2 and j['workload'] == '$w'\"" \
+    # (The stencil without PETSc in this build: unchecked, and says why.)
+    expect "json wafer-$w-$id.json \"(j['status'] == 'ok' or (j['status'] == 'unchecked' and 'unavailable' in j['checks'])) and j['ranks'] == 2 and j['workload'] == '$w'\"" \
            "$w: summary of job $id"
   done
   # A deck file and overrides reach the run; more tasks than the default.
@@ -56,13 +60,13 @@ sbatch)
   ;;
 srun)
   for n in 2 4; do
-    srun -n "$n" --mpi=pmix "$wafer" halo --quiet --json "s$n.json" > /dev/null 2> "s$n.err"
+    srun -n "$n" "$wafer" halo --quiet --json "s$n.json" > /dev/null 2> "s$n.err"
     expect "[ $? -eq 0 ] && json s$n.json \"j['ranks'] == $n and j['status'] == 'ok'\"" "srun -n $n: $(tail -2 "s$n.err")"
   done
   # Bad input inside a job: the job fails, wafer's message is in its output.
   cat > bad.sh <<'SH'
 #!/bin/bash
-srun --mpi=pmix "$WAFER" halo --set halo.width=0
+srun "$WAFER" halo --set halo.width=0
 SH
   read -r id state < <(submit -n 2 -o bad-%j.out bad.sh)
   expect "[ \"$state\" = FAILED ] && grep -q 'out of range' bad-$id.out" "a bad deck's job ended $state"

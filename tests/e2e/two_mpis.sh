@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The same decks under two MPI libraries agree:
+#   two_mpis.sh BUILD_A BUILD_B      (e.g. build build-mpich)
+# Each build's wafer runs with its own launcher (BUILD/test-bin/mpiexec) on
+# 1 and 2 ranks, every workload's small deck, and the figures that must
+# agree (tests/e2e/agree.py) agree between the two. `make test-mpich` runs it
+# after the MPICH suite. Prints "two MPIs: N passed, N failed".
+set -uo pipefail
+case_name=two_mpis ranks=2 wafer=unused
+build_a=$(cd "$1" && pwd) build_b=$(cd "$2" && pwd)
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+declare -A deck=(
+  [halo]="--set wafer.pe_grid=16x16"
+  [stencil]="--set stencil.crosscheck=none"
+  [eam]="--set eam.crosscheck=none --set eam.steps=40"
+  [fft]="--set fft.crosscheck=none --set fft.planner=estimate"
+  [tlrmvm]=""
+  [cfd]="--set cfd.stream=false --set cfd.steps=150"
+  [train]="--set train.steps=20 --set train.sgemm=false"
+)
+for w in halo stencil eam fft tlrmvm cfd train; do
+  for n in 1 "$ranks"; do
+    for b in a b; do
+      dir=$([ $b = a ] && echo "$build_a" || echo "$build_b")
+      # shellcheck disable=SC2086
+      timeout 600 "$dir/test-bin/mpiexec" -n "$n" "$dir/wafer" "$w" --quiet ${deck[$w]} \
+        --json "$w$n$b.json" > /dev/null 2> "$w$n$b.err"
+      expect "[ $? -eq 0 ]" "$w on $n ranks ($dir): $(tail -2 "$w$n$b.err")"
+    done
+    /usr/bin/python3 "$here/agree.py" "$w${n}b.json" "$w${n}a.json" > agree.txt 2>&1
+    expect "[ $? -eq 0 ]" "$w on $n ranks: the two MPIs differ: $(cat agree.txt)"
+  done
+done
+finish "two MPIs"
