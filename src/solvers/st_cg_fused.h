@@ -47,7 +47,7 @@ static void CG_NAME(update_p_row)(const st_mesh *m, CG_REAL *restrict p,
   for (size_t k = start; k < start + len; k++) p[k] = s * r[k] + beta * p[k];
 }
 
-static CG_ACC CG_NAME(sweep_a)(const st_op *op, CG_REAL *p, const CG_REAL *r, CG_REAL s,
+WF_HOT static CG_ACC CG_NAME(sweep_a)(const st_op *op, CG_REAL *p, const CG_REAL *r, CG_REAL s,
                                CG_REAL beta) {
   const st_mesh *m = op->m;
   const int nz = m->nz;
@@ -67,7 +67,7 @@ static CG_ACC CG_NAME(sweep_a)(const st_op *op, CG_REAL *p, const CG_REAL *r, CG
   return pap;
 }
 
-static CG_ACC CG_NAME(sweep_b)(const st_op *op, const CG_REAL *p, CG_REAL *x, CG_REAL *r,
+WF_HOT static CG_ACC CG_NAME(sweep_b)(const st_op *op, const CG_REAL *p, CG_REAL *x, CG_REAL *r,
                                CG_REAL alpha) {
   const st_mesh *m = op->m;
   const int nz = m->nz;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "wf_fabric.h"
+#include "wf_config.h" /* WF_HOT */
 #include "wf_signal.h"
 
 const char *st_reason_name(st_reason r) {
