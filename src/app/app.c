@@ -110,17 +110,20 @@ static void blame_signal(MPI_Comm comm, wf_status *st) {
   wf_signal_fail(st, sig, was);
 }
 
-/* A plot asked for (a key named `plot`, in every workload that draws one)
- * needs a Python with matplotlib: without one it is bad input, found before
- * any work. */
+/* A plot asked for (an output key whose name ends in `plot`: plot,
+ * gather_plot, mdd_plot) needs a Python with matplotlib: without one it is
+ * bad input, found before any work. */
 static int check_plots(const wf_deck *deck, const wf_workload *wl, wf_status *st) {
   char why[512];
   for (int s = 0; s < wl->nsections; s++) {
     const wf_section *sec = wl->sections[s];
-    for (int k = 0; k < sec->nkeys; k++)
-      if (strcmp(sec->keys[k].name, "plot") == 0 && wf_deck_str(deck, sec->name, "plot")[0] &&
-          !wf_plots_available(why, sizeof why))
-        return wf_deck_fail(deck, sec->name, "plot", st, "cannot draw plots: %s", why);
+    for (int k = 0; k < sec->nkeys; k++) {
+      const wf_key *key = &sec->keys[k];
+      size_t n = strlen(key->name);
+      bool plot = key->type == WF_KEY_OUTPUT && n >= 4 && strcmp(key->name + n - 4, "plot") == 0;
+      if (plot && wf_deck_str(deck, sec->name, key->name)[0] && !wf_plots_available(why, sizeof why))
+        return wf_deck_fail(deck, sec->name, key->name, st, "cannot draw plots: %s", why);
+    }
   }
   return WF_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "registry.h"
 #include "wf_data.h"
+#include "wf_io.h"
 #include "wf_strbuf.h"
 #include "wf_wafer.h"
 
@@ -221,6 +222,15 @@ int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **s
   int n = 0;
   int rc = o->deck ? WF_OK : wf_data_path("inputs/fidelity", fidelity_dir, sizeof fidelity_dir, &st);
   if (rc == WF_OK) rc = list_decks(where, &paths, &n, &st);
+  /* Every rank looked for itself; the cases are collective, so all must
+   * have found the same number (a folder one node lacks is an error on all). */
+  int range[2] = {-n, n};
+  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm);
+  if (rc == WF_OK && -range[0] != range[1])
+    rc = wf_fail(&st, WF_ERR_INPUT, "the ranks found different fidelity decks in %s (%d to %d)",
+                 where, -range[0], range[1]);
+  wf_status_agree(comm, &st);
+  rc = st.code;
   fidelity_row *rows = rc == WF_OK ? calloc((size_t)n, sizeof *rows) : NULL;
   if (rc == WF_OK && !rows) rc = wf_fail(&st, WF_ERR_RUNTIME, "out of memory");
   for (int i = 0; rc == WF_OK && i < n; i++)

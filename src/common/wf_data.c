@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "wf_config.h"
+#include "wf_reference.h"
 
 static bool is_dir(const char *path) {
   struct stat sb;
@@ -52,9 +53,11 @@ static int data_dir(char *out, size_t len, wf_status *st) {
     snprintf(out, len, "%s", env);
     return WF_OK;
   }
-  char bin[PATH_MAX], dir[PATH_MAX];
+  char bin[PATH_MAX] = "(unknown)", dir[PATH_MAX];
   if (exe_dir(bin, sizeof bin)) {
-    const char *tries[] = {WAFER_BIN_TO_DATA, "share/wafer"}; /* installed, build tree */
+    /* The build tree's first: a build folder inside an install prefix must
+     * not take the installed (older) data. */
+    const char *tries[] = {"share/wafer", WAFER_BIN_TO_DATA};
     for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
       snprintf(dir, sizeof dir, "%s/%s", bin, tries[i]);
       char real[PATH_MAX];
@@ -86,9 +89,10 @@ const char *wf_python(void) {
 
 bool wf_plots_available(char *why, size_t len) {
   const char *py = wf_python();
-  if (py[0] && access(py, X_OK) == 0) return true;
+  if (wf_command_runnable(py)) return true;
   if (py[0])
-    snprintf(why, len, "the plots' Python %s is not an executable file: set WAFER_PYTHON", py);
+    snprintf(why, len, "the plots' Python %s cannot be run (not on PATH, not an executable file): "
+             "set WAFER_PYTHON", py);
   else
     snprintf(why, len,
              "this wafer found no Python with matplotlib and numpy when it was built: set "

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wf_config.h"
@@ -21,9 +22,15 @@ const char *wf_ref_fftw_mpi_absent(void) {
                                "(docs/building.md)";
 }
 
+static bool executable_file(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
 /* execvp's search: a name with a slash is a path, else each PATH entry. */
-static bool runnable(const char *command) {
-  if (strchr(command, '/')) return access(command, X_OK) == 0;
+bool wf_command_runnable(const char *command) {
+  if (!command[0]) return false;
+  if (strchr(command, '/')) return executable_file(command);
   const char *path = getenv("PATH");
   if (!path) return false;
   char dir[PATH_MAX], file[PATH_MAX];
@@ -31,14 +38,14 @@ static bool runnable(const char *command) {
     size_t n = strcspn(path, ":");
     snprintf(dir, sizeof dir, "%.*s", (int)n, path);
     snprintf(file, sizeof file, "%s/%s", n ? dir : ".", command);
-    if (access(file, X_OK) == 0) return true;
+    if (executable_file(file)) return true;
     path += n + (path[n] == ':');
   }
   return false;
 }
 
 const char *wf_ref_command_absent(const char *command, char *why, size_t len) {
-  if (command[0] && runnable(command)) return NULL;
+  if (wf_command_runnable(command)) return NULL;
   snprintf(why, len, "`%s` is not an executable on PATH", command);
   return why;
 }

@@ -25,6 +25,9 @@ typedef enum wf_ref_use {
 /* NULL when the reference is there, else why not and how to enable it. */
 const char *wf_ref_petsc_absent(void);
 const char *wf_ref_fftw_mpi_absent(void);
+/* Whether `command` can be run as execvp would: a path with a slash, or a
+ * name found on PATH; an executable regular file either way. */
+bool wf_command_runnable(const char *command);
 /* A command (e.g. "lmp") on PATH or as a path: NULL, or why not, in why[len]. */
 const char *wf_ref_command_absent(const char *command, char *why, size_t len);
 

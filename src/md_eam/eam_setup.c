@@ -15,13 +15,21 @@
 #include "wf_wafer.h"
 
 /* A potential named without a directory that is not here is looked for among
- * LAMMPS's. */
+ * LAMMPS's: where LAMMPS_POTENTIALS says (LAMMPS's own variable, which a
+ * centre's LAMMPS module sets), then where Debian's lammps-data puts them. */
 static void resolve_potential(const char *name, char *path, size_t len) {
   snprintf(path, len, "%s", name);
-  if (!strchr(name, '/') && access(name, R_OK) != 0) {
+  if (strchr(name, '/') || access(name, R_OK) == 0) return;
+  const char *env = getenv("LAMMPS_POTENTIALS");
+  const char *dirs[] = {env && env[0] ? env : NULL, EAM_LAMMPS_POTENTIALS};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     char alt[1024];
-    snprintf(alt, sizeof alt, EAM_LAMMPS_POTENTIALS "/%s", name);
-    if (access(alt, R_OK) == 0) snprintf(path, len, "%s", alt);
+    if (!dirs[i]) continue;
+    snprintf(alt, sizeof alt, "%s/%s", dirs[i], name);
+    if (access(alt, R_OK) == 0) {
+      snprintf(path, len, "%s", alt);
+      return;
+    }
   }
 }
 

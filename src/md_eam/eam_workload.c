@@ -46,7 +46,7 @@ static int check_positive(const char *v, char *why, size_t len) {
 static const wf_key eam_keys[] = {
     {"potential", WF_KEY_STRING, "Cu_u3.eam", 0, 0, NULL,
      "EAM file: *.eam is DYNAMO funcfl (pair_style eam), *.eam.alloy setfl (eam/alloy); a bare "
-     "name not found here is looked up in " EAM_LAMMPS_POTENTIALS,
+     "name not found here is looked up in $LAMMPS_POTENTIALS, then " EAM_LAMMPS_POTENTIALS,
      NULL},
     {"elements", WF_KEY_STRING, "", 0, 0, NULL,
      "lattice: its elements (several: a random mix by atom id); data file: the element of each "

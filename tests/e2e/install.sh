@@ -18,10 +18,14 @@ expect "[ -x $prefix/bin/wafer ] && [ -d $prefix/share/wafer/inputs/fidelity ] &
        "installed layout (bin/wafer, share/wafer/{inputs,scripts}, share/doc/wafer)"
 expect "[ ! -L $prefix/share/wafer/inputs ] && [ ! -L $prefix/share/wafer/scripts ]" "installed data are copies, not links"
 
+# The build's own launcher (test-bin/mpiexec: this MPI's), copied out of the
+# build tree that is about to be hidden.
+mkdir -p "$work/bin" && cp "$build/test-bin/mpiexec" "$work/bin/mpiexec"
 # The commands, run from the prefix; their outputs land in $work.
 cat > from_prefix.sh <<SCRIPT
 set -u
 cd "$work"
+export PATH="$work/bin:\$PATH"
 "$prefix/bin/wafer" --version > version.txt 2>&1 || exit 11
 mpiexec -n 1 "$prefix/bin/wafer" fidelity --quiet --json fidelity.json > /dev/null 2> fidelity.err || exit 12
 mpiexec -n $ranks "$prefix/bin/wafer" demo --quiet --json demo.json > demo.txt 2> demo.err || exit 13
@@ -41,6 +45,6 @@ expect "[ $rc -eq 0 ]" "a command from the prefix failed ($rc; hidden trees: $hi
 expect "grep -q \"^data: *$prefix/share/wafer\" version.txt" "--version names the prefix's data: $(grep data: version.txt)"
 decks=$(ls "$source_dir"/inputs/fidelity/*.ini | wc -l)
 expect "json fidelity.json \"j['count'] == $decks and len(j['cases']) == $decks\"" "fidelity from the prefix's $decks decks"
-expect "json demo.json \"j['checks']['failed'] == 0 and len(j['runs']) == 8\"" "demo from the prefix"
+expect "json demo.json \"j['checks']['failed'] == 0 and len(j['runs']) == 8 and j['ranks'] == $ranks\"" "demo from the prefix on $ranks ranks"
 echo "source and build trees hidden: $hidden"
 finish install
