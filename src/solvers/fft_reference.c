@@ -4,6 +4,7 @@
  * reference is unavailable, and the wisdom travels by plain MPI anyway. */
 #include <complex.h>
 #include <fftw3.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,11 +81,20 @@ void fft_wisdom_load(MPI_Comm comm, const fft_setup *s) {
 }
 
 /* Every rank's wisdom, merged on rank 0 (what each rank planned may
- * differ). NULL on the other ranks, or when out of memory. */
+ * differ). NULL on the other ranks, or when out of memory. FFTW-MPI, where
+ * built in, merges in a tree; without it every rank's text is gathered on
+ * rank 0 (a few KB each; past 2 GB in all, rank 0 keeps its own). */
 static char *gather_wisdom(MPI_Comm comm, ff_prec p) {
   int rank, nranks;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
+#if WAFER_HAVE_FFTW_MPI
+  if (p == FF_SINGLE)
+    fftwf_mpi_gather_wisdom(comm);
+  else
+    fftw_mpi_gather_wisdom(comm);
+  return rank == 0 ? export_wisdom(p) : NULL;
+#endif
   char *mine = export_wisdom(p);
   int len = mine ? (int)strlen(mine) + 1 : 0;
   int *lens = rank == 0 ? calloc((size_t)nranks, sizeof *lens) : NULL;
@@ -96,7 +106,7 @@ static char *gather_wisdom(MPI_Comm comm, ff_prec p) {
     MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
     long total = 0;
     for (int r = 0; rank == 0 && r < nranks; r++) at[r] = (int)total, total += lens[r];
-    all = rank == 0 ? malloc((size_t)total + 1) : NULL;
+    all = rank == 0 && total < INT_MAX ? malloc((size_t)total + 1) : NULL;
     ok = rank != 0 || all != NULL;
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
   }

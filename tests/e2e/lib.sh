@@ -27,6 +27,20 @@ expect_bad_input() {
   expect "grep -qF -- \"$want\" err.txt" "message lacks '$want': $(cat err.txt)"
   expect "[ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ ! -e out.xmf ]" "output written for bad input $*"
 }
+# small_deck WORKLOAD: the --set arguments of a small deck that every rank
+# count from 1 to 64 can split (an 8x8 rank grid: EAM's blocks stay wider
+# than its cutoff, training's batch splits), running no reference code.
+# scale.sh and two_mpis.sh compare such runs with each other (agree.py).
+small_workloads="halo stencil eam fft tlrmvm cfd train"
+small_deck() {
+  case $1 in
+  stencil) echo "--set stencil.crosscheck=none" ;;
+  eam) echo "--set eam.crosscheck=none --set eam.cells=24x24x4 --set eam.steps=40" ;;
+  fft) echo "--set fft.crosscheck=none --set fft.planner=estimate" ;;
+  cfd) echo "--set cfd.stream=false" ;;
+  train) echo "--set train.batch=64 --set train.steps=20 --set train.sgemm=false" ;;
+  esac
+}
 finish() {
   echo "$1 ($ranks ranks): $passed passed, $failed failed"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -46,21 +46,10 @@ mpiexec)
   expect "[ $? -eq 2 ] && grep -q 'wants KEY=BASE' bad.txt" "a bad --weak: $(cat bad.txt)"
   ;;
 ranks)
-  # Decks that every rank count from 1 to 64 can split (an 8x8 rank grid):
-  # EAM's blocks stay wider than its cutoff, training's batch splits.
-  declare -A deck=(
-    [halo]=""
-    [stencil]="--set stencil.crosscheck=none"
-    [eam]="--set eam.crosscheck=none --set eam.cells=24x24x4 --set eam.steps=40"
-    [fft]="--set fft.crosscheck=none --set fft.planner=estimate"
-    [tlrmvm]=""
-    [cfd]="--set cfd.stream=false"
-    [train]="--set train.batch=64 --set train.steps=20 --set train.sgemm=false"
-  )
-  for w in halo stencil eam fft tlrmvm cfd train; do
+  for w in $small_workloads; do
     for n in 1 16 "$ranks"; do
       # shellcheck disable=SC2086
-      timeout 600 mpiexec -n "$n" "$wafer" "$w" --quiet ${deck[$w]} --json "$w$n.json" > /dev/null 2> "$w$n.err"
+      timeout 600 mpiexec -n "$n" "$wafer" "$w" --quiet $(small_deck $w) --json "$w$n.json" > /dev/null 2> "$w$n.err"
       expect "[ $? -eq 0 ]" "$w on $n ranks: $(tail -2 "$w$n.err")"
     done
     for n in 16 "$ranks"; do

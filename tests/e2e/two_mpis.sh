@@ -2,7 +2,7 @@
 # The same decks under two MPI libraries agree:
 #   two_mpis.sh BUILD_A BUILD_B      (e.g. build build-mpich)
 # Each build's wafer runs with its own launcher (BUILD/test-bin/mpiexec) on
-# 1 and 2 ranks, every workload's small deck, and the figures that must
+# 1 and 2 ranks, every workload's small deck (lib.sh), and the figures that must
 # agree (tests/e2e/agree.py) agree between the two. `make test-mpich` runs it
 # after the MPICH suite. Prints "two MPIs: N passed, N failed".
 set -uo pipefail
@@ -10,21 +10,12 @@ case_name=two_mpis ranks=2 wafer=unused
 build_a=$(cd "$1" && pwd) build_b=$(cd "$2" && pwd)
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-declare -A deck=(
-  [halo]="--set wafer.pe_grid=16x16"
-  [stencil]="--set stencil.crosscheck=none"
-  [eam]="--set eam.crosscheck=none --set eam.steps=40"
-  [fft]="--set fft.crosscheck=none --set fft.planner=estimate"
-  [tlrmvm]=""
-  [cfd]="--set cfd.stream=false --set cfd.steps=150"
-  [train]="--set train.steps=20 --set train.sgemm=false"
-)
-for w in halo stencil eam fft tlrmvm cfd train; do
+for w in $small_workloads; do
   for n in 1 "$ranks"; do
     for b in a b; do
       dir=$([ $b = a ] && echo "$build_a" || echo "$build_b")
       # shellcheck disable=SC2086
-      timeout 600 "$dir/test-bin/mpiexec" -n "$n" "$dir/wafer" "$w" --quiet ${deck[$w]} \
+      timeout 600 "$dir/test-bin/mpiexec" -n "$n" "$dir/wafer" "$w" --quiet $(small_deck $w) \
         --json "$w$n$b.json" > /dev/null 2> "$w$n$b.err"
       expect "[ $? -eq 0 ]" "$w on $n ranks ($dir): $(tail -2 "$w$n$b.err")"
     done
