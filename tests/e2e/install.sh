@@ -34,7 +34,8 @@ hidden=no
 if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null &&
    unshare -m true 2> /dev/null; then
   # Empty folders over the source and build trees, for these commands alone.
-  unshare -m bash -c "mount -t tmpfs none '$source_dir' && mount -t tmpfs none '$build' && bash from_prefix.sh"
+  # (The build tree first: it may lie inside the source tree.)
+  unshare -m bash -c "mount -t tmpfs none '$build' && mount -t tmpfs none '$source_dir' && bash from_prefix.sh"
   rc=$?
   hidden=yes
 else
