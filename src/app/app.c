@@ -12,6 +12,7 @@
 #include "wf_binding.h"
 #include "wf_data.h"
 #include "wf_deck.h"
+#include "wf_files.h"
 #include "wf_io.h"
 #include "wf_json.h"
 #include "wf_roles.h"
@@ -142,9 +143,44 @@ static void json_memory(MPI_Comm comm, wf_json *j) {
   wf_json_end(j);
 }
 
+int app_claim_files(const options *o, wf_files *files, wf_status *st) {
+  char who[600];
+  if (o->deck) {
+    snprintf(who, sizeof who, "the deck %.500s", o->deck);
+    if (wf_files_add(files, who, "the deck", o->deck, WF_FILE_READ, st) != WF_OK) return st->code;
+  }
+  if (o->json && o->json[0]) {
+    wf_file_claim c = {.use = WF_FILE_WRITE, .stream_ok = true};
+    snprintf(c.who, sizeof c.who, "--json %.500s", o->json);
+    snprintf(c.name, sizeof c.name, "--json");
+    if (strlen(o->json) >= sizeof c.path)
+      return wf_fail(st, WF_ERR_INPUT, "--json %.60s...: the path is too long", o->json);
+    snprintf(c.path, sizeof c.path, "%s", o->json);
+    return wf_files_add_claim(files, &c, st);
+  }
+  return WF_OK;
+}
+
+/* Every file the run names, in one registry, checked before any work: an
+ * output that cannot be written, or that would overwrite an input, the deck,
+ * the JSON summary or another output, is found here (rank 0). */
+static int check_files(const wf_workload *wl, const wf_deck *deck, const options *o,
+                       wf_status *st) {
+  const char *names[MAX_SECTIONS] = {"wafer", "output"};
+  int nnames = 2;
+  for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
+  wf_files files = {0};
+  int rc = wf_deck_claim_files(deck, names, nnames, &files, st);
+  if (rc == WF_OK && wl->claim_files) rc = wl->claim_files(deck, &files, st);
+  if (rc == WF_OK && o) rc = app_claim_files(o, &files, st);
+  if (rc == WF_OK) rc = wf_files_check(&files, st);
+  wf_files_free(&files);
+  return rc;
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
-int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
-                     wf_run *run, wf_json *j, wf_status *st) {
+int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, const options *o,
+                     bool verbose, wf_run *run, wf_json *j, wf_status *st) {
   wf_wafer wafer;
   wf_roles roles;
   memset(run, 0, sizeof *run);
@@ -152,15 +188,9 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_json_str(j, "workload", wl->name);
   wf_json_str(j, "version", wf_version());
   wf_status_clear(st);
-  /* Files first: an output that cannot be written, or that would overwrite
-   * an input or another output, is found before any work starts. */
   int rank;
   MPI_Comm_rank(comm, &rank);
-  const char *names[MAX_SECTIONS] = {"wafer", "output"};
-  int nnames = 2;
-  for (int s = 0; s < wl->nsections && nnames < MAX_SECTIONS; s++) names[nnames++] = wl->sections[s]->name;
-  if (rank == 0 && wf_deck_check_files(deck, names, nnames, st) == WF_OK)
-    check_plots(deck, wl, st);
+  if (rank == 0 && check_files(wl, deck, o, st) == WF_OK) check_plots(deck, wl, st);
   wf_status_bcast(comm, st);
   if (st->code != WF_OK) return refused(j, st);
   if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);

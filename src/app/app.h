@@ -27,10 +27,16 @@ void app_options_free(options *o);
 /* Defaults, then o->deck (read on rank 0, broadcast), then o's --set list. */
 int app_resolve_deck(MPI_Comm comm, const options *o, const wf_section **secs, int nsecs,
                      wf_deck *deck, wf_status *st);
+/* The command line's own files in the run's file registry: the deck (read)
+ * and --json (written; a device or pipe such as /dev/stdout in place). */
+struct wf_files;
+int app_claim_files(const options *o, struct wf_files *files, wf_status *st);
 /* Build the wafer and run one workload; its JSON summary is left in `j` (on
- * every rank). Returns the exit status. */
-int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, bool verbose,
-                     wf_run *run, wf_json *j, wf_status *st);
+ * every rank). Before any work, every file the run names (the deck's keys,
+ * the workload's derived files, and `o`'s deck and --json when `o` is given)
+ * is checked in one registry (wf_files.h). Returns the exit status. */
+int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, const options *o,
+                     bool verbose, wf_run *run, wf_json *j, wf_status *st);
 /* The summary is stdout's last line (rank 0), and --json FILE on request. */
 void app_emit_summary(int rank, const options *o, const char *json, wf_status *st);
 

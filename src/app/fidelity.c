@@ -66,7 +66,7 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
   wf_run run;
   wf_json j;
   wf_json_init(&j);
-  if (rc == WF_OK) rc = app_run_workload(comm, wl, &deck, false, &run, &j, st);
+  if (rc == WF_OK) rc = app_run_workload(comm, wl, &deck, &od, false, &run, &j, st);
   if (rc == WF_OK && !run.model.valid)
     rc = wf_fail(st, WF_ERR_INPUT, "%s: the %s run made no wafer projection", path, name);
   if (rc == WF_OK) {

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "version.h"
 #include "wf_deck.h"
+#include "wf_files.h"
 #include "wf_io.h"
 #include "wf_json.h"
 #include "wf_roles.h"
@@ -54,12 +55,15 @@ static void workload_help(const wf_workload *wl) {
   wf_deck_print_reference(common, 2, stdout);
 }
 
-/* --json FILE is checked before any work, as the deck's outputs are: a
- * directory there would be found only when the summary is written. */
-static int check_json_path(MPI_Comm comm, int rank, const options *o, wf_status *st) {
-  struct stat sb;
-  if (rank == 0 && o->json && stat(o->json, &sb) == 0 && S_ISDIR(sb.st_mode))
-    wf_fail(st, WF_ERR_INPUT, "--json %s: it is a directory", o->json);
+/* The deck and --json FILE checked before any work, as the deck's own
+ * files are (each run checks them again with those). */
+static int check_command_files(MPI_Comm comm, int rank, const options *o, wf_status *st) {
+  wf_status_clear(st);
+  if (rank == 0) {
+    wf_files files = {0};
+    if (app_claim_files(o, &files, st) == WF_OK) wf_files_check(&files, st);
+    wf_files_free(&files);
+  }
   wf_status_bcast(comm, st);
   return st->code;
 }
@@ -69,7 +73,7 @@ static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_work
   wf_status st;
   wf_status_clear(&st);
   wf_deck deck;
-  if (check_json_path(comm, rank, o, &st) != WF_OK) {
+  if (check_command_files(comm, rank, o, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
   }
@@ -79,7 +83,7 @@ static int cmd_workload(MPI_Comm comm, int rank, const options *o, const wf_work
   }
   wf_run run;
   wf_json j;
-  int rc = app_run_workload(comm, wl, &deck, rank == 0 && !o->quiet, &run, &j, &st);
+  int rc = app_run_workload(comm, wl, &deck, o, rank == 0 && !o->quiet, &run, &j, &st);
   if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
   if (st.code != WF_ERR_INPUT) app_emit_summary(rank, o, wf_json_finish(&j), &st);
   wf_json_free(&j);
@@ -109,7 +113,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
                     int nsecs) {
   wf_status st;
   wf_status_clear(&st);
-  if (check_json_path(comm, rank, o, &st) != WF_OK) {
+  if (check_command_files(comm, rank, o, &st) != WF_OK) {
     if (rank == 0) fprintf(stderr, "wafer: error: %s\n", st.msg);
     return st.code;
   }
@@ -136,7 +140,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
     wf_deck deck;
     wf_json j;
     int rc = resolve_variant(comm, o, variant[w], secs, nsecs, &deck, &st);
-    if (rc == WF_OK) rc = app_run_workload(comm, list[w], &deck, verbose, &rows[w], &j, &st);
+    if (rc == WF_OK) rc = app_run_workload(comm, list[w], &deck, o, verbose, &rows[w], &j, &st);
     else memset(&rows[w], 0, sizeof rows[w]), wf_json_init(&j);
     if (st.code && rank == 0) fprintf(stderr, "wafer: error: %s: %s\n", list[w]->name, st.msg);
     codes[w] = st.code;

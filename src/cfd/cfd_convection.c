@@ -5,6 +5,7 @@
  * and by the divergence each projection leaves. */
 #include "cfd_convection.h"
 
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "ff_model.h"
 #include "st_model.h"
 #include "st_petsc.h"
+#include "wf_files.h"
 #include "wf_reference.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
@@ -188,6 +190,31 @@ typedef struct series {
   double *times;
   int n, cap;
 } series;
+
+/* The series' base name: output.file less ".h5". */
+static void series_base(const char *out, char *base, size_t len) {
+  snprintf(base, len, "%s", out);
+  char *dot = strrchr(base, '.');
+  if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
+}
+
+int cfd_convection_claim_files(const wf_deck *deck, wf_files *files, wf_status *st) {
+  const char *out = wf_deck_str(deck, "output", "file");
+  if (strcmp(wf_deck_str(deck, "cfd", "problem"), "convection") != 0 || !out[0] ||
+      wf_deck_int(deck, "cfd", "snapshot_every") <= 0)
+    return WF_OK;
+  char base[WF_H5_PATH_MAX];
+  series_base(out, base, sizeof base);
+  wf_file_claim c = {.use = WF_FILE_WRITE, .pattern = true};
+  snprintf(c.name, sizeof c.name, "[cfd] snapshot_every (the snapshots)");
+  snprintf(c.who, sizeof c.who, "%s_NNNNNN.h5 (the snapshots of [cfd] snapshot_every)", base);
+  snprintf(c.path, sizeof c.path, "%s_[0-9][0-9][0-9][0-9][0-9][0-9].*", base);
+  if (wf_files_add_claim(files, &c, st) != WF_OK) return st->code;
+  char series[WF_H5_PATH_MAX + 16];
+  snprintf(series, sizeof series, "%s_series.xmf", base);
+  return wf_files_add(files, "the time series of [cfd] snapshot_every", "the time series", series,
+                      WF_FILE_WRITE, st);
+}
 
 /* base_NNNNNN.h5 for step n, the fields at time t; then the series file
  * (base_series.xmf, rank 0) lists every snapshot so far. Collective. */
@@ -680,9 +707,7 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     if (!out[0])
       rc = wf_deck_fail(d, "cfd", "snapshot_every", st,
                         "a time series needs output.file: its snapshots go beside it");
-    snprintf(sr.base, sizeof sr.base, "%s", out);
-    char *dot = strrchr(sr.base, '.');
-    if (dot && strcmp(dot, ".h5") == 0) *dot = '\0';
+    series_base(out, sr.base, sizeof sr.base);
   }
   if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &sr, &h, &r, st);
   wf_status_agree(run->comm, st);

@@ -453,6 +453,7 @@ const wf_workload wf_cfd_workload = {
     .sections = cfd_sections,
     .nsections = 1,
     .run = cfd_run,
+    .claim_files = cfd_convection_claim_files,
     .finalize = st_petsc_finalize, /* convection's petsc comparison */
     .demo_variant = convection_demo,
 };

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "wf_files.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@ static const char *type_name(wf_key_type t) {
   case WF_KEY_CHOICE: return "choice";
   case WF_KEY_INPUT: return "input file";
   case WF_KEY_OUTPUT: return "output file";
+  case WF_KEY_CACHE: return "cache file";
   }
   return "?";
 }
@@ -99,7 +102,8 @@ int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len)
     break;
   case WF_KEY_STRING:
   case WF_KEY_INPUT:
-  case WF_KEY_OUTPUT: break;
+  case WF_KEY_OUTPUT:
+  case WF_KEY_CACHE: break;
   }
   if (key->check) return key->check(value, why, len) == 0 ? 0 : -1;
   return 0;
@@ -243,8 +247,24 @@ typedef struct parse_ctx {
   int *first_line; /* per entry: line where this parse set it (0 = not yet) */
 } parse_ctx;
 
+/* A value less an inline comment: from a '#' or ';' after a blank to the
+ * end of the line (inih strips ';' itself; `file = out.h5   # my output`
+ * must not name a file "out.h5   # my output"). */
+static const char *strip_comment(const char *value, char *buf, size_t len) {
+  snprintf(buf, len, "%s", value);
+  for (char *p = buf; *p; p++)
+    if ((*p == '#' || *p == ';') && p > buf && (p[-1] == ' ' || p[-1] == '\t')) {
+      *p = '\0';
+      break;
+    }
+  size_t n = strlen(buf);
+  while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t')) buf[--n] = '\0';
+  return buf;
+}
+
 static int on_key(void *user, const char *section, const char *key, const char *value) {
   parse_ctx *c = user;
+  char text[2 * WF_DECK_TEXT_MAX];
   if (c->failed) return 0;
   c->fail_line = c->reader.line;
   char where[WF_DECK_TEXT_MAX];
@@ -273,7 +293,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
     }
     *first = c->reader.line;
   }
-  if (assign(c->deck, where, section, key, value, c->st) != WF_OK) {
+  if (assign(c->deck, where, section, key, strip_comment(value, text, sizeof text), c->st) !=
+      WF_OK) {
     c->failed = true;
     return 0;
   }
@@ -426,47 +447,6 @@ void wf_deck_print_reference(const wf_section *const *sections, int nsections, F
 
 /* ---- files a run reads and writes ---- */
 
-/* A file's identity, whether it exists or not: its directory's device and
- * inode, and its name in it ("out.h5", "./out.h5" and "/abs/out.h5" are the
- * same file). Fails if the directory does not exist. */
-typedef struct file_id {
-  bool set;
-  dev_t dev;
-  ino_t ino;
-  char dir[PATH_MAX];
-  const char *name;
-} file_id;
-
-static int identify(const char *path, file_id *f) {
-  const char *slash = strrchr(path, '/');
-  f->name = slash ? slash + 1 : path;
-  if (!slash) snprintf(f->dir, sizeof f->dir, ".");
-  else if (slash == path) snprintf(f->dir, sizeof f->dir, "/");
-  else snprintf(f->dir, sizeof f->dir, "%.*s", (int)(slash - path), path);
-  struct stat sb;
-  if (stat(f->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return -1;
-  f->dev = sb.st_dev;
-  f->ino = sb.st_ino;
-  f->set = true;
-  return 0;
-}
-
-static bool same_file(const file_id *a, const file_id *b) {
-  return a->set && b->set && a->dev == b->dev && a->ino == b->ino && strcmp(a->name, b->name) == 0;
-}
-
-/* Can this process create a file in `dir`? (A probe file, created and
- * removed: access() says yes to root on a read-only file system.) */
-static bool writable_dir(const char *dir) {
-  char probe[PATH_MAX];
-  snprintf(probe, sizeof probe, "%s/.wafer-probe-XXXXXX", dir);
-  int fd = mkstemp(probe);
-  if (fd < 0) return false;
-  close(fd);
-  unlink(probe);
-  return true;
-}
-
 static bool in_sections(const char *name, const char *const *sections, int n) {
   if (!sections) return true;
   for (int i = 0; i < n; i++)
@@ -474,51 +454,21 @@ static bool in_sections(const char *name, const char *const *sections, int n) {
   return false;
 }
 
-int wf_deck_check_files(const wf_deck *deck, const char *const *sections, int nsections,
-                        wf_status *st) {
-  int n = deck->nentries;
-  file_id *ids = calloc((size_t)n + 1, sizeof *ids);
-  if (!ids) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  int rc = WF_OK;
-  for (int e = 0; e < n && rc == WF_OK; e++) {
+int wf_deck_claim_files(const wf_deck *deck, const char *const *sections, int nsections,
+                        wf_files *files, wf_status *st) {
+  for (int e = 0; e < deck->nentries; e++) {
     const wf_entry *en = &deck->entries[e];
     wf_key_type t = en->key->type;
-    if ((t != WF_KEY_INPUT && t != WF_KEY_OUTPUT) || !en->value[0] ||
+    if ((t != WF_KEY_INPUT && t != WF_KEY_OUTPUT && t != WF_KEY_CACHE) || !en->value[0] ||
         !in_sections(en->section->name, sections, nsections))
       continue;
-    if (identify(en->value, &ids[e]) != 0) {
-      if (t == WF_KEY_OUTPUT)
-        rc = wf_deck_fail(deck, en->section->name, en->key->name, st,
-                          "its directory %s does not exist", ids[e].dir);
-      continue; /* a missing input is reported by whoever opens it */
-    }
-    struct stat sb;
-    if (t == WF_KEY_OUTPUT && lstat(en->value, &sb) == 0 && !S_ISREG(sb.st_mode) &&
-        !S_ISLNK(sb.st_mode))
-      /* written as NAME.part, then renamed over it: a device (as root, even
-       * /dev/null) or a directory would be replaced or refuse it at the end */
-      rc = wf_deck_fail(deck, en->section->name, en->key->name, st, "%s ('' writes none)",
-                        S_ISDIR(sb.st_mode)
-                            ? "it is a directory: outputs are files"
-                            : "it is a device or pipe, which the finished file would replace");
-    else if (t == WF_KEY_OUTPUT && !writable_dir(ids[e].dir))
-      rc = wf_deck_fail(deck, en->section->name, en->key->name, st, "cannot create files in %s",
-                        ids[e].dir);
+    char who[2 * WF_DECK_TEXT_MAX + 64], name[128];
+    describe(deck, en->section->name, en->key->name, who, sizeof who);
+    snprintf(name, sizeof name, "[%s] %s", en->section->name, en->key->name);
+    wf_file_use use = t == WF_KEY_INPUT    ? WF_FILE_READ
+                      : t == WF_KEY_OUTPUT ? WF_FILE_WRITE
+                                           : WF_FILE_UPDATE;
+    if (wf_files_add(files, who, name, en->value, use, st) != WF_OK) return st->code;
   }
-  /* Every output against every other file the run names. */
-  for (int a = 0; a < n && rc == WF_OK; a++) {
-    const wf_entry *ea = &deck->entries[a];
-    if (ea->key->type != WF_KEY_OUTPUT) continue;
-    for (int b = 0; b < n && rc == WF_OK; b++) {
-      const wf_entry *eb = &deck->entries[b];
-      if (b == a || !same_file(&ids[a], &ids[b])) continue;
-      if (eb->key->type == WF_KEY_OUTPUT && b < a) continue; /* reported once */
-      rc = wf_deck_fail(deck, ea->section->name, ea->key->name, st,
-                        "the same file as [%s] %s, which the run %s: it would be lost",
-                        eb->section->name, eb->key->name,
-                        eb->key->type == WF_KEY_INPUT ? "reads" : "writes too");
-    }
-  }
-  free(ids);
-  return rc;
+  return WF_OK;
 }

@@ -22,6 +22,8 @@ typedef enum {
   WF_KEY_INPUT,  /* a file the run reads ('' = none) */
   WF_KEY_OUTPUT, /* a file the run writes ('' = none): checked writable, and distinct from
                     every input and every other output, before any work starts */
+  WF_KEY_CACHE,  /* a file the run reads when it exists and (re)writes otherwise or after
+                    ('' = none): FFTW wisdom, a compressed operator; checked as an output */
 } wf_key_type;
 
 typedef struct wf_key {
@@ -80,12 +82,13 @@ bool wf_deck_bool(const wf_deck *deck, const char *section, const char *key);
 const char *wf_deck_str(const wf_deck *deck, const char *section, const char *key);
 const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const char *key);
 
-/* Before a run: every output file's directory exists and is writable, and
- * no output is an input or another output (compared as absolute paths, so
- * "out.h5" and "./out.h5" collide). Only sections a run reads are given
- * (`sections`, NULL = all). Input errors name both keys. */
-int wf_deck_check_files(const wf_deck *deck, const char *const *sections, int nsections,
-                        wf_status *st);
+/* Declare to the run's file registry every input, output and cache key of
+ * `sections` (NULL = all) that names a file; wf_files_check then finds
+ * collisions and unusable paths, its messages naming the keys and where
+ * their values came from. */
+struct wf_files;
+int wf_deck_claim_files(const wf_deck *deck, const char *const *sections, int nsections,
+                        struct wf_files *files, wf_status *st);
 
 /* "" or the message of the first getter call with an undeclared key. */
 const char *wf_deck_bug(const wf_deck *deck);

@@ -29,6 +29,54 @@ static int h5_check(herr_t rc, wf_status *st, const char *what, const wf_h5file 
   return wf_fail(st, WF_ERR_RUNTIME, "HDF5: %s failed for '%s'", what, f->path);
 }
 
+/* HDF5's own structures (superblock, groups, attributes, chunk indexes) on
+ * top of the data: a generous margin, reserved before the file exists. */
+#define METADATA_MARGIN (1.0 * 1024 * 1024)
+
+/* Make sure `bytes` of disk from the start of `path` are the file's (rank 0,
+ * which alone touches the disk here): allocated without changing the file's
+ * size where the file system can, else its free space checked. 0 or an errno. */
+static int allocate(const char *path, double bytes, bool create) {
+  int fd = open(path, O_WRONLY | (create ? O_CREAT | O_TRUNC : 0), 0666);
+  int err = fd < 0 ? errno : 0;
+  if (!err && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) != 0) err = errno;
+  if (fd >= 0) close(fd);
+  if (err == EOPNOTSUPP || err == ENOSYS) { /* no allocation here: check the free space */
+    struct statvfs vfs;
+    err = statvfs(path, &vfs) != 0                              ? errno
+          : (double)vfs.f_bavail * (double)vfs.f_frsize < bytes ? ENOSPC
+                                                                : 0;
+  }
+  return err;
+}
+
+/* The file's disk reserved up to `bytes` of data plus the metadata margin;
+ * every rank learns rank 0's outcome. A full disk is found here, as one
+ * clean error on every rank, never inside HDF5's collective writes or its
+ * close, where ranks that see the error and ranks that do not wait for each
+ * other forever (or, alone, crash at MPI_Finalize). `create`: the file does
+ * not exist yet, and nothing is left behind when the space is not there.
+ * Collective. */
+static int reserve_to(MPI_Comm comm, const char *tmp, const char *path, double bytes, bool create,
+                      double *reserved, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  wf_status_clear(st);
+  double want = bytes * 1.02 + METADATA_MARGIN;
+  if (want <= *reserved) return WF_OK;
+  if (rank == 0) {
+    int err = allocate(tmp, want, create);
+    if (err) {
+      wf_fail(st, WF_ERR_RUNTIME, "'%s' needs about %.3g MB of disk: %s", path, want / 1e6,
+              strerror(err));
+      if (create) remove(tmp);
+    }
+  }
+  wf_status_bcast(comm, st);
+  if (st->code == WF_OK) *reserved = want;
+  return st->code;
+}
+
 int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   memset(f, 0, sizeof *f);
   f->comm = comm;
@@ -38,6 +86,9 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   snprintf(f->path, sizeof f->path, "%s", path);
   snprintf(f->tmp, sizeof f->tmp, "%s.part", path);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
+  /* Room for HDF5's own structures before HDF5 writes any. */
+  double probed = 0;
+  if (reserve_to(comm, f->tmp, f->path, 0, true, &probed, st) != WF_OK) return st->code;
 
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
@@ -54,37 +105,25 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
             "writable)",
             f->tmp);
   wf_status_agree(comm, st);
+  /* Creating truncated the probe's allocation: take the margin again. */
+  if (st->code == WF_OK) reserve_to(comm, f->tmp, f->path, 0, false, &f->reserved, st);
   if (st->code != WF_OK) wf_h5_discard(f);
   return st->code;
 }
 
-/* HDF5's own structures (superblock, groups, attributes, chunk indexes) on
- * top of the data: a generous margin. */
-#define METADATA_MARGIN (1.0 * 1024 * 1024)
-
 int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st) {
-  int rank;
-  MPI_Comm_rank(f->comm, &rank);
-  wf_status_clear(st);
-  double want = bytes * 1.02 + METADATA_MARGIN;
-  if (rank == 0) {
-    int fd = open(f->tmp, O_WRONLY);
-    int err = fd < 0 ? errno : 0;
-    if (!err && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)want) != 0) err = errno;
-    if (fd >= 0) close(fd);
-    if (err == EOPNOTSUPP || err == ENOSYS) { /* no allocation here: check the free space */
-      struct statvfs vfs;
-      err = statvfs(f->tmp, &vfs) != 0                           ? errno
-            : (double)vfs.f_bavail * (double)vfs.f_frsize < want ? ENOSPC
-                                                                 : 0;
-    }
-    if (err)
-      wf_fail(st, WF_ERR_RUNTIME, "'%s' needs about %.3g MB of disk: %s", f->path, want / 1e6,
-              strerror(err));
-  }
-  wf_status_bcast(f->comm, st);
-  return st->code;
+  return reserve_to(f->comm, f->tmp, f->path, f->written + bytes, false, &f->reserved, st);
 }
+
+/* Before `bytes` more data go into the file: its disk, as wf_h5_reserve.
+ * Every write does this, so no workload can forget it. Collective. */
+static int reserve_more(wf_h5file *f, double bytes, wf_status *st) {
+  if (wf_h5_reserve(f, bytes, st) != WF_OK) return st->code;
+  f->written += bytes;
+  return WF_OK;
+}
+
+static size_t type_size(wf_dtype t) { return t == WF_F32 ? 4 : 8; }
 
 /* Dataset `name` over fspace, created by every rank; each learns whether
  * any failed (before the collective write that follows). */
@@ -113,6 +152,9 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
     ms[d] = b->mem_start ? b->mem_start[d] : 0;
     if (cnt[d] == 0) empty = true;
   }
+  double bytes = (double)type_size(type);
+  for (int d = 0; d < b->ndim; d++) bytes *= (double)g[d];
+  if (reserve_more(f, bytes, st) != WF_OK) return st->code;
   hid_t fspace = H5Screate_simple(b->ndim, g, NULL);
   hid_t dset = create_dataset(f, name, type, fspace, st);
   if (st->code != WF_OK) {
@@ -167,6 +209,8 @@ static void select_rows(const wf_h5_rows *r, hid_t *fspace, hid_t *mspace) {
 
 int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
                      const void *data, wf_status *st) {
+  if (reserve_more(f, (double)type_size(type) * (double)r->rows * (double)r->cols, st) != WF_OK)
+    return st->code;
   hid_t fspace, mspace;
   select_rows(r, &fspace, &mspace);
   hid_t dset = create_dataset(f, name, type, fspace, st);
@@ -184,6 +228,7 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
 
 static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,
                       wf_status *st) {
+  if (reserve_more(f, (double)H5Tget_size(type) + 256, st) != WF_OK) return st->code;
   hid_t a = H5Acreate2(f->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
   if (a >= 0) H5Aclose(a);

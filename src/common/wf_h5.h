@@ -30,6 +30,8 @@ typedef struct wf_h5file {
   MPI_Comm comm;
   hid_t file, dxpl;
   char path[WF_H5_PATH_MAX], tmp[WF_H5_PATH_MAX + 8];
+  double reserved; /* bytes of disk the file holds for itself */
+  double written;  /* bytes of data (and attributes) written or reserved ahead */
   int nxdmf;
   wf_h5_xdmf_field xdmf[WF_H5_MAX_XDMF];
 } wf_h5file;
@@ -76,12 +78,16 @@ int wf_xdmf_series_write(const char *xmf, int n, const char *const *files, const
                          const wf_h5_xdmf_field *fields, int nfields, wf_status *st);
 /* Close, rename to the final name, write the XDMF sidecar. Collective. */
 int wf_h5_close(wf_h5file *f, wf_status *st);
-/* Reserve `bytes` of disk for the file before writing its data (the data's
- * size plus a margin for HDF5's metadata). A full disk is then found here,
- * as a clean error on every rank, instead of inside HDF5's collective writes,
- * where ranks that see the error and ranks that do not wait for each other
- * forever. The space is allocated (fallocate, keeping the file's size) where
- * the file system can; elsewhere its free space is checked. Collective. */
+/* Disk space: a file is created only with room for HDF5's own structures
+ * (a margin of 1 MB), and every write and attribute first reserves its own
+ * bytes (fallocate, keeping the file's size, where the file system can;
+ * elsewhere its free space is checked). A full disk, at any level of free
+ * space down to 0 bytes, is then a clean error on every rank, never a
+ * failure inside HDF5's collective writes or its close, where ranks that see
+ * it and ranks that do not wait for each other forever. wf_h5_reserve takes
+ * `bytes` more ahead: a file written over a run (a trajectory) reserves all
+ * of it at the start, so the disk is found short before the run, not after.
+ * Collective. */
 int wf_h5_reserve(wf_h5file *f, double bytes, wf_status *st);
 /* Close and delete the temporary file (error path). Collective. */
 void wf_h5_discard(wf_h5file *f);

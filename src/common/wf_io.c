@@ -11,10 +11,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+int wf_open_input(const char *path, const char *what, wf_status *st) {
+  /* Non-blocking, so that opening a named pipe with no writer returns. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open %s '%s': %s", what, path, strerror(errno)), -1;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s '%s' is %s, not a file: inputs are read from regular files", what, path,
+                   S_ISDIR(sb.st_mode) ? "a directory" : "a named pipe or a device"),
+           -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 static char *slurp(const char *path, const char *what, size_t max_bytes, wf_status *st) {
-  FILE *f = fopen(path, "rb");
+  int fd = wf_open_input(path, what, st);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
   if (!f) {
-    wf_fail(st, WF_ERR_INPUT, "cannot open %s '%s': %s", what, path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      wf_fail(st, WF_ERR_RUNTIME, "cannot read %s '%s': %s", what, path, strerror(errno));
+    }
     return NULL;
   }
   size_t cap = 4096, len = 0;

@@ -15,6 +15,12 @@
 #define WF_MAX_TABLE_BYTES (512u << 20)      /* EAM potentials: 512 MiB */
 #define WF_MAX_BCAST_BYTES ((size_t)2147483646) /* one MPI_Bcast: INT_MAX - 1 */
 
+/* Open an input for reading (this process alone): a file descriptor, or -1
+ * and an input error when it cannot be opened or is not a regular file (a
+ * named pipe would block the reader forever, a device never end). Every
+ * reader of an input file opens it through here. */
+int wf_open_input(const char *path, const char *what, wf_status *st);
+
 /* Read a whole text file of at most max_bytes (this process alone):
  * malloc'ed, NUL-terminated. */
 int wf_read_text(const char *path, const char *what, size_t max_bytes, char **text,

@@ -18,6 +18,7 @@
 struct wf_wafer; /* the PE grid, its decomposition and its fabric: mesh_decomp/wf_wafer.h */
 struct wf_roles; /* the ranks' roles: mesh_decomp/wf_roles.h */
 struct wf_h5file; /* an HDF5 output file: common/wf_h5.h */
+struct wf_files;  /* the registry of a run's files: common/wf_files.h */
 
 /* A workload's wafer projection of one unit of its work (an iteration, a
  * timestep), for the run's report and for `wafer fidelity`. */
@@ -64,6 +65,9 @@ typedef struct wf_workload {
   int nsections;
   int (*run)(wf_run *run, wf_status *st);
   void (*finalize)(void); /* optional: once, before MPI_Finalize */
+  /* optional: files the run makes beyond its keys' (wf_files.h), declared
+   * to the run's registry before any work (cfd: the snapshot series) */
+  int (*claim_files)(const wf_deck *deck, struct wf_files *files, wf_status *st);
   bool rank_roles;        /* accepts MemoryX / SwarmX ranks ([wafer] memoryx_ranks, ...) */
   int rank_layout;        /* wf_rank_layout of `rank_grid = auto` (0: compact blocks) */
   bool not_in_demo;       /* needs an input its embedded deck cannot give (generate: a

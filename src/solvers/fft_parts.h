@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "ff_pencil.h"
+#include "wf_deck.h"
 #include "wf_error.h"
 #include "wf_model.h"
 
@@ -47,8 +48,9 @@ double fft_rel(fft_diff d);
 
 /* FFTW's wisdom from and to the deck's file (nothing when it names none):
  * read on rank 0 and broadcast; gathered and written atomically, a file that
- * cannot be written a warning. Collective. */
-void fft_wisdom_load(MPI_Comm comm, const fft_setup *s);
+ * cannot be written a warning. An existing file that is not wisdom of the
+ * run's precision is an input error (it would be rewritten). Collective. */
+int fft_wisdom_load(MPI_Comm comm, const wf_deck *d, const fft_setup *s, wf_status *st);
 void fft_wisdom_save(MPI_Comm comm, const fft_setup *s);
 
 /* The reference transform and how ours compares with it. */

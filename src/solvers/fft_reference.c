@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fft_parts.h"
 #include "wf_config.h"
@@ -47,37 +48,25 @@ static int import_wisdom(ff_prec p, const char *text) {
                         : fftw_import_wisdom_from_string(text);
 }
 
-void fft_wisdom_load(MPI_Comm comm, const fft_setup *s) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  if (!s->wisdom[0]) return;
+int fft_wisdom_load(MPI_Comm comm, const wf_deck *d, const fft_setup *s, wf_status *st) {
+  wf_status_clear(st);
+  if (!s->wisdom[0] || access(s->wisdom, F_OK) != 0) return WF_OK; /* made after the run */
   char *text = NULL;
-  int len = 0;
-  if (rank == 0) {
-    FILE *f = fopen(s->wisdom, "r");
-    if (f) {
-      fclose(f);
-      int ok = s->prec == FF_SINGLE ? fftwf_import_wisdom_from_filename(s->wisdom)
-                                    : fftw_import_wisdom_from_filename(s->wisdom);
-      if (!ok)
-        fprintf(stderr,
-                "fft: warning: '%s' is not FFTW %s-precision wisdom: planning from "
-                "scratch (and rewriting it)\n",
-                s->wisdom, s->prec == FF_SINGLE ? "single" : "double");
-      text = export_wisdom(s->prec);
-      len = text ? (int)strlen(text) + 1 : 0;
-    }
-  }
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  if (len == 0) return;
-  if (rank != 0) text = malloc((size_t)len);
-  int have = text != NULL, all;
-  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (all) {
-    MPI_Bcast(text, len, MPI_CHAR, 0, comm);
-    if (rank != 0) import_wisdom(s->prec, text);
-  }
+  if (wf_read_text_bcast(comm, s->wisdom, "FFTW wisdom", WF_MAX_DECK_BYTES * 64, &text, st) !=
+      WF_OK)
+    return wf_deck_blame(d, "fft", "wisdom", st);
+  /* A file that holds something else (an input, a deck) would be replaced
+   * by the rewritten wisdom: refused, not overwritten. An empty one is new. */
+  bool empty = strspn(text, " \t\r\n") == strlen(text);
+  int ok = empty || import_wisdom(s->prec, text);
   free(text);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok)
+    return wf_deck_fail(d, "fft", "wisdom", st,
+                        "the file is not FFTW %s-precision wisdom, and the run would rewrite it: "
+                        "name a wisdom file of this precision or a new file",
+                        s->prec == FF_SINGLE ? "single" : "double");
+  return WF_OK;
 }
 
 /* Every rank's wisdom, merged on rank 0 (what each rank planned may

@@ -54,7 +54,7 @@ static const wf_key fft_keys[] = {
      "forward and backward transforms timed (the report gives medians)", NULL},
     {"planner", WF_KEY_CHOICE, "measure", 0, 0, "estimate|measure|patient",
      "FFTW planner effort (ours and FFTW-MPI's)", NULL},
-    {"wisdom", WF_KEY_STRING, "", 0, 0, NULL,
+    {"wisdom", WF_KEY_CACHE, "", 0, 0, NULL,
      "FFTW wisdom file: read before planning if it exists, rewritten after ('' = none)", NULL},
     {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|fftw-mpi",
      "transform the same data with FFTW-MPI (normal and transposed output; dims < 3: FFTW on "
@@ -602,7 +602,7 @@ static int fft_run(wf_run *run, wf_status *st) {
   if (s.crosscheck_unavailable) wf_run_unavailable(run, "FFTW-MPI reference", wf_ref_fftw_mpi_absent());
   wf_h5_input in = {0};
   if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
-  fft_wisdom_load(run->comm, &s);
+  if (fft_wisdom_load(run->comm, d, &s, st) != WF_OK) return st->code;
   ff_plan p;
   ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;

@@ -75,7 +75,7 @@ static const wf_key tlrmvm_keys[] = {
      "the norm acc is relative to: the whole matrix's (KAUST's choice) or each tile's", NULL},
     {"rank_multiple", WF_KEY_INT, "1", 1, 64, NULL,
      "round every tile's rank up to a multiple of this (4 or 8 suit SIMD units)", NULL},
-    {"compressed", WF_KEY_STRING, "", 0, 0, NULL,
+    {"compressed", WF_KEY_CACHE, "", 0, 0, NULL,
      "HDF5 file of the compressed operator: read when it exists (it must match the deck), "
      "else written after compressing ('' = none)",
      NULL},

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "wf_io.h"
@@ -10,9 +11,10 @@
 
 /* gzread reads plain files as they are, compressed ones decompressed. */
 static unsigned char *slurp(const char *path, size_t max_bytes, size_t *len, wf_status *st) {
-  gzFile f = gzopen(path, "rb");
+  int fd = wf_open_input(path, "corpus", st);
+  gzFile f = fd >= 0 ? gzdopen(fd, "rb") : NULL;
   if (!f) {
-    wf_fail(st, WF_ERR_INPUT, "cannot open the corpus '%s'", path);
+    if (fd >= 0) close(fd), wf_fail(st, WF_ERR_RUNTIME, "cannot read the corpus '%s'", path);
     return NULL;
   }
   size_t cap = 1 << 20, n = 0;
@@ -27,8 +29,11 @@ static unsigned char *slurp(const char *path, size_t max_bytes, size_t *len, wf_
       buf = bigger;
     }
   }
-  int err = 0;
-  if (got < 0) gzerror(f, &err);
+  /* A damaged or truncated gzip stream: gzread may return what it could
+   * decompress and then 0; gzerror says the stream did not end. */
+  int err = Z_OK;
+  if (buf && n <= max_bytes) gzerror(f, &err);
+  if (err != Z_OK) got = -1;
   gzclose(f);
   if (!buf) {
     wf_fail(st, WF_ERR_RUNTIME, "out of memory reading the corpus '%s'", path);

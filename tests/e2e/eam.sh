@@ -201,7 +201,7 @@ bad_input)
   msg 2 "out of range" --set eam.dt=-0.001
   msg 2 "stencil.ini:[0-9]*: " --set eam.potential="$inputs/stencil.ini"
   msg 2 "cannot open\|No such file\|cannot read" --set eam.potential=no_such.eam
-  msg 2 "EAM potential '/dev/zero' is larger than the 537 MB this reader accepts" --set eam.potential=/dev/zero
+  msg 2 "EAM potential '/dev/zero' is a named pipe or a device, not a file" --set eam.potential=/dev/zero
   msg 2 "element 'Xx' is not in" --set eam.elements=Xx
   msg 2 "expected NXxNYxNZ" --set eam.cells=8x8
   msg 2 "set \[wafer\] pe_grid = 48x48" --set eam.mapping=fold

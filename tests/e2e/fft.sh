@@ -120,11 +120,14 @@ PY
   echo "not wisdom" > bad.txt
   fft --set fft.nx=32 --set fft.ny=32 --set fft.nz=32 --set wafer.pe_grid=8x8 \
       --set fft.wisdom=bad.txt > /dev/null 2> b.err
-  expect "[ $? -eq 0 ] && grep -q 'is not FFTW double-precision wisdom' b.err" "bad wisdom: $(cat b.err)"
-  # Wisdom only saves planning time: a place it cannot be written is a warning.
+  # A file that is not wisdom would be rewritten: refused before any work,
+  # and left as it was.
+  expect "[ $? -eq 2 ] && grep -q 'is not FFTW double-precision wisdom, and the run would rewrite it' b.err && [ \"\$(cat bad.txt)\" = 'not wisdom' ]" \
+         "bad wisdom: $(cat b.err)"
+  # A wisdom file is written as every output is: a missing directory is bad input.
   fft --set fft.nx=32 --set fft.ny=32 --set fft.nz=32 --set wafer.pe_grid=8x8 \
       --set fft.wisdom=/nonexistent-dir/w.txt --json nw.json > /dev/null 2> nw.err
-  expect "[ $? -eq 0 ] && grep -q \"wisdom not saved to '/nonexistent-dir/w.txt'\" nw.err && json nw.json \"j['status'] == 'ok'\"" \
+  expect "[ $? -eq 2 ] && grep -q 'wisdom = /nonexistent-dir/w.txt: its directory /nonexistent-dir does not exist' nw.err && [ ! -e nw.json ]" \
          "unwritable wisdom: $(cat nw.err)"
   ;;
 bad_input)

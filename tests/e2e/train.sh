@@ -145,7 +145,7 @@ generate)
 bad_input)
   printf 'tiny' > tiny.txt
   expect_bad_input train "is too short" --set train.corpus=tiny.txt
-  expect_bad_input train "cannot open the corpus" --set train.corpus=missing.txt
+  expect_bad_input train "cannot open corpus" --set train.corpus=missing.txt
   expect_bad_input train "heads = 0: out of range" --set train.heads=0
   expect_bad_input train "64 channels do not split into 3 heads" --set train.heads=3
   [ "$ranks" -gt 1 ] && expect_bad_input train "do not split evenly over $ranks replicas" \
