@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 
 #include "app.h"
@@ -112,8 +113,9 @@ static void blame_signal(MPI_Comm comm, wf_status *st) {
 }
 
 /* A plot asked for (an output key whose name ends in `plot`: plot,
- * gather_plot, mdd_plot) needs a Python with matplotlib: without one it is
- * bad input, found before any work. */
+ * gather_plot, mdd_plot) is a PNG file and needs a Python with matplotlib:
+ * a name without .png, or no such Python, is bad input, found before any
+ * work. */
 static int check_plots(const wf_deck *deck, const wf_workload *wl, wf_status *st) {
   char why[512];
   for (int s = 0; s < wl->nsections; s++) {
@@ -122,7 +124,12 @@ static int check_plots(const wf_deck *deck, const wf_workload *wl, wf_status *st
       const wf_key *key = &sec->keys[k];
       size_t n = strlen(key->name);
       bool plot = key->type == WF_KEY_OUTPUT && n >= 4 && strcmp(key->name + n - 4, "plot") == 0;
-      if (plot && wf_deck_str(deck, sec->name, key->name)[0] && !wf_plots_available(why, sizeof why))
+      const char *png = plot ? wf_deck_str(deck, sec->name, key->name) : "";
+      size_t len = strlen(png);
+      if (len && (len < 5 || strcasecmp(png + len - 4, ".png") != 0))
+        return wf_deck_fail(deck, sec->name, key->name, st,
+                            "plots are PNG images: name the file NAME.png");
+      if (len && !wf_plots_available(why, sizeof why))
         return wf_deck_fail(deck, sec->name, key->name, st, "cannot draw plots: %s", why);
     }
   }

@@ -1,5 +1,6 @@
 #include "wf_checkpoint.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #include "wf_fault.h"
@@ -27,6 +28,23 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const w
   return wf_h5_close(&f, st);
 }
 
+/* A run's state is finite (a run that went non-finite stops before it
+ * writes a checkpoint): a NaN or Inf here is a damaged or edited file, which
+ * would otherwise run on and print garbage with exit 0. */
+static int check_finite(const wf_ckpt_var *v, const char *path, wf_status *st) {
+  for (unsigned long long i = 0; i < v->count; i++) {
+    double x = v->type == WF_F64   ? ((const double *)v->data)[i]
+               : v->type == WF_F32 ? ((const float *)v->data)[i]
+                                   : 0;
+    if (!isfinite(x))
+      return wf_fail(st, WF_ERR_INPUT,
+                     "checkpoint '%s': dataset '%s' holds %s at element %llu: a damaged file, "
+                     "not a run's state",
+                     path, v->name, isnan(x) ? "NaN" : "an infinite value", v->offset + i);
+  }
+  return WF_OK;
+}
+
 static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *path,
                     wf_status *st) {
   hid_t dset = H5Dopen2(file, v->name, H5P_DEFAULT);
@@ -51,6 +69,8 @@ static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *pa
     }
     if (H5Dread(dset, wf_h5_type(v->type), mspace, fspace, dxpl, v->data) < 0)
       rc = wf_fail(st, WF_ERR_RUNTIME, "checkpoint '%s': reading '%s' failed", path, v->name);
+    else
+      rc = check_finite(v, path, st);
     H5Sclose(mspace);
   }
   H5Sclose(fspace);

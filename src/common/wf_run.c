@@ -96,8 +96,18 @@ int wf_run_plot(const wf_run *run, const char *script, const char *png, const ch
       if (fclose(f) != 0) {
         wf_fail(st, WF_ERR_RUNTIME, "plot: cannot write the temporary file %s", tmp);
       } else {
-        char *argv[] = {(char *)wf_python(), path, tmp, (char *)png, (char *)title, NULL};
-        wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st);
+        /* Drawn as PNG.part, then renamed: a failed or cut-short drawing (a
+         * full disk) leaves nothing under the plot's name. */
+        char part[4096];
+        snprintf(part, sizeof part, "%s.part", png);
+        char *argv[] = {(char *)wf_python(), path, tmp, part, (char *)title, NULL};
+        if (wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st) !=
+                WF_OK ||
+            rename(part, png) != 0) {
+          if (st->code == WF_OK)
+            wf_fail(st, WF_ERR_RUNTIME, "plot: cannot rename '%s' to '%s'", part, png);
+          remove(part);
+        }
       }
       remove(tmp);
     }

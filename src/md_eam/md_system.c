@@ -200,6 +200,15 @@ static int section_atoms(md_data *D, lines *L, wf_status *st) {
       return wf_fail(st, WF_ERR_INPUT,
                      "%s:%d: atom id must be an integer in 1..2^53 and type one of 1..%d",
                      L->name, L->line, D->ntypes);
+    /* Atoms outside the box are wrapped into it (as LAMMPS does); one more
+     * than 2^20 box lengths away would keep less than 2^-32 of a box length
+     * of its place after the wrap: a damaged file, not a position. */
+    for (int c = 0; c < 3; c++)
+      if (D->box.len[c] > 0 && !(fabs((v[2 + c] - D->box.lo[c]) / D->box.len[c]) < 1048576.0))
+        return wf_fail(st, WF_ERR_INPUT,
+                       "%s:%d: atom %.0f at %g is more than 2^20 box lengths outside the box: "
+                       "its place in the box would be lost to rounding",
+                       L->name, L->line, v[0], v[2 + c]);
     D->id[i] = (int64_t)v[0];
     D->type[i] = (int)v[1] - 1;
     memcpy(D->x[i], v + 2, sizeof(md_vec));

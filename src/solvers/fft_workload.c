@@ -10,6 +10,7 @@
 
 #include <complex.h>
 #include <fftw3.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -245,6 +246,28 @@ static int check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_stat
 
 /* This rank's box of the input: the field, or the file's block ([z][y][x]
  * there, [y][x][z] here). */
+/* The transform of N values of magnitude up to M reaches N M, and the
+ * Parseval check sums N such squares: (N M)^2 must stay below the run's
+ * largest number, so M <= sqrt(max) / N. Larger inputs would overflow to
+ * Inf and NaN, whose differences the checks would read as 0. */
+static int check_magnitude(wf_run *run, const fft_setup *s, const ff_plan *p, const void *a,
+                           wf_status *st) {
+  const ff_box *b = ff_in_box(p);
+  double most = 0;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++) most = fmax(most, cabs(get_input(s, p, a, x, y, z)));
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  double n = (double)s->n[0] * s->n[1] * s->n[2];
+  double limit = sqrt(s->prec == FF_SINGLE ? FLT_MAX : DBL_MAX) / n;
+  if (!(most <= limit))
+    return wf_fail(st, WF_ERR_INPUT,
+                   "dataset '%s' holds a value of magnitude %g: beyond %.3g, the transform and "
+                   "its Parseval check overflow %s precision at this size (scale the input)",
+                   s->dataset, most, limit, s->prec == FF_SINGLE ? "single" : "double");
+  return WF_OK;
+}
+
 static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const ff_plan *p,
                       void *a, wf_status *st) {
   wf_status_clear(st);
@@ -277,6 +300,7 @@ static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, co
         }
   }
   free(v);
+  if (st->code == WF_OK) check_magnitude(run, s, p, a, st);
   return st->code == WF_OK ? WF_OK : wf_deck_blame(run->deck, "fft", "input", st);
 }
 

@@ -108,14 +108,15 @@ int tl_io_write(wf_h5file *f, const char *tag, tl_matrix *a, double norm, wf_sta
 static int check_finite(MPI_Comm comm, const char *path, const tl_matrix *a, wf_status *st) {
   const tl_layout *l = a->l;
   size_t nu = a->u_at[l->i1 - l->i0], nw = a->w_at[l->j1 - l->j0];
-  int bad = 0;
-  for (size_t e = 0; e < nu && !bad; e++)
-    bad = !isfinite(crealf(a->U[e])) || !isfinite(cimagf(a->U[e]));
-  for (size_t e = 0; e < nw && !bad; e++)
-    bad = !isfinite(crealf(a->W[e])) || !isfinite(cimagf(a->W[e]));
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-  if (bad)
-    return wf_fail(st, WF_ERR_INPUT, "'%s': the bases hold values that are not finite", path);
+  double limit = tl_value_limit(l), most = 0;
+  for (size_t e = 0; e < nu; e++) most = fmax(most, fmax(fabsf(crealf(a->U[e])), fabsf(cimagf(a->U[e]))));
+  for (size_t e = 0; e < nw; e++) most = fmax(most, fmax(fabsf(crealf(a->W[e])), fabsf(cimagf(a->W[e]))));
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+  if (!(most <= limit)) /* NaN too */
+    return wf_fail(st, WF_ERR_INPUT,
+                   "'%s': the bases hold a value of magnitude %g, beyond the %.3g that single "
+                   "precision can multiply and sum at this size: a damaged file",
+                   path, most, limit);
   return WF_OK;
 }
 

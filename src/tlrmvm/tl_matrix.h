@@ -46,6 +46,15 @@ typedef struct tl_layout {
   MPI_Comm col_comm; /* ranks holding the same tile columns (other rows); rank = cy */
 } tl_layout;
 
+/* The largest magnitude an operator's stored value (a dense entry, a basis
+ * entry) may have: the products and norms the run takes in single precision
+ * sum up to max(m, n) terms of |a|^2, which stays below FLT_MAX when |a| <=
+ * sqrt(FLT_MAX) / max(m, n). Larger values would overflow to Inf (and a
+ * reported error of 0): they are refused as input. */
+static inline double tl_value_limit(const tl_layout *l) {
+  return 1.8446742974197924e19 / (l->m > l->n ? l->m : l->n); /* sqrt(FLT_MAX) = 2^64 */
+}
+
 /* Rows (columns) of tile t of `total` cut into tiles of nb: the last shorter. */
 static inline int tl_tile_len(int total, int nb, int t) {
   return total - t * nb < nb ? total - t * nb : nb;

@@ -85,13 +85,15 @@ static int input_block(wf_run *run, const tlrmvm_setup *s, const tl_layout *l, i
     free(block);
     return wf_deck_blame(run->deck, TLRMVM_SECTION, "input", st);
   }
-  int bad = 0;
-  for (size_t e = 0; e < 2 * (size_t)src->rows * src->cols && !bad; e++) bad = !isfinite(block[e]);
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, l->comm);
-  if (bad) {
+  double limit = tl_value_limit(l), most = 0;
+  for (size_t e = 0; e < 2 * (size_t)src->rows * src->cols; e++) most = fmax(most, fabs(block[e]));
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, l->comm);
+  if (!(most <= limit)) { /* NaN too */
     free(block);
     return wf_deck_fail(run->deck, TLRMVM_SECTION, "input", st,
-                        "dataset '%s' holds values that are not finite", name);
+                        "dataset '%s' holds a value of magnitude %g, beyond the %.3g that single "
+                        "precision can multiply and sum at this size (scale the operator)",
+                        name, most, limit);
   }
   src->block = block;
   return WF_OK;

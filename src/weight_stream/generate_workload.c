@@ -88,13 +88,27 @@ static int generate_run(wf_run *run, wf_status *st) {
   }
   memcpy(text, prompt, plen);
   double t0 = MPI_Wtime();
-  for (size_t n = plen; n < total; n++) {
+  int rc = WF_OK;
+  for (size_t n = plen; n < total && rc == WF_OK; n++) {
     /* The last (at most seq) bytes; causal attention ignores the padding after them. */
     size_t from = n > (size_t)c.seq ? n - (size_t)c.seq : 0, len = n - from;
     for (int t = 0; t < c.seq; t++) window[t] = (size_t)t < len ? text[from + t] : 0;
     ws_gpt_forward(&m, window, NULL);
     const float *logits = m.a.t[WS_LOGITS] + (len > 0 ? len - 1 : 0) * (size_t)c.vocab;
-    text[n] = (unsigned char)sample(logits, c.vocab, temperature, top_k, wf_uniform(seed, n));
+    /* Finite parameters can still overflow single precision (a damaged or
+     * edited checkpoint): no byte is drawn from NaN probabilities. */
+    for (int v = 0; v < c.vocab && rc == WF_OK; v++)
+      if (!isfinite(logits[v]))
+        rc = wf_fail(st, WF_ERR_RUNTIME,
+                     "the model's logits are not finite at byte %zu: the checkpoint '%s' holds "
+                     "values its single-precision forward pass overflows on (damaged?)",
+                     n - plen, path);
+    if (rc == WF_OK)
+      text[n] = (unsigned char)sample(logits, c.vocab, temperature, top_k, wf_uniform(seed, n));
+  }
+  if (rc != WF_OK) {
+    free(text), free(window), ws_gpt_free(&m);
+    return rc;
   }
   double seconds = MPI_Wtime() - t0;
   text[total] = '\0';

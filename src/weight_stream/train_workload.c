@@ -368,6 +368,12 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     rc = train_step(t, c, step, tok, tgt, &o, &loss, st);
     train_seconds += wf_slowest(t->world, MPI_Wtime() - t0);
     h->train[step] = (float)loss;
+    if (rc == WF_OK && !isfinite(loss)) /* the same on every rank: reduced over them */
+      rc = wf_fail(st, WF_ERR_RUNTIME,
+                   "the training loss is not finite at step %d: training diverged (a smaller "
+                   "train.lr?) or the restart holds values it overflows on; no checkpoint of "
+                   "this state is written",
+                   step + 1);
     if (rc == WF_OK && s->checkpoint[0] && s->checkpoint_every > 0 &&
         (step + 1) % s->checkpoint_every == 0 && step + 1 < h->end)
       rc = save(t, step + 1, st);

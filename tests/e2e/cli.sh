@@ -257,27 +257,6 @@ PY
   run eam --set eam.cells=4x4x4 --set eam.steps=5 --set eam.crosscheck=none > e.txt
   expect "! grep -qi 'published' s.txt e.txt" "an ordinary run compares itself with a published figure"
   ;;
-disk_full)
-  # A full disk ends every rank cleanly with the same message (exit 1), never
-  # a hang, and leaves nothing behind: the output's space is reserved before
-  # its data is written. A 200 KiB tmpfs plays the full disk (needs root).
-  mkdir -p tiny
-  if ! mount -t tmpfs -o size=200k tmpfs tiny 2> /dev/null; then
-    echo "SKIP: cannot mount a tmpfs here (not root?): the full-disk case is not tested"
-    exit 77 # ctest: skipped
-  fi
-  trap 'umount "$work/tiny" 2> /dev/null; rm -rf "$work"' EXIT
-  for args in "eam --set eam.crosscheck=none --set eam.steps=20 --set output.file=tiny/t.h5" \
-              "eam --set eam.crosscheck=none --set eam.steps=20 --set eam.checkpoint=tiny/ck.h5" \
-              "stencil --set stencil.crosscheck=none --set output.file=tiny/s.h5"; do
-    # shellcheck disable=SC2086
-    timeout 120 mpiexec -n "$ranks" "$wafer" $args --quiet > full.txt 2>&1
-    rc=$?
-    expect "[ $rc -eq 1 ] && grep -q 'needs about .* MB of disk: No space left on device' full.txt" \
-           "full disk ($args): exit $rc (124 = hung), $(grep error full.txt | head -1)"
-    expect "[ -z \"\$(ls -A tiny)\" ]" "full disk ($args): left $(ls -A tiny)"
-  done
-  ;;
 binding)
   # Each rank's CPUs as the OS reports them for the same launch
   # (/proc/self/status), and the warning when ranks share a core.

@@ -2,6 +2,7 @@
 #include <CUnit/Basic.h>
 
 void add_deck_tests(void);
+void add_files_tests(void);
 void add_decomp_tests(void);
 void add_grid_tests(void);
 void add_model_tests(void);
@@ -14,6 +15,7 @@ void add_gpt_tests(void);
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
   add_deck_tests();
+  add_files_tests();
   add_decomp_tests();
   add_grid_tests();
   add_model_tests();

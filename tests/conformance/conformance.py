@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+"""One fault and hostile-input conformance suite over every registered workload.
+
+usage: conformance.py CLASS RANKS WAFER [WORKLOAD ...]
+
+CLASS is one of:
+  paths   every pair of the run's files made equal (input, output and cache
+          keys, the deck, --json), each input a named pipe and a device, each
+          output a directory, a device and a missing directory: refused before
+          any work (exit 2), nothing written, nothing changed.
+  disk    every output and cache a small run writes, on a disk with 0 bytes,
+          4 KB and 2 MB free: the run ends (exit 0, or 1 with a message about
+          disk space) on every rank, never hangs or crashes, and leaves no
+          partial file under any name.
+  values  NaN, Inf and huge values in every input kind (HDF5 fields, dense
+          operators, checkpoints, data files), and a truncated gzip corpus:
+          refused (exit 2, naming the input), no output.
+
+The workloads come from `wafer --help`, their file keys from `wafer W --help`;
+workloads.py adds what a trial cannot discover (a small deck, how to make a
+valid input). Prints one line per failed trial and a count per class; exits 1
+if any trial failed, 77 (skipped) if the class needs what this machine lacks
+(disk: root, to mount a small tmpfs).
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads import COMMON_EXCUSED, WORKLOADS  # noqa: E402
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+TIMEOUT = 120  # seconds: a trial that takes longer hung
+
+
+class Suite:
+    def __init__(self, cls, ranks, wafer, mpiexec):
+        self.cls, self.ranks, self.wafer, self.mpiexec = cls, ranks, wafer, mpiexec
+        self.passed = self.failed = 0
+        self.lock = threading.Lock()
+
+    def expect(self, ok, what):
+        with self.lock:
+            self._count(ok, what)
+
+    def _count(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL: " + what, flush=True)
+
+    def run(self, workload, args, ranks=None, cwd=None, timeout=TIMEOUT):
+        """(exit status, stderr); 124 when it did not end in time."""
+        cmd = [self.mpiexec, "-n", str(ranks or self.ranks), self.wafer, workload] + args
+        cmd += ["--quiet"]
+        p = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = p.communicate(timeout=timeout)
+            return p.returncode, err.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # mpiexec and its ranks
+            p.communicate()
+            return 124, "timed out after %d s" % timeout
+
+
+# ---- what the registry says ----
+
+def workloads(wafer):
+    text = subprocess.run([wafer, "--help"], env=ENV, capture_output=True, text=True).stdout
+    names, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("workloads:"):
+            inside = True
+        elif inside and re.match(r"^  [a-z]", line):
+            names.append(line.split()[0])
+        elif inside and line.strip() == "":
+            break
+    return [n for n in names if n != "demo"]
+
+
+def file_keys(wafer, workload):
+    """{"section.key": "input" | "output" | "cache"} from `wafer W --help`."""
+    text = subprocess.run([wafer, workload, "--help"], env=ENV, capture_output=True,
+                          text=True).stdout
+    keys, section = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^#### \[(\w+)\]", line)
+        if m:
+            section = m.group(1)
+            continue
+        m = re.match(r"^\| `(\w+)` \| (input|output|cache) file \|", line)
+        if m and section:
+            keys["%s.%s" % (section, m.group(1))] = m.group(2)
+    return keys
+
+
+def sets(assignments):
+    out = []
+    for k, v in assignments.items():
+        out += ["--set", "%s=%s" % (k, v)]
+    return out
+
+
+# ---- valid inputs of every kind ----
+
+def make_input(suite, kind, path, work):
+    """Write a valid input of `kind` at `path` (a kind or (workload, key))."""
+    if isinstance(kind, tuple):
+        workload, key = kind
+        t = WORKLOADS[workload]
+        extra = sets({k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+        rc, err = suite.run(workload, t["deck"] + extra + sets({key: path}), ranks=1, cwd=work)
+        if rc != 0 or not os.path.exists(path):
+            raise RuntimeError("cannot make %s by %s %s: %s" % (path, workload, key, err[-300:]))
+        return
+    import numpy as np
+    if kind == "corpus":
+        with open(path, "w") as f:
+            f.write("the quick brown fox jumps over the lazy dog. " * 2000)
+        return
+    import h5py
+    with h5py.File(path, "w") as f:
+        if kind == "fft_field":
+            rng = np.random.default_rng(1)
+            f["field"] = rng.standard_normal((16, 16, 16)) + 1j * rng.standard_normal((16, 16, 16))
+        elif kind == "tlr_dense":
+            rng = np.random.default_rng(2)
+            for q in range(2):
+                a = rng.standard_normal((400, 400)) + 1j * rng.standard_normal((400, 400))
+                f["A_%d" % q] = (a / 400).astype(np.complex64)
+        else:
+            raise ValueError(kind)
+
+
+_made = {}
+
+
+def made(suite, kind, work):
+    """A valid input of `kind`, made once per suite in `work`."""
+    name = kind if isinstance(kind, str) else "%s-%s" % kind
+    if name not in _made:
+        ext = ".txt" if kind == "corpus" else ".data" if name.endswith("write_data") else ".h5"
+        path = os.path.join(work, "valid-" + name + ext)
+        make_input(suite, kind, path, work)
+        _made[name] = path
+    return _made[name]
+
+
+# ---- trials ----
+
+def snapshot(d):
+    """Every file under d with its size and modification time."""
+    out = {}
+    for root, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(root, f)
+            st = os.lstat(p)
+            out[os.path.relpath(p, d)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def refused(suite, workload, args, cwd, what, want=None):
+    """The run exits 2 before any work: nothing new in cwd, nothing changed.
+    A trial of the registry, which rank 0 runs alone: one rank, no launcher
+    (MPI's singleton start), in a folder of its own so trials run side by side."""
+    with open(os.path.join(cwd, "deck.ini"), "w") as f:
+        f.write("# a deck\n[wafer]\n")
+    os.mkfifo(os.path.join(cwd, "fifo"))
+    before = snapshot(cwd)
+    cmd = [suite.wafer, workload] + args + ["--quiet"]
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=30)
+        rc, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rc, err = 124, "timed out"
+    after = snapshot(cwd)
+    msg = err.strip().splitlines()[-1] if err.strip() else ""
+    suite.expect(rc == 2, "%s %s: exit %d (wanted 2): %s" % (workload, what, rc, msg))
+    if want:
+        suite.expect(want in err, "%s %s: the message lacks '%s': %s" % (workload, what, want, msg))
+    suite.expect(after == before, "%s %s: files changed: %s" % (
+        workload, what, sorted(set(after.items()) ^ set(before.items()))))
+
+
+def trial_paths(suite, workload, keys, work):
+    t = WORKLOADS[workload]
+    needs = {k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])}
+    claims = [("key", k, kind) for k, kind in sorted(keys.items())]
+    claims += [("deck", "the deck", "input"), ("json", "--json", "output")]
+    trials = []  # (args, what, wanted message); paths relative to the trial's folder
+
+    def args_for(claim, path):
+        how, name, _ = claim
+        if how == "key":
+            return [("set", name, path)]
+        if how == "json":
+            return [("json", path)]
+        return [("deck", path)]
+
+    # Every pair where one of them is written.
+    for i, a in enumerate(claims):
+        for b in claims[i + 1:]:
+            if a[2] == "input" and b[2] == "input":
+                continue
+            path = "deck.ini" if "deck" in (a[0], b[0]) else "same.h5"
+            trials.append((args_for(a, path) + args_for(b, path), "%s = %s" % (a[1], b[1]),
+                           "the same file as"))
+    # An output's sidecar or temporary file named as an input.
+    for other, okind in keys.items():
+        if okind == "input" and "output.file" in keys:
+            for derived in ("x.xmf", "x.h5.part"):
+                trials.append(([("set", "output.file", "x.h5"), ("set", other, derived)],
+                               "%s = output.file's %s" % (other, derived), "the same file as"))
+    # Inputs that are not files.
+    for k, kind in keys.items():
+        if kind == "input":
+            for special in ("fifo", "/dev/zero"):
+                trials.append(([("set", k, special)], "%s = %s" % (k, special),
+                               "named pipe or a device"))
+    trials.append(([("deck", "fifo")], "deck = a named pipe", "named pipe or a device"))
+    # Outputs that cannot be files.
+    for k, kind in keys.items():
+        if kind != "input":
+            for bad, want in ((".", "directory"), ("/dev/null", "device or pipe"),
+                              ("missing/x.h5", "does not exist")):
+                trials.append(([("set", k, bad)], "%s = %s" % (k, bad), want))
+    trials.append(([("json", "missing/s.json"), ("set", "output.file", "o.h5")],
+                   "--json in a missing directory", "does not exist"))
+
+    def one(n, trial):
+        spec, what, want = trial
+        cwd = os.path.join(work, "t%d" % n)
+        os.makedirs(cwd)
+        given = dict(needs)
+        deck, extra = [], []
+        for item in spec:
+            if item[0] == "set":
+                given[item[1]] = item[2]
+            elif item[0] == "json":
+                extra += ["--json", item[1]]
+            else:
+                deck = [item[1]]
+        refused(suite, workload, deck + t["deck"] + sets(given) + extra, cwd, what, want)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(lambda nt: one(*nt), enumerate(trials)))
+
+
+class SmallDisk:
+    """A tmpfs with `free` bytes left (about: tmpfs counts pages)."""
+
+    def __init__(self, where, free):
+        self.where, self.free = where, free
+
+    def __enter__(self):
+        os.makedirs(self.where, exist_ok=True)
+        filler = 256 * 1024
+        size = (filler + self.free) // 1024
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dk" % size, "tmpfs", self.where],
+                       check=True, capture_output=True)
+        with open(os.path.join(self.where, ".filler"), "wb", buffering=0) as f:
+            try:
+                f.write(b"\0" * filler)
+                while self.free == 0 and f.write(b"\0" * 512):  # to the last byte
+                    pass
+            except OSError:
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.run(["umount", self.where], capture_output=True)
+
+
+def is_whole_h5(path):
+    if not path.endswith(".h5"):
+        return os.path.getsize(path) > 0
+    return subprocess.run(["h5dump", "-H", path], capture_output=True).returncode == 0
+
+
+def trial_disk(suite, workload, keys, work):
+    t = WORKLOADS[workload]
+    base = t["deck"] + sets({k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+    plots_ok = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                              capture_output=True).returncode == 0
+    for key, extra in t["writes"].items():
+        if key.endswith("plot") and not plots_ok:
+            continue
+        name = {"fft.wisdom": "w.txt", "eam.write_data": "d.data"}.get(key, "")
+        name = name or ("p.png" if key.endswith("plot") else "o.h5")
+        for free in (0, 4096, 2 << 20):
+            disk = os.path.join(work, "disk")
+            with SmallDisk(disk, free):
+                path = os.path.join(disk, name)
+                rc, err = suite.run(workload, base + extra + sets({key: path}), cwd=work)
+                what = "%s %s on a disk with %d bytes free (%d ranks)" % (
+                    workload, key, free, suite.ranks)
+                last = err.strip().splitlines()[-1] if err.strip() else ""
+                suite.expect(rc in (0, 1), "%s: exit %d (124 = hung): %s" % (what, rc, last))
+                if rc == 1:
+                    suite.expect(re.search(r"disk|[Nn]o space|cannot write", err) is not None,
+                                 "%s: the message does not say the disk is full: %s" % (what, last))
+                left = [f for f in os.listdir(disk) if f != ".filler"]
+                partial = [f for f in left if ".part" in f]
+                suite.expect(not partial, "%s: partial files left: %s" % (what, partial))
+                if os.path.exists(path):
+                    suite.expect(is_whole_h5(path), "%s: %s is not a whole file" % (what, name))
+                # A cache (FFTW wisdom) only saves time: one that cannot be
+                # written is a warning, said on stderr.
+                cache = keys.get(key) == "cache" and "not saved" in err
+                suite.expect(rc != 0 or os.path.exists(path) or cache,
+                             "%s: exit 0 but %s is missing" % (what, name))
+
+
+def tamper_h5(src, dst, value):
+    """A copy of an HDF5 file with the first element of every floating-point
+    dataset (or complex compound's real part) set to `value`."""
+    import h5py
+    import numpy as np
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        def visit(name, obj):
+            if not isinstance(obj, h5py.Dataset) or obj.size == 0:
+                return
+            dt = obj.dtype
+            if dt.kind in "fc" or (dt.names and all(dt[n].kind == "f" for n in dt.names)):
+                data = obj[...]
+                flat = data.reshape(-1)
+                if dt.names:
+                    flat[dt.names[0]][0] = value
+                elif dt.kind == "f" and dt.itemsize == 4 and np.isfinite(value):
+                    flat[0] = np.float32(min(value, 3e38))
+                elif dt.kind == "c" and dt.itemsize == 8 and np.isfinite(value):
+                    flat[0] = np.complex64(min(value, 3e38))
+                else:
+                    flat[0] = value
+                obj[...] = data
+        f.visititems(visit)
+
+
+def trial_values(suite, workload, keys, work):
+    t = WORKLOADS[workload]
+    for key, kind in t.get("inputs", {}).items():
+        if key not in keys:
+            suite.expect(False, "%s: workloads.py names %s, which is not a file key" % (workload, key))
+            continue
+        valid = made(suite, kind, work)
+        base = t["deck"] + t.get("reading", {}).get(key, []) + sets(
+            {k: made(suite, t["inputs"][k], work) for k in t.get("needs", []) if k != key})
+        bad = []
+        if valid.endswith(".h5"):
+            for label, value in (("NaN", float("nan")), ("Inf", float("inf")),
+                                 ("huge", 1e308)):
+                p = os.path.join(work, "bad-%s-%s.h5" % (key, label))
+                tamper_h5(valid, p, value)
+                bad.append((label, p))
+        elif valid.endswith(".data"):
+            text = open(valid).read()
+            lines = text.splitlines()
+            at = next(i for i, l in enumerate(lines) if l.strip() == "Atoms" or
+                      l.strip().startswith("Atoms "))
+            for label, word in (("NaN", "nan"), ("Inf", "inf"), ("huge", "1e308")):
+                p = os.path.join(work, "bad-%s-%s.data" % (key, label))
+                ls = list(lines)
+                f = ls[at + 2].split()
+                f[-1] = word
+                ls[at + 2] = " ".join(f)
+                open(p, "w").write("\n".join(ls) + "\n")
+                bad.append((label, p))
+        elif kind == "corpus":
+            import gzip
+            p = os.path.join(work, "bad-corpus.gz")
+            blob = gzip.compress(open(valid, "rb").read())
+            open(p, "wb").write(blob[: len(blob) // 2])
+            bad.append(("truncated gzip", p))
+        for label, p in bad:
+            out = os.path.join(work, "v.h5")
+            rc, err = suite.run(workload, base + sets({key: p, "output.file": out})
+                                if "output.file" in keys and workload != "generate"
+                                else base + sets({key: p}), ranks=suite.ranks, cwd=work)
+            last = next((l for l in err.splitlines() if "error" in l), "")
+            what = "%s %s with %s values" % (workload, key, label)
+            # NaN and Inf are refused as input (exit 2). Huge but finite values
+            # are refused where the reader can bound them (exit 2), else the
+            # run fails when they overflow (exit 1): never an "ok" run.
+            wanted = (1, 2) if label == "huge" else (2,)
+            suite.expect(rc in wanted, "%s: exit %d (wanted %s): %s" % (what, rc, wanted, last))
+            suite.expect(os.path.basename(p) in err or rc == 1,
+                         "%s: the message does not name the file: %s" % (what, last))
+            suite.expect(not os.path.exists(out), "%s: output written" % what)
+            if os.path.exists(out):
+                os.remove(out)
+
+
+def coverage(suite, workload, keys):
+    """Every file key is written by a trial or excused; every table entry exists."""
+    t = WORKLOADS.get(workload)
+    if t is None:
+        suite.expect(False, "%s is registered but has no entry in tests/conformance/workloads.py"
+                     % workload)
+        return False
+    excused = dict(COMMON_EXCUSED, **t.get("excused", {}))
+    for k, kind in keys.items():
+        if kind in ("output", "cache"):
+            suite.expect(k in t["writes"] or k in excused,
+                         "%s: %s is written by no disk trial and not excused" % (workload, k))
+        else:
+            suite.expect(k in t.get("inputs", {}) or k in excused,
+                         "%s: input %s has no valid-input maker and is not excused" % (workload, k))
+    return True
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in ("paths", "disk", "values"):
+        print(__doc__)
+        return 2
+    cls, ranks, wafer = sys.argv[1], int(sys.argv[2]), os.path.abspath(sys.argv[3])
+    only = sys.argv[4:]
+    mpiexec = os.environ.get("WAFER_MPIEXEC", "mpiexec")
+    if cls == "disk" and os.geteuid() != 0:
+        print("SKIP: the disk trials mount a small tmpfs (root only)")
+        return 77
+    suite = Suite(cls, ranks, wafer, mpiexec)
+    work = tempfile.mkdtemp(prefix="wafer-conformance.")
+    counts = {}
+    try:
+        for w in workloads(wafer):
+            if only and w not in only:
+                continue
+            keys = file_keys(wafer, w)
+            if not coverage(suite, w, keys):
+                continue
+            before = suite.passed + suite.failed
+            d = os.path.join(work, w)
+            os.makedirs(d)
+            {"paths": trial_paths, "disk": trial_disk, "values": trial_values}[cls](
+                suite, w, keys, d)
+            counts[w] = suite.passed + suite.failed - before
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("conformance %s (%d ranks): %d trials passed, %d failed (%s)" % (
+        cls, ranks, suite.passed, suite.failed,
+        ", ".join("%s %d" % kv for kv in counts.items())))
+    return 1 if suite.failed or not suite.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

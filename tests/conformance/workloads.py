@@ -1,0 +1,80 @@
+"""What the conformance suite needs to know about each registered workload.
+
+The suite finds the workloads (`wafer --help`) and their file keys (`wafer W
+--help`: input, output and cache files) by itself; this table adds only what
+it cannot find: a small deck, how to make a valid input of each kind, and
+which keys a run writes under that deck. A registered workload missing here,
+or a file key that is neither listed nor excused, fails the suite: a new
+workload or key gets the trials by being declared, not by being remembered.
+"""
+
+# `deck`: --set arguments of a run of about a second. `inputs`: how to make
+# a valid file for each input key, either a kind the suite builds
+# (conformance.py: fft_field, tlr_dense, corpus) or (workload, key): the file
+# a run of that workload writes under that key (a checkpoint, a data file).
+# `needs`: input keys the run cannot go without. `reading`: --set arguments
+# a run needs to read an input (a restart must have steps left). `writes`: each output or
+# cache key a small run writes, with the --set arguments that make it write
+# it (beyond the deck). `excused`: file keys no trial exercises, and why.
+WORKLOADS = {
+    "halo": {
+        "deck": ["--set", "halo.iterations=5"],
+        "writes": {"output.file": []},
+    },
+    "stencil": {
+        "deck": ["--set", "stencil.crosscheck=none", "--set", "stencil.nx=16", "--set",
+                 "stencil.ny=16", "--set", "stencil.nz=16", "--set", "wafer.pe_grid=16x16"],
+        "writes": {"output.file": [], "stencil.plot": []},
+    },
+    "eam": {
+        "deck": ["--set", "eam.crosscheck=none", "--set", "eam.cells=8x8x4", "--set",
+                 "eam.steps=10", "--set", "wafer.pe_grid=4x4"],
+        "inputs": {"eam.data": ("eam", "eam.write_data"), "eam.restart": ("eam", "eam.checkpoint")},
+        "reading": {"eam.restart": ["--set", "eam.steps=20"]},
+        "writes": {"output.file": [], "eam.checkpoint": [], "eam.write_data": [],
+                   "eam.plot": []},
+    },
+    "fft": {
+        "deck": ["--set", "fft.crosscheck=none", "--set", "fft.planner=estimate", "--set",
+                 "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
+                 "wafer.pe_grid=4x4"],
+        "inputs": {"fft.input": "fft_field"},
+        "writes": {"output.file": [], "fft.wisdom": []},
+    },
+    "tlrmvm": {
+        "deck": ["--set", "tlrmvm.src_nx=20", "--set", "tlrmvm.src_ny=20", "--set",
+                 "tlrmvm.rec_nx=20", "--set", "tlrmvm.rec_ny=20", "--set", "tlrmvm.nb=50"],
+        "inputs": {"tlrmvm.input": "tlr_dense", "tlrmvm.compressed": ("tlrmvm", "tlrmvm.compressed")},
+        "writes": {"output.file": [], "tlrmvm.compressed": [], "tlrmvm.plot": [],
+                   "tlrmvm.mdd_plot": []},
+    },
+    "cfd": {
+        "deck": ["--set", "cfd.stream=false", "--set", "cfd.nx=16", "--set", "cfd.ny=16",
+                 "--set", "cfd.nz=16", "--set", "cfd.steps=20", "--set", "wafer.pe_grid=16x16"],
+        "inputs": {"cfd.restart": ("cfd", "cfd.checkpoint")},
+        "reading": {"cfd.restart": ["--set", "cfd.steps=30"]},
+        "writes": {"output.file": [], "cfd.checkpoint": [],
+                   "cfd.plot": ["--set", "cfd.problem=convection", "--set", "cfd.steps=10"],
+                   "cfd.gather_plot": ["--set", "cfd.init=source"]},
+    },
+    "train": {
+        "deck": ["--set", "train.steps=4", "--set", "train.batch=8", "--set", "train.sgemm=false",
+                 "--set", "train.eval_every=2"],
+        "inputs": {"train.corpus": "corpus", "train.restart": ("train", "train.checkpoint")},
+        "reading": {"train.restart": ["--set", "train.steps=6"]},
+        "writes": {"output.file": [], "train.checkpoint": [], "train.plot": []},
+    },
+    "generate": {
+        "deck": ["--set", "generate.length=8"],
+        # needs a checkpoint: the suite trains one first
+        "needs": ["generate.checkpoint"],
+        "inputs": {"generate.checkpoint": ("train", "train.checkpoint")},
+        "writes": {},
+        "excused": {"output.file": "generate writes no HDF5 output (it prints text)"},
+    },
+}
+
+# Keys every workload shares ([wafer], [output]).
+COMMON_EXCUSED = {
+    "wafer.defects": "a defect map is text read by the bounded reader (FIFO/device trials)",
+}
