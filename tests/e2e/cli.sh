@@ -150,8 +150,10 @@ bad_input)
   expect_input_error "cannot open deck 'missing.ini'" halo missing.ini
   # Every input is read with a size bound: an endless or huge file is an
   # input error, not an attempt to hold it all.
-  expect_input_error "deck '/dev/zero' is larger than the 1.05 MB this reader accepts" halo /dev/zero
-  expect_input_error "defect map '/dev/zero' is larger than" halo --set wafer.defects=/dev/zero
+  head -c 2000000 /dev/zero | tr '\0' '#' > big.ini
+  expect_input_error "deck 'big.ini' is larger than the 1.05 MB this reader accepts" halo big.ini
+  expect_input_error "the deck /dev/zero: it is a named pipe or a device" halo /dev/zero
+  expect_input_error "defects = /dev/zero: it is a named pipe or a device" halo --set wafer.defects=/dev/zero
   printf '[wafer]\npe_grid = 1x1\n' > small.ini
   if [ "$ranks" -gt 1 ]; then
     expect_input_error "small.ini:2: [wafer] pe_grid = 1x1: the PE grid 1x1 has 1 PEs, fewer than the $ranks MPI ranks" halo small.ini

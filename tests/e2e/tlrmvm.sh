@@ -162,7 +162,7 @@ for name, edit in (("short.h5", "U"), ("rank.h5", "ranks"), ("nan.h5", "W")):
 PY
   expect_bad_input tlrmvm "'U_0' is not" --set tlrmvm.compressed=short.h5
   expect_bad_input tlrmvm "has rank 999" --set tlrmvm.compressed=rank.h5
-  expect_bad_input tlrmvm "the bases hold values that are not finite" --set tlrmvm.compressed=nan.h5
+  expect_bad_input tlrmvm "'nan.h5': dataset 'W_0' holds NaN: inputs must be finite" --set tlrmvm.compressed=nan.h5
   # Dense input of the wrong kind or shape.
   /usr/bin/python3 -c "
 import h5py, numpy as np
@@ -173,7 +173,7 @@ a = np.ones((30, 40), np.complex64); a[3, 4] = np.inf; n = h5py.File('inf.h5', '
   expect_bad_input tlrmvm "is not a complex matrix" --set tlrmvm.input=real.h5 --set tlrmvm.nb=10
   expect_bad_input tlrmvm "'A_1' is 30 x 41" --set tlrmvm.input=shape.h5 --set tlrmvm.nb=10 \
       --set tlrmvm.frequencies=5,10
-  expect_bad_input tlrmvm "'A_0' holds values that are not finite" --set tlrmvm.input=inf.h5 --set tlrmvm.nb=10
+  expect_bad_input tlrmvm "'inf.h5': dataset 'A_0' holds an infinite value" --set tlrmvm.input=inf.h5 --set tlrmvm.nb=10
   expect_bad_input tlrmvm "has no dataset 'A_1'" --set tlrmvm.input=one.h5 --set tlrmvm.nb=10 --set tlrmvm.frequencies=5,10
   ;;
 *)
