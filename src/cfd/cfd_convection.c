@@ -62,7 +62,8 @@ static int read_setup(const wf_deck *d, conv_setup *s, wf_status *st) {
                          .dtol = 1e10,
                          .max_its = (int)wf_deck_int(d, "cfd", "poisson_max_its"),
                          .precision = ST_DOUBLE,
-                         .nonzero_guess = true}; /* the last stage's phi */
+                         .nonzero_guess = true,   /* the last stage's phi */
+                         .ignore_signals = true}; /* the step loop stops, between steps */
   s->wafer_prec = strcmp(wf_deck_str(d, "cfd", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   const char *init = wf_deck_str(d, "cfd", "init");
   if (strcmp(init, "auto") != 0 && strcmp(init, "mode") != 0)

@@ -49,3 +49,9 @@ int wf_signal_fail(wf_status *st, int sig, const char *where) {
   const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
   return wf_fail(st, WF_ERR_SIGNAL + sig, "interrupted by %s %s", name, where);
 }
+
+int wf_signal_check(MPI_Comm comm, const char *where, wf_status *st) {
+  int sig = wf_signal_caught();
+  MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, comm);
+  return sig ? wf_signal_fail(st, sig, where) : WF_OK;
+}

@@ -51,6 +51,11 @@ void wf_signal_poll_end(wf_signal_poll *p);
 /* Set `st` to "interrupted by SIG... <where>" with code WF_ERR_SIGNAL + sig. */
 int wf_signal_fail(wf_status *st, int sig, const char *where);
 
+/* Between two phases that do not poll (FFTW's planning, a reference
+ * computation): a blocking check, and wf_signal_fail's status with `where`
+ * if any rank caught a signal. Collective. */
+int wf_signal_check(MPI_Comm comm, const char *where, wf_status *st);
+
 /* True for a status code set by wf_signal_fail. */
 static inline bool wf_interrupted(int code) { return code > WF_ERR_SIGNAL; }
 

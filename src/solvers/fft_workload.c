@@ -630,6 +630,10 @@ static int fft_run(wf_run *run, wf_status *st) {
   ff_plan p;
   ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
   if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
+  if (wf_signal_check(run->comm, "after planning (nothing written)", st) != WF_OK) {
+    ff_plan_free(&p);
+    return st->code;
+  }
   if (run->verbose)
     printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0], s.n[1],
            s.n[2], prec_names[s.prec], s.dims,
@@ -653,6 +657,7 @@ static int fft_run(wf_run *run, wf_status *st) {
     rc = load_input(run, &s, &in, &p, input, st);
   if (rc == WF_OK) rc = transform(run, &s, &p, input, &m, st);
   if (rc == WF_OK && s.crosscheck) rc = fft_reference_check(run->comm, &s, &p, input, &ref, st);
+  if (rc == WF_OK) rc = wf_signal_check(run->comm, "before the output (nothing written)", st);
   if (rc == WF_OK) fft_wisdom_save(run->comm, &s);
   if (rc == WF_OK && wf_deck_bool(d, "fft", "stream")) {
     /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */

@@ -117,7 +117,7 @@ static bool monitor_step(monitor *mo, int its, double rnorm) {
     res->reason = ST_DIVERGED_MAX_ITS;
     return true;
   }
-  res->signal = wf_signal_poll_next(&mo->sig);
+  res->signal = mo->o->ignore_signals ? 0 : wf_signal_poll_next(&mo->sig);
   if (res->signal) {
     res->reason = ST_INTERRUPTED;
     return true;

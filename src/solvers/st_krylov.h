@@ -39,6 +39,11 @@ typedef struct st_opts {
   /* Start from the x given (PETSc's KSPSetInitialGuessNonzero), not from 0;
    * rtol stays relative to ||b||. CG and PCG on a stored operator only. */
   bool nonzero_guess;
+  /* The caller's step loop owns SIGINT/SIGTERM (a solve inside a time
+   * step): the solve runs to its end, the loop stops between steps with its
+   * state whole (and checkpointed). Otherwise the solve stops at the
+   * iteration the signal arrives (ST_INTERRUPTED). */
+  bool ignore_signals;
 } st_opts;
 
 typedef struct st_result {
