@@ -27,6 +27,7 @@
 #include "wf_signal.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
+#include "wf_memory.h"
 
 /* Rigid-rigid walls: the critical Rayleigh number and wavenumber
  * (Chandrasekhar 1961, Hydrodynamic and Hydromagnetic Stability, ch. II). */
@@ -607,9 +608,9 @@ static double *gather_plane(wf_run *run, const cf_rb *rb) {
   int *counts = NULL, *x0 = NULL, *displ = NULL;
   double *packed = NULL, *plane = NULL;
   if (run->rank == 0) {
-    counts = calloc((size_t)run->nranks, sizeof *counts);
-    x0 = calloc((size_t)run->nranks, sizeof *x0);
-    displ = calloc((size_t)run->nranks, sizeof *displ);
+    counts = wf_alloc_small((size_t)run->nranks, sizeof *counts, "counts");
+    x0 = wf_alloc_small((size_t)run->nranks, sizeof *x0, "offsets");
+    displ = wf_alloc_small((size_t)run->nranks, sizeof *displ, "offsets");
     packed = malloc((size_t)m->nx * m->nz * sizeof *packed);
     plane = malloc((size_t)m->nx * m->nz * sizeof *plane);
   }

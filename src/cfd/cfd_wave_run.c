@@ -21,6 +21,7 @@
 #include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_timing.h"
+#include "wf_memory.h"
 
 /* Ricker wavelet of peak frequency f0, delayed by 1.2 / f0 (its peak). */
 static double ricker(double t, double f0) {
@@ -225,13 +226,13 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
 static double *gather_traces(const wave *p, wf_run *run) {
   const st_mesh *m = &p->m;
   int steps = p->s->steps, nx = m->nx, mine = p->holds_receivers ? m->lnx : 0;
-  int *counts = run->rank == 0 ? malloc((size_t)run->nranks * sizeof *counts) : NULL;
-  int *x0 = run->rank == 0 ? malloc((size_t)run->nranks * sizeof *x0) : NULL;
+  int *counts = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *counts, "counts") : NULL;
+  int *x0 = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *x0, "offsets") : NULL;
   MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
   MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
   double *all = run->rank == 0 ? calloc((size_t)steps * nx, sizeof *all) : NULL;
-  double *row = malloc((size_t)nx * sizeof *row);
-  int *displ = run->rank == 0 ? calloc((size_t)run->nranks, sizeof *displ) : NULL;
+  double *row = wf_alloc_small((size_t)nx, sizeof *row, "a row of the gather");
+  int *displ = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *displ, "offsets") : NULL;
   int total = 0;
   for (int r = 0; run->rank == 0 && r < run->nranks; r++) displ[r] = total, total += counts[r];
   for (int n = 0; n < steps; n++) {
@@ -500,9 +501,21 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   measured r = {0};
   findings f = {0};
   double *gather = NULL;
+  if (s->init == CFD_INIT_MODE && !s->free_faces)
+    return wf_deck_fail(d, "cfd", "init", st,
+                        "the slowest mode is that of free faces: with bc = absorbing it is no "
+                        "mode, and its eigenvalue check would compare nothing (use bc = free)");
   int rc = wave_create(&p, run, s, st);
   if (rc != WF_OK && st->code == WF_ERR_INPUT) /* the mesh against the halo */
     rc = wf_deck_blame(d, "cfd", s->nz < CF_RADIUS ? "nz" : "nx", st);
+  int narrowest = s->nx < s->ny ? (s->nx < s->nz ? s->nx : s->nz) : (s->ny < s->nz ? s->ny : s->nz);
+  if (rc == WF_OK && !s->free_faces && s->sponge >= narrowest) {
+    wave_free(&p);
+    return wf_deck_fail(d, "cfd", "sponge", st,
+                        "a damping layer of %d cells is as wide as the mesh's narrowest side (%d "
+                        "cells): nothing would be left undamped",
+                        s->sponge, narrowest);
+  }
   p.checkpoint = wf_deck_str(d, "cfd", "checkpoint");
   p.checkpoint_every = (int)wf_deck_int(d, "cfd", "checkpoint_every");
   p.last_checkpoint = -1;

@@ -423,8 +423,33 @@ static int heat_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   return rc;
 }
 
+/* Whether a key applies to `problem`, by the prefix its help gives ("heat:",
+ * "convection:", "convection and wave:"; none: every problem). */
+static bool applies(const wf_key *k, const char *problem) {
+  if (strncmp(k->help, "heat:", 5) == 0) return strcmp(problem, "heat") == 0;
+  if (strncmp(k->help, "convection:", 11) == 0) return strcmp(problem, "convection") == 0;
+  if (strncmp(k->help, "convection and wave:", 20) == 0) return strcmp(problem, "heat") != 0;
+  return true;
+}
+
+/* A key given (in the deck or by --set) that the chosen problem does not
+ * read would be ignored in silence (a heat run asked for a checkpoint, a
+ * restart or a plot): bad input. */
+static int check_problem_keys(const wf_deck *d, wf_status *st) {
+  const char *problem = wf_deck_str(d, "cfd", "problem");
+  for (int i = 0; i < cfd_section.nkeys; i++) {
+    const wf_key *k = &cfd_keys[i];
+    if (strcmp(wf_deck_entry(d, "cfd", k->name)->source, "default") != 0 && !applies(k, problem))
+      return wf_deck_fail(d, "cfd", k->name, st,
+                          "the %s problem does not use this key (%.*s), and would ignore it",
+                          problem, (int)(strchr(k->help, ':') - k->help), k->help);
+  }
+  return WF_OK;
+}
+
 static int cfd_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
+  if (check_problem_keys(d, st) != WF_OK) return st->code;
   if (strcmp(wf_deck_str(d, "cfd", "problem"), "convection") == 0)
     return cfd_convection_run(run, st);
   cfd_setup s;

@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE /* madvise(2), MADV_HUGEPAGE: Linux */
 #include "wf_memory.h"
 
+#include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -10,5 +12,15 @@ void *wf_alloc_large(size_t bytes) {
   bytes = (bytes + huge - 1) / huge * huge;
   void *a = aligned_alloc(huge, bytes);
   if (a) madvise(a, bytes, MADV_HUGEPAGE); /* advice: failure is harmless */
+  return a;
+}
+
+void *wf_alloc_small(size_t count, size_t size, const char *what) {
+  void *a = calloc(count ? count : 1, size ? size : 1);
+  if (!a) {
+    fprintf(stderr, "wafer: error: out of memory for %s (%zu x %zu bytes): ending the job\n", what,
+            count, size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   return a;
 }

@@ -12,4 +12,12 @@
  * memory. */
 void *wf_alloc_large(size_t bytes);
 
+/* Bookkeeping arrays (one entry a rank, a row, a line of output): `count`
+ * elements of `size` bytes, zeroed. Out of memory here means the machine is
+ * already failing, and a status threaded through every collective that
+ * follows would cost more than it saves: the job ends (MPI_Abort, exit 1)
+ * with a message naming `what`. Every other allocation is checked and
+ * reported as an error on every rank. */
+void *wf_alloc_small(size_t count, size_t size, const char *what);
+
 #endif

@@ -22,6 +22,7 @@
 #include "wf_progress.h"
 #include "wf_signal.h"
 #include "wf_wafer.h"
+#include "wf_memory.h"
 
 static const wf_key halo_keys[] = {
     {"elem_bytes", WF_KEY_INT, "8", 1, 65536, NULL, "bytes of per-PE data exchanged", NULL},
@@ -79,7 +80,7 @@ static bool expect(const halo_case *c, int i, int j, long it, unsigned char *out
 
 /* Number of halo elements that differ from what they should hold. */
 static long check_halo(const halo_case *c, const wf_halo *h, const unsigned char *field, long it) {
-  unsigned char *want = malloc(c->esz);
+  unsigned char *want = wf_alloc_small(1, c->esz, "a halo element");
   long bad = 0;
   for (int j = -c->w; j < c->dc->ny + c->w; j++)
     for (int i = -c->w; i < c->dc->nx + c->w; i++) {

@@ -107,10 +107,16 @@ static int parse_forces(const char *path, long long step, md_lammps_result *res,
   long long n = 0;
   if (p) sscanf(p, "ITEM: NUMBER OF ATOMS %lld", &n);
   p = p ? strstr(p, "ITEM: ATOMS") : NULL;
+  /* at most one atom a line of the dump: n bounded by the text's size */
+  if (n < 0 || n > (long long)strlen(text)) n = 0;
   res->force_id = malloc(((size_t)n + 1) * sizeof *res->force_id);
   res->force = malloc(((size_t)n + 1) * sizeof *res->force);
+  if (!res->force_id || !res->force) {
+    free(text);
+    return wf_fail(st, WF_ERR_RUNTIME, "crosscheck: out of memory for %lld forces", n);
+  }
   long long k = 0;
-  for (char *line = p ? strchr(p, '\n') : NULL; line && k < n && res->force; k++) {
+  for (char *line = p ? strchr(p, '\n') : NULL; line && k < n; k++) {
     long long id;
     if (sscanf(line + 1, "%lld %lf %lf %lf", &id, &res->force[k][0], &res->force[k][1],
                &res->force[k][2]) != 4)

@@ -8,6 +8,7 @@
 
 #include "wf_io.h"
 #include "wf_random.h"
+#include "wf_memory.h"
 
 /* ---- lattices -------------------------------------------------------------- */
 
@@ -366,8 +367,8 @@ static int gather_rows(const double *mine, int n, int width, MPI_Comm comm, doub
   int *counts = NULL, *displs = NULL;
   *all = NULL;
   if (rank == 0) {
-    counts = malloc((size_t)nranks * sizeof *counts);
-    displs = malloc((size_t)nranks * sizeof *displs);
+    counts = wf_alloc_small((size_t)nranks, sizeof *counts, "counts");
+    displs = wf_alloc_small((size_t)nranks, sizeof *displs, "offsets");
   }
   MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
   if (rank == 0) {

@@ -44,9 +44,9 @@ int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, con
   f->hw = hw;
   f->row_comm = f->col_comm = MPI_COMM_NULL;
   int keep_x[2] = {1, 0}, keep_y[2] = {0, 1};
-  if (MPI_Cart_sub(dc->comm, keep_x, &f->row_comm) != MPI_SUCCESS ||
-      MPI_Cart_sub(dc->comm, keep_y, &f->col_comm) != MPI_SUCCESS)
-    return wf_fail(st, WF_ERR_RUNTIME, "MPI_Cart_sub failed for the fabric's row/column groups");
+  MPI_Cart_sub(dc->comm, keep_x, &f->row_comm); /* MPI errors are fatal: wf_mpi.h */
+  MPI_Cart_sub(dc->comm, keep_y, &f->col_comm);
+  wf_status_clear(st);
   return WF_OK;
 }
 

@@ -21,8 +21,7 @@ int wf_roles_split(wf_roles *r, MPI_Comm comm, int memoryx, int swarmx, wf_statu
   r->role = rank < r->first[WF_ROLE_MEMORYX]  ? WF_ROLE_WAFER
             : rank < r->first[WF_ROLE_SWARMX] ? WF_ROLE_MEMORYX
                                               : WF_ROLE_SWARMX;
-  if (MPI_Comm_split(comm, (int)r->role, rank, &r->role_comm) != MPI_SUCCESS)
-    return wf_fail(st, WF_ERR_RUNTIME, "MPI_Comm_split by rank role failed");
+  MPI_Comm_split(comm, (int)r->role, rank, &r->role_comm); /* MPI errors are fatal: wf_mpi.h */
   MPI_Comm_rank(r->role_comm, &r->role_rank);
   return WF_OK;
 }

@@ -104,8 +104,8 @@ static void stage_boxes(const int n[3], const wf_decomp *dc, int cx, int cy, ff_
  * (y, then x, then z), whatever the array's order: two ranks whose arrays
  * are stored differently still agree element by element, and the
  * all-to-all transposes as it moves. */
-static int sub_box_type(const ff_box *whole, const ff_box *part, MPI_Datatype elem,
-                        MPI_Datatype *t) {
+static void sub_box_type(const ff_box *whole, const ff_box *part, MPI_Datatype elem,
+                         MPI_Datatype *t) {
   MPI_Aint lb, esize;
   MPI_Type_get_extent(elem, &lb, &esize);
   MPI_Aint sz = esize, sx = (MPI_Aint)whole->nz * esize, sy = sx * whole->nx;
@@ -113,14 +113,13 @@ static int sub_box_type(const ff_box *whole, const ff_box *part, MPI_Datatype el
   MPI_Datatype z, zx, zxy;
   int x0 = part->x0 - whole->x0, y0 = part->y0 - whole->y0, z0 = part->z0 - whole->z0;
   MPI_Aint first = y0 * sy + x0 * sx + z0 * sz;
-  int rc = MPI_Type_contiguous(part->nz, elem, &z);
-  rc |= MPI_Type_create_hvector(part->nx, 1, sx, z, &zx);
-  rc |= MPI_Type_create_hvector(part->ny, 1, sy, zx, &zxy);
+  MPI_Type_contiguous(part->nz, elem, &z); /* MPI errors are fatal: wf_mpi.h */
+  MPI_Type_create_hvector(part->nx, 1, sx, z, &zx);
+  MPI_Type_create_hvector(part->ny, 1, sy, zx, &zxy);
   int one = 1;
-  rc |= MPI_Type_create_struct(1, &one, &first, &zxy, t);
-  rc |= MPI_Type_commit(t);
+  MPI_Type_create_struct(1, &one, &first, &zxy, t);
+  MPI_Type_commit(t);
   MPI_Type_free(&z), MPI_Type_free(&zx), MPI_Type_free(&zxy);
-  return rc == MPI_SUCCESS ? 0 : -1;
 }
 
 static bool intersect(const ff_box *a, const ff_box *b, ff_box *out) {
@@ -504,18 +503,8 @@ int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void 
     ff_box out, in;
     stypes[k] = rtypes[k] = elem;
     scount[k] = rcount[k] = zeros[k] = 0;
-    if (intersect(from, &all[2 * k + 1], &out)) {
-      if (sub_box_type(from, &out, elem, &stypes[k]) != 0)
-        failed = 1, stypes[k] = elem;
-      else
-        scount[k] = 1;
-    }
-    if (intersect(to, &all[2 * k], &in)) {
-      if (sub_box_type(to, &in, elem, &rtypes[k]) != 0)
-        failed = 1, rtypes[k] = elem;
-      else
-        rcount[k] = 1;
-    }
+    if (intersect(from, &all[2 * k + 1], &out)) sub_box_type(from, &out, elem, &stypes[k]), scount[k] = 1;
+    if (intersect(to, &all[2 * k], &in)) sub_box_type(to, &in, elem, &rtypes[k]), rcount[k] = 1;
   }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   if (!failed) MPI_Alltoallw(src, scount, zeros, stypes, dst, rcount, zeros, rtypes, comm);

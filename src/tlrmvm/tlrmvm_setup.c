@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tlrmvm_parts.h"
+#include "wf_mpi.h"
 
 /* "20", "5,10,20" or "first:last:count" (count equally spaced values). */
 static int parse_freqs(const char *v, double *hz, int max) {
@@ -156,9 +157,36 @@ int tlrmvm_read_setup(const wf_deck *d, tlrmvm_setup *s, wf_status *st) {
   s->n = tl_survey_cols(&s->survey);
   if (!(s->opts.acc > 0 && s->opts.acc < 1))
     return wf_deck_fail(d, TLRMVM_SECTION, "acc", st, "must lie strictly between 0 and 1");
+  /* Blame the depth the user gave (the other is its default). */
+  const char *depth =
+      strcmp(wf_deck_entry(d, TLRMVM_SECTION, "src_depth")->source, "default") != 0 ? "src_depth"
+                                                                                   : "rec_depth";
   if (!s->input[0] && s->survey.src.z == s->survey.rec.z)
-    return wf_deck_fail(d, TLRMVM_SECTION, "rec_depth", st,
+    return wf_deck_fail(d, TLRMVM_SECTION, depth, st,
                         "sources and receivers at the same depth meet: the Green's function "
                         "1 / (4 pi r) is infinite at r = 0");
+  /* Vectors and the tiles' ranks move as single MPI messages. */
+  size_t tiles = (size_t)((s->m + s->nb - 1) / s->nb) * (size_t)((s->n + s->nb - 1) / s->nb);
+  if (2 * (size_t)(s->m > s->n ? s->m : s->n) > WF_MPI_MAX_COUNT || tiles > WF_MPI_MAX_COUNT)
+    return wf_deck_fail(d, TLRMVM_SECTION, "nb", st,
+                        "a %d x %d matrix in %zu tiles: beyond what one MPI message carries "
+                        "(2^31 - 1 values)",
+                        s->m, s->n, tiles);
+  if (s->model_rank > s->nb)
+    return wf_deck_fail(d, TLRMVM_SECTION, "model_rank", st,
+                        "a tile of %d x %d has rank at most %d", s->nb, s->nb, s->nb);
+  /* The kernel exp(-i 2 pi f r / c): past 2^31 radians across the survey its
+   * phase, and so every value, is rounding noise (at 1e308 Hz, NaN). */
+  const tl_grid *g[2] = {&s->survey.src, &s->survey.rec};
+  double lx = 0, ly = 0, dz = fabs(s->survey.src.z - s->survey.rec.z);
+  for (int k = 0; k < 2; k++) lx = fmax(lx, g[k]->nx * g[k]->dx), ly = fmax(ly, g[k]->ny * g[k]->dy);
+  double rmax = sqrt(lx * lx + ly * ly + dz * dz), fmax_hz = 0;
+  for (int q = 0; q < s->nfreq; q++) fmax_hz = fmax(fmax_hz, s->hz[q]);
+  double phase = 6.283185307179586 * fmax_hz * rmax / s->survey.velocity;
+  if (!s->input[0] && !(phase < 2147483648.0))
+    return wf_deck_fail(d, TLRMVM_SECTION, "frequencies", st,
+                        "%g Hz turns the kernel's phase by %.3g radians across the survey, past "
+                        "2^31: its values would be rounding noise",
+                        fmax_hz, phase);
   return WF_OK;
 }

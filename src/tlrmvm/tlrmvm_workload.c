@@ -307,9 +307,10 @@ static void report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, con
          ratio = (double)s->m * s->n * s->nfreq / (2.0 * (double)m->R * s->nb);
   if (run->verbose) {
     printf(
-        "tlrmvm: %d frequencies, %d x %d in %dx%d tiles of %d, R = %lld (%.1fx smaller than "
+        "tlrmvm: %d frequencies, %d x %d in %dx%d tiles of %d, R = %lld (%.2gx %s than "
         "dense)%s\n",
-        s->nfreq, s->m, s->n, l->mt, l->nt, s->nb, m->R, ratio,
+        s->nfreq, s->m, s->n, l->mt, l->nt, s->nb, m->R, ratio >= 1 ? ratio : 1 / ratio,
+        ratio >= 1 ? "smaller" : "larger",
         op->loaded ? ", read from the compressed file" : "");
     printf(
         "tlrmvm: A x %.3f ms, A^H y %.3f ms (median of %d, every frequency); phases %.3f + "

@@ -13,6 +13,7 @@
 
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_mpi.h"
 #include "wf_progress.h"
 #include "wf_roles.h"
 #include "wf_signal.h"
@@ -254,7 +255,7 @@ static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt) {
 /* The replicas' gradients averaged (every replica's batch is the same size). */
 static void average_gradients(wf_run *run, ws_gpt *m) {
   if (run->nranks == 1) return;
-  MPI_Allreduce(MPI_IN_PLACE, m->g.mem, (int)m->g.count, MPI_FLOAT, MPI_SUM, run->comm);
+  wf_allreduce_inplace(m->g.mem, m->g.count, MPI_FLOAT, MPI_SUM, run->comm);
   float inv = 1.0f / (float)run->nranks;
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_mpi.h"
+
 #define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
 
 static int owner(const ws_stream *s, int b) { return b % s->nmemx; }
@@ -90,6 +92,13 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    .prefetch = prefetch,
                    .link_bytes_per_s = link_gbps * 1e9,
                    .role_comm = r->role_comm};
+  /* Each block (a layer, the embeddings) moves as one MPI message. */
+  for (int b = 0; b <= c->layers; b++)
+    if (block_size(s, b) > WF_MPI_MAX_COUNT)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "block %d holds %zu parameters, more than one MPI message carries (2^31 - 1): "
+                     "use more layers of fewer channels",
+                     b, block_size(s, b));
   if (s->nmemx < 1)
     return wf_fail(st, WF_ERR_INPUT,
                    "SwarmX ranks relay weights from MemoryX ranks to the wafers: weight streaming "

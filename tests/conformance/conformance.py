@@ -292,33 +292,43 @@ def trial_disk(suite, workload, keys, work):
     base = t["deck"] + sets({k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
     plots_ok = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                               capture_output=True).returncode == 0
+    trials = []
     for key, extra in t["writes"].items():
         if key.endswith("plot") and not plots_ok:
             continue
         name = {"fft.wisdom": "w.txt", "eam.write_data": "d.data"}.get(key, "")
         name = name or ("p.png" if key.endswith("plot") else "o.h5")
         for free in (0, 4096, 2 << 20):
-            disk = os.path.join(work, "disk")
-            with SmallDisk(disk, free):
-                path = os.path.join(disk, name)
-                rc, err = suite.run(workload, base + extra + sets({key: path}), cwd=work)
-                what = "%s %s on a disk with %d bytes free (%d ranks)" % (
-                    workload, key, free, suite.ranks)
-                last = err.strip().splitlines()[-1] if err.strip() else ""
-                suite.expect(rc in (0, 1), "%s: exit %d (124 = hung): %s" % (what, rc, last))
-                if rc == 1:
-                    suite.expect(re.search(r"disk|[Nn]o space|cannot write", err) is not None,
-                                 "%s: the message does not say the disk is full: %s" % (what, last))
-                left = [f for f in os.listdir(disk) if f != ".filler"]
-                partial = [f for f in left if ".part" in f]
-                suite.expect(not partial, "%s: partial files left: %s" % (what, partial))
-                if os.path.exists(path):
-                    suite.expect(is_whole_h5(path), "%s: %s is not a whole file" % (what, name))
-                # A cache (FFTW wisdom) only saves time: one that cannot be
-                # written is a warning, said on stderr.
-                cache = keys.get(key) == "cache" and "not saved" in err
-                suite.expect(rc != 0 or os.path.exists(path) or cache,
-                             "%s: exit 0 but %s is missing" % (what, name))
+            trials.append((key, extra, name, free))
+
+    def one(n, trial):
+        key, extra, name, free = trial
+        disk = os.path.join(work, "disk%d" % n)
+        os.makedirs(disk + "-cwd")
+        with SmallDisk(disk, free):
+            path = os.path.join(disk, name)
+            rc, err = suite.run(workload, base + extra + sets({key: path}), cwd=disk + "-cwd")
+            what = "%s %s on a disk with %d bytes free (%d ranks)" % (
+                workload, key, free, suite.ranks)
+            last = err.strip().splitlines()[-1] if err.strip() else ""
+            suite.expect(rc in (0, 1), "%s: exit %d (124 = hung): %s" % (what, rc, last))
+            if rc == 1:
+                suite.expect(re.search(r"disk|[Nn]o space|cannot write", err) is not None,
+                             "%s: the message does not say the disk is full: %s" % (what, last))
+            left = [f for f in os.listdir(disk) if f != ".filler"]
+            partial = [f for f in left if ".part" in f]
+            suite.expect(not partial, "%s: partial files left: %s" % (what, partial))
+            if os.path.exists(path):
+                suite.expect(is_whole_h5(path), "%s: %s is not a whole file" % (what, name))
+            # A cache (FFTW wisdom) only saves time: one that cannot be
+            # written is a warning, said on stderr.
+            cache = keys.get(key) == "cache" and "not saved" in err
+            suite.expect(rc != 0 or os.path.exists(path) or cache,
+                         "%s: exit 0 but %s is missing" % (what, name))
+
+    # Side by side, each on a disk of its own.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(lambda nt: one(*nt), enumerate(trials)))
 
 
 def tamper_h5(src, dst, value):

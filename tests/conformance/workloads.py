@@ -50,7 +50,8 @@ WORKLOADS = {
     },
     "cfd": {
         "deck": ["--set", "cfd.stream=false", "--set", "cfd.nx=16", "--set", "cfd.ny=16",
-                 "--set", "cfd.nz=16", "--set", "cfd.steps=20", "--set", "wafer.pe_grid=16x16"],
+                 "--set", "cfd.nz=16", "--set", "cfd.steps=20", "--set", "wafer.pe_grid=16x16",
+                 "--set", "cfd.sponge=4"],
         "inputs": {"cfd.restart": ("cfd", "cfd.checkpoint")},
         "reading": {"cfd.restart": ["--set", "cfd.steps=30"]},
         "writes": {"output.file": [], "cfd.checkpoint": [],
