@@ -35,6 +35,7 @@ static int derived(wf_files *files, const wf_file_claim *c, const char *suffix, 
   snprintf(d.who + w, sizeof d.who - w, " (its %s %s)", what, d.path);
   snprintf(d.name, sizeof d.name, "%.60s (its %s)", c->name, what);
   d.stream_ok = false;
+  d.derived = true;
   return push(files, &d, st);
 }
 
@@ -157,7 +158,14 @@ int wf_files_check(const wf_files *files, wf_status *st) {
   file_id *ids = calloc((size_t)n + 1, sizeof *ids);
   if (!ids) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   int rc = WF_OK;
-  for (int i = 0; i < n && rc == WF_OK; i++) rc = check_one(&files->claims[i], &ids[i], st);
+  /* A derived file is only named: its folder is checked with its family's,
+   * and it is made only when that file is (a device written in place has
+   * no NAME.part). */
+  for (int i = 0; i < n && rc == WF_OK; i++)
+    if (files->claims[i].derived)
+      identify(files->claims[i].path, &ids[i]);
+    else
+      rc = check_one(&files->claims[i], &ids[i], st);
   /* Every file written against every other file the run names. */
   for (int a = 0; a < n && rc == WF_OK; a++) {
     const wf_file_claim *ca = &files->claims[a];

@@ -30,6 +30,7 @@ typedef struct wf_file_claim {
   bool pattern;   /* a family of files (snapshots: "run_??????.h5") */
   bool stream_ok; /* an existing device or pipe is written in place (--json /dev/stdout) */
   int family;     /* set by the registry: a claim and the files derived from it share it */
+  bool derived;   /* set by the registry: NAME.part, a sidecar (its folder is its family's) */
 } wf_file_claim;
 
 typedef struct wf_files {

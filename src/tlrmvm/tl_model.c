@@ -22,6 +22,40 @@ static void tile_span(int t, int ntiles, int npe, int *lo, int *hi) {
   if (*hi <= *lo) *hi = *lo + 1;
 }
 
+/* The per-PE loads of tl_model_mvm when every tile has rank k, in
+ * O(tiles along each axis + PEs) instead of O(tiles): a PE (px, py) holds
+ * k (m_i + n_j) / (sy_i sx_j) of each tile (i, j) spanning it (sy, sx the
+ * tile's PE spans), which sums to
+ *   k [ (sum_i m_i / sy_i)(sum_j 1 / sx_j) + (sum_i 1 / sy_i)(sum_j n_j / sx_j) ]
+ * over the tiles spanning its row and column. A 10^8 x 10^8 operator (a
+ * 10,000 x 10,000 survey) has 2.4e12 tiles of 64: this takes milliseconds. */
+static void uniform_load(const tl_model_case *c, int mt, int nt, int pe_nx, int pe_ny,
+                         double *load, double *xcol, double *yrow, int *yspan, double *elements,
+                         long long *total_rank) {
+  double *ay = calloc((size_t)pe_ny, sizeof *ay), *by = calloc((size_t)pe_ny, sizeof *by);
+  double *ax = calloc((size_t)pe_nx, sizeof *ax), *bx = calloc((size_t)pe_nx, sizeof *bx);
+  double k = c->uniform_rank, sum_m = 0, sum_n = 0;
+  for (int i = 0; ay && by && i < mt; i++) {
+    int y0, y1, m = tl_tile_len(c->m, c->nb, i);
+    tile_span(i, mt, pe_ny, &y0, &y1);
+    for (int py = y0; py < y1; py++) yrow[py] += m, ay[py] += (double)m / (y1 - y0), by[py] += 1.0 / (y1 - y0);
+    if (y1 - y0 > *yspan) *yspan = y1 - y0;
+    sum_m += m;
+  }
+  for (int j = 0; ax && bx && j < nt; j++) {
+    int x0, x1, n = tl_tile_len(c->n, c->nb, j);
+    tile_span(j, nt, pe_nx, &x0, &x1);
+    for (int px = x0; px < x1; px++) xcol[px] += n, ax[px] += (double)n / (x1 - x0), bx[px] += 1.0 / (x1 - x0);
+    sum_n += n;
+  }
+  for (int py = 0; ay && by && ax && bx && py < pe_ny; py++)
+    for (int px = 0; px < pe_nx; px++)
+      load[(size_t)py * pe_nx + px] = k * (ay[py] * bx[px] + by[py] * ax[px]);
+  *total_rank = (long long)k * mt * nt;
+  *elements = k * ((double)nt * sum_m + (double)mt * sum_n);
+  free(ay), free(by), free(ax), free(bx);
+}
+
 tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
                       const tl_model_case *c, wf_prec p) {
   tl_model r = {0};
@@ -36,6 +70,10 @@ tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
   }
   double elements = 0;
   int yspan = 1;
+  if (!c->rank) { /* every tile at one rank: the sums factorise (no loop over tiles) */
+    uniform_load(c, mt, nt, pe_nx, pe_ny, load, xcol, yrow, &yspan, &elements, &r.total_rank);
+    mt = 0; /* the per-tile loop below has nothing left to do */
+  }
   for (int i = 0; i < mt; i++) {
     int y0, y1, m = tl_tile_len(c->m, c->nb, i);
     tile_span(i, mt, pe_ny, &y0, &y1);

@@ -165,9 +165,11 @@ int tlrmvm_read_setup(const wf_deck *d, tlrmvm_setup *s, wf_status *st) {
     return wf_deck_fail(d, TLRMVM_SECTION, depth, st,
                         "sources and receivers at the same depth meet: the Green's function "
                         "1 / (4 pi r) is infinite at r = 0");
-  /* Vectors and the tiles' ranks move as single MPI messages. */
+  /* Vectors and the tiles' ranks move as single MPI messages (a model-only
+   * run moves neither). */
   size_t tiles = (size_t)((s->m + s->nb - 1) / s->nb) * (size_t)((s->n + s->nb - 1) / s->nb);
-  if (2 * (size_t)(s->m > s->n ? s->m : s->n) > WF_MPI_MAX_COUNT || tiles > WF_MPI_MAX_COUNT)
+  bool moved = !wf_deck_bool(d, TLRMVM_SECTION, "model_only");
+  if (moved && (2 * (size_t)(s->m > s->n ? s->m : s->n) > WF_MPI_MAX_COUNT || tiles > WF_MPI_MAX_COUNT))
     return wf_deck_fail(d, TLRMVM_SECTION, "nb", st,
                         "a %d x %d matrix in %zu tiles: beyond what one MPI message carries "
                         "(2^31 - 1 values)",

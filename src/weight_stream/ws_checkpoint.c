@@ -67,6 +67,15 @@ int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st
   if (wf_checkpoint_read(comm, path, &step, v, 3, st) != WF_OK) return st->code;
   if (step < 0 || step > 2000000000)
     return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': step %lld is out of range", path, step);
+  /* AdamW's second moment is a running mean of squares: a negative entry
+   * makes its square root NaN at the next update. (Every rank read every
+   * value: the same verdict everywhere.) */
+  for (unsigned long long i = 0; i < mine; i++)
+    if (!(m->v[i] >= 0))
+      return wf_fail(st, WF_ERR_INPUT,
+                     "checkpoint '%s': adam_v[%llu] = %g, but AdamW's second moment is a mean of "
+                     "squares (>= 0): a damaged file",
+                     path, i, (double)m->v[i]);
   m->steps = (int)step;
   return WF_OK;
 }

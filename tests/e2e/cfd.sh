@@ -341,6 +341,15 @@ bad_input)
   bad "nz at least 4" --set wafer.pe_grid=2x2 --set cfd.nx=16 --set cfd.ny=16 --set cfd.nz=3
   bad "[cfd] source_x = 64: cell 64 is outside the mesh" --set cfd.source_x=64
   bad "[cfd] velocity = 0: out of range" --set cfd.velocity=0
+  # Keys the chosen problem would ignore, and settings that check nothing.
+  bad "[cfd] restart = x.h5: the heat problem does not use this key (convection and wave)" \
+      --set cfd.problem=heat --set cfd.restart=x.h5
+  bad "[cfd] plot = p.png: the heat problem does not use this key (convection)" \
+      --set cfd.problem=heat --set cfd.plot=p.png
+  bad "[cfd] kappa = 1: the wave problem does not use this key (heat)" --set cfd.kappa=1
+  bad "[cfd] sponge = 16: a damping layer of 16 cells is as wide as the mesh's narrowest side (16" \
+      --set wafer.pe_grid=4x4 --set cfd.nx=32 --set cfd.ny=32 --set cfd.nz=16
+  bad "[cfd] init = mode: the slowest mode is that of free faces" --set cfd.init=mode
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

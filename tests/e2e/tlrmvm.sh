@@ -135,6 +135,21 @@ bad_input)
   expect_bad_input tlrmvm "expected positive frequencies" --set tlrmvm.frequencies=5:1:3
   expect_bad_input tlrmvm "meet" --set tlrmvm.rec_depth=0
   expect_bad_input tlrmvm "give the tiles' rank" --set tlrmvm.model_only=true
+  expect_bad_input tlrmvm "a tile of 64 x 64 has rank at most 64" --set tlrmvm.model_only=true \
+      --set tlrmvm.model_rank=65
+  expect_bad_input tlrmvm "[tlrmvm] frequencies = 1e308: 1e+308 Hz turns the kernel's phase" \
+      --set tlrmvm.frequencies=1e308
+  # the depth the user gave is the one named
+  expect_bad_input tlrmvm "[tlrmvm] src_depth = 500: sources and receivers at the same depth" \
+      --set tlrmvm.src_depth=500
+  # A model-only run of a 10,000 x 10,000 survey each way (2.4e12 tiles of
+  # 64): the model's closed form takes well under a second, not days.
+  timeout 60 mpiexec -n "$ranks" "$wafer" tlrmvm --set tlrmvm.model_only=true --set tlrmvm.model_rank=8 \
+      --set tlrmvm.src_nx=10000 --set tlrmvm.src_ny=10000 --set tlrmvm.rec_nx=10000 \
+      --set tlrmvm.rec_ny=10000 --quiet --json big.json > /dev/null
+  # 8 flops a complex element, rank 8, 1562500 tiles of 64 each way: 8 x 8 x 2 x 1562500 x 10^8
+  expect "[ $? -eq 0 ] && json big.json \"abs(j['model']['flops_per_unit'] / 2e16 - 1) < 1e-8\"" \
+         "model-only 10^8 x 10^8: $(cat big.json 2>/dev/null | tail -c 200)"
   expect_bad_input tlrmvm "3 systems need a multiple of 3 ranks" --set tlrmvm.systems=3 \
       --set tlrmvm.frequencies=5,10,20
   expect_bad_input tlrmvm "at most one system a frequency" --set tlrmvm.systems=2

@@ -150,6 +150,17 @@ bad_input)
   expect_bad_input train "64 channels do not split into 3 heads" --set train.heads=3
   [ "$ranks" -gt 1 ] && expect_bad_input train "do not split evenly over $ranks replicas" \
       --set train.batch=$((ranks + 1))
+  # A checkpoint whose AdamW second moment went negative (edited, damaged):
+  # the next update would take its square root.
+  mpiexec -n "$ranks" "$wafer" train --set train.steps=2 --set train.eval_every=1 \
+      --set train.sgemm=false --set train.checkpoint=ck.h5 --quiet > /dev/null
+  /usr/bin/python3 -c "
+import h5py
+with h5py.File('ck.h5', 'r+') as f:
+    v = f['adam_v'][...]; v[7] = -1.0; f['adam_v'][...] = v"
+  expect_bad_input train "checkpoint 'ck.h5': adam_v[7] = -1" --set train.restart=ck.h5 \
+      --set train.steps=4 --set train.eval_every=1 --set train.sgemm=false
+  expect_bad_input generate "checkpoint 'ck.h5': adam_v[7] = -1" --set generate.checkpoint=ck.h5
   ;;
 *)
   echo "unknown case $case_name" >&2

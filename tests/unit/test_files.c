@@ -46,7 +46,7 @@ static void expect(const wf_file_claim *c, int n, const char *want) {
   }
 }
 
-#define CLAIM(who, path, use) {who, who, path, use, false, false, 0}
+#define CLAIM(who, path, use) {who, who, path, use, false, false, 0, false}
 
 static void test_collisions(void) {
   wf_file_claim ok[] = {CLAIM("[a] in", "in.h5", WF_FILE_READ), CLAIM("[a] out", "out.h5", WF_FILE_WRITE)};
@@ -68,10 +68,10 @@ static void test_derived(void) {
   expect(sidecar, 2, "(its XDMF sidecar out.xmf): the same file as [a] in");
   wf_file_claim part[] = {CLAIM("[a] in", "out.h5.part", WF_FILE_READ), CLAIM("[a] out", "out.h5", WF_FILE_WRITE)};
   expect(part, 2, "(its temporary file out.h5.part)");
-  wf_file_claim series[] = {{"snapshots", "snapshots", "run_[0-9][0-9].*", WF_FILE_WRITE, true, false, 0},
+  wf_file_claim series[] = {{"snapshots", "snapshots", "run_[0-9][0-9].*", WF_FILE_WRITE, true, false, 0, false},
                             CLAIM("[a] restart", "run_07.h5", WF_FILE_READ)};
   expect(series, 2, "snapshots: the same file as [a] restart");
-  wf_file_claim not_series[] = {{"snapshots", "snapshots", "run_[0-9][0-9].*", WF_FILE_WRITE, true, false, 0},
+  wf_file_claim not_series[] = {{"snapshots", "snapshots", "run_[0-9][0-9].*", WF_FILE_WRITE, true, false, 0, false},
                                 CLAIM("[a] restart", "run_final.h5", WF_FILE_READ)};
   expect(not_series, 2, "");
 }
@@ -81,7 +81,7 @@ static void test_kinds(void) {
   expect(pipe_in, 1, "named pipe or a device");
   wf_file_claim dev_out[] = {CLAIM("[a] out", "/dev/null", WF_FILE_WRITE)};
   expect(dev_out, 1, "device or pipe, which the finished file would replace");
-  wf_file_claim json_dev[] = {{"--json", "--json", "/dev/null", WF_FILE_WRITE, false, true, 0}};
+  wf_file_claim json_dev[] = {{"--json", "--json", "/dev/null", WF_FILE_WRITE, false, true, 0, false}};
   expect(json_dev, 1, ""); /* --json /dev/stdout is written in place */
   wf_file_claim dir_out[] = {CLAIM("[a] out", ".", WF_FILE_WRITE)};
   expect(dir_out, 1, "it is a directory");

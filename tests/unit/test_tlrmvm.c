@@ -164,6 +164,39 @@ static void test_model_hand(void) {
   wf_grid_free(&g);
 }
 
+/* One rank for every tile (the closed form of a model-only run) against the
+ * same ranks given tile by tile (the loop), on grids where tiles are fewer,
+ * as many as and more than the PEs along each axis. */
+static void test_model_uniform(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  const int cases[][5] = {{4, 4, 4, 1, 1}, {123, 77, 19, 13, 9}, {100, 300, 37, 30, 20},
+                          {64, 64, 8, 8, 8}, {50, 10, 7, 3, 40}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const int *c = cases[k];
+    wf_grid g;
+    wf_status st;
+    wf_grid_create(&g, c[3], c[4], 0, NULL, "", &st);
+    int mt = (c[0] + c[2] - 1) / c[2], nt = (c[1] + c[2] - 1) / c[2];
+    int *ranks = malloc((size_t)mt * nt * sizeof *ranks);
+    for (int t = 0; t < mt * nt; t++) ranks[t] = 3;
+    tl_model_case each = {.m = c[0], .n = c[1], .nb = c[2], .rank = ranks, .frequencies = 2,
+                          .systems = 1};
+    tl_model_case one = each;
+    one.rank = NULL, one.uniform_rank = 3;
+    tl_model a = tl_model_mvm(hw, &g, c[3], c[4], &each, WF_FP32);
+    tl_model b = tl_model_mvm(hw, &g, c[3], c[4], &one, WF_FP32);
+    CU_ASSERT_DOUBLE_EQUAL(b.pe_elements, a.pe_elements, 1e-9 * a.pe_elements);
+    CU_ASSERT_DOUBLE_EQUAL(b.bytes_per_pe, a.bytes_per_pe, 1e-9 * a.bytes_per_pe);
+    CU_ASSERT_DOUBLE_EQUAL(b.flops, a.flops, 1e-12 * a.flops);
+    CU_ASSERT_DOUBLE_EQUAL(b.seconds.hi, a.seconds.hi, 1e-9 * a.seconds.hi);
+    CU_ASSERT_EQUAL(b.total_rank, a.total_rank);
+    CU_ASSERT_EQUAL(b.bcast_cycles, a.bcast_cycles);
+    CU_ASSERT_EQUAL(b.reduce_cycles, a.reduce_cycles);
+    free(ranks);
+    wf_grid_free(&g);
+  }
+}
+
 /* LSQR against LAPACK's least-squares solution (zgels, double) of a
  * well-conditioned complex system, plain and damped (the augmented
  * system [A; damp I] x = [b; 0]). */
@@ -227,5 +260,6 @@ void add_tlrmvm_tests(void) {
   CU_add_test(s, "tiles of PEs", test_tiles_of_pes);
   CU_add_test(s, "kaust bytes", test_kaust_bytes);
   CU_add_test(s, "model by hand", test_model_hand);
+  CU_add_test(s, "model: one rank for all tiles = tile by tile", test_model_uniform);
   CU_add_test(s, "lsqr against zgels", test_lsqr);
 }
