@@ -35,8 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from workloads import COMMON_EXCUSED, WORKLOADS  # noqa: E402
 
+# No SIGTERM-to-SIGKILL grace: a failing run's ranks end together, and the
+# grace would cost 2 s a refused run (tests/e2e/lib.sh).
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_rmaps_base_oversubscribe="1")
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_odls_base_sigkill_timeout="0")
 # seconds: a trial that takes longer hung (WAFER_TRIAL_TIMEOUT shortens it
 # for a run against a build known to hang)
 TIMEOUT = int(os.environ.get("WAFER_TRIAL_TIMEOUT", "120"))

@@ -15,6 +15,9 @@ set -uo pipefail
 case_name=$1 ranks=$2 wafer=$(realpath "$3") trials=${4:-4}
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
+# mpiexec's SIGTERM-to-SIGKILL grace is what a signalled run writes its
+# checkpoint in: Open MPI's default here (lib.sh sets it to 0).
+unset OMPI_MCA_odls_base_sigkill_timeout
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
