@@ -286,6 +286,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   long total = to_time ? 1000 : s->steps - r->first_step;
   wf_progress prog;
   wf_progress_start(&prog, "cfd", total, run->verbose, stdout);
+  if (to_time) prog.unit = " thousandths of t_end"; /* not steps: dt adapts */
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
   int rc = WF_OK;

@@ -10,6 +10,7 @@ static double now_seconds(void) {
 
 void wf_progress_start(wf_progress *p, const char *what, long total, bool enabled, FILE *out) {
   p->what = what;
+  p->unit = "";
   p->total = total;
   p->t0 = p->last = now_seconds();
   p->interval = 5.0;
@@ -24,7 +25,7 @@ void wf_progress_tick(wf_progress *p, long done) {
   p->last = now;
   double elapsed = now - p->t0;
   double eta = done > 0 ? elapsed * (double)(p->total - done) / (double)done : 0.0;
-  fprintf(p->out, "%s: %ld/%ld (%.0f%%), %.1f s elapsed, ETA %.1f s\n", p->what, done, p->total,
-          100.0 * (double)done / (double)p->total, elapsed, eta);
+  fprintf(p->out, "%s: %ld/%ld%s (%.0f%%), %.1f s elapsed, ETA %.1f s\n", p->what, done,
+          p->total, p->unit, 100.0 * (double)done / (double)p->total, elapsed, eta);
   fflush(p->out);
 }

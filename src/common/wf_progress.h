@@ -8,6 +8,7 @@
 
 typedef struct wf_progress {
   const char *what; /* "halo", "cg", ... */
+  const char *unit; /* after the counts: "" (steps, iterations) or " thousandths of t_end" */
   long total;
   double t0, last, interval; /* seconds; interval defaults to 5 */
   bool enabled; /* rank 0 and not quiet */

@@ -27,7 +27,24 @@ static void test_progress(void) {
   fclose(f);
 }
 
+/* A run to a time, not a step count, says what its counts are. */
+static void test_progress_unit(void) {
+  FILE *f = tmpfile();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  wf_progress p;
+  wf_progress_start(&p, "cfd", 1000, true, f);
+  p.unit = " thousandths of t_end";
+  p.interval = 0;
+  wf_progress_tick(&p, 250);
+  rewind(f);
+  char line[256] = "";
+  CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+  CU_ASSERT_PTR_NOT_NULL(strstr(line, "cfd: 250/1000 thousandths of t_end (25%)"));
+  fclose(f);
+}
+
 void add_progress_tests(void) {
   CU_pSuite s = CU_add_suite("progress", NULL, NULL);
   CU_add_test(s, "progress line with ETA", test_progress);
+  CU_add_test(s, "progress in a unit other than steps", test_progress_unit);
 }
