@@ -44,8 +44,8 @@ int wf_files_add_claim(wf_files *files, const wf_file_claim *claim, wf_status *s
   wf_file_claim c = *claim;
   c.family = files->n;
   claim = &c;
-  if (push(files, claim, st) != WF_OK || claim->use == WF_FILE_READ || claim->pattern)
-    return st->code;
+  if (push(files, claim, st) != WF_OK) return st->code;
+  if (claim->use == WF_FILE_READ || claim->pattern) return WF_OK; /* nothing derived */
   size_t n = strlen(claim->path);
   if (derived(files, claim, ".part", false, "temporary file", st) != WF_OK) return st->code;
   if (n > 3 && strcmp(claim->path + n - 3, ".h5") == 0)
