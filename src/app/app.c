@@ -157,12 +157,11 @@ int app_claim_files(const options *o, wf_files *files, wf_status *st) {
     if (wf_files_add(files, who, "the deck", o->deck, WF_FILE_READ, st) != WF_OK) return st->code;
   }
   if (o->json && o->json[0]) {
-    wf_file_claim c = {.use = WF_FILE_WRITE, .stream_ok = true};
-    snprintf(c.who, sizeof c.who, "--json %.500s", o->json);
-    snprintf(c.name, sizeof c.name, "--json");
-    if (strlen(o->json) >= sizeof c.path)
-      return wf_fail(st, WF_ERR_INPUT, "--json %.60s...: the path is too long", o->json);
-    snprintf(c.path, sizeof c.path, "%s", o->json);
+    wf_file_claim c;
+    snprintf(who, sizeof who, "--json %.500s", o->json);
+    if (wf_file_claim_init(&c, who, "--json", o->json, WF_FILE_WRITE, st) != WF_OK)
+      return st->code;
+    c.stream_ok = true; /* /dev/stdout is written in place */
     return wf_files_add_claim(files, &c, st);
   }
   return WF_OK;

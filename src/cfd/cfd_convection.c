@@ -5,7 +5,6 @@
  * and by the divergence each projection leaves. */
 #include "cfd_convection.h"
 
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +21,12 @@
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_model.h"
 #include "wf_progress.h"
 #include "wf_signal.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
-#include "wf_memory.h"
 
 /* Rigid-rigid walls: the critical Rayleigh number and wavenumber
  * (Chandrasekhar 1961, Hydrodynamic and Hydromagnetic Stability, ch. II). */
@@ -205,16 +204,18 @@ int cfd_convection_claim_files(const wf_deck *deck, wf_files *files, wf_status *
   if (strcmp(wf_deck_str(deck, "cfd", "problem"), "convection") != 0 || !out[0] ||
       wf_deck_int(deck, "cfd", "snapshot_every") <= 0)
     return WF_OK;
-  char base[WF_H5_PATH_MAX];
+  char base[WF_H5_PATH_MAX], who[WF_H5_PATH_MAX + 64], path[WF_H5_PATH_MAX + 48];
   series_base(out, base, sizeof base);
-  wf_file_claim c = {.use = WF_FILE_WRITE, .pattern = true};
-  snprintf(c.name, sizeof c.name, "[cfd] snapshot_every (the snapshots)");
-  snprintf(c.who, sizeof c.who, "%s_NNNNNN.h5 (the snapshots of [cfd] snapshot_every)", base);
-  snprintf(c.path, sizeof c.path, "%s_[0-9][0-9][0-9][0-9][0-9][0-9].*", base);
+  snprintf(who, sizeof who, "%s_NNNNNN.h5 (the snapshots of [cfd] snapshot_every)", base);
+  snprintf(path, sizeof path, "%s_[0-9][0-9][0-9][0-9][0-9][0-9].*", base);
+  wf_file_claim c;
+  if (wf_file_claim_init(&c, who, "[cfd] snapshot_every (the snapshots)", path, WF_FILE_WRITE,
+                         st) != WF_OK)
+    return st->code;
+  c.pattern = true; /* base_000010.h5, its .part and its sidecar */
   if (wf_files_add_claim(files, &c, st) != WF_OK) return st->code;
-  char series[WF_H5_PATH_MAX + 16];
-  snprintf(series, sizeof series, "%s_series.xmf", base);
-  return wf_files_add(files, "the time series of [cfd] snapshot_every", "the time series", series,
+  snprintf(path, sizeof path, "%s_series.xmf", base);
+  return wf_files_add(files, "the time series of [cfd] snapshot_every", "the time series", path,
                       WF_FILE_WRITE, st);
 }
 

@@ -17,11 +17,11 @@
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_progress.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_timing.h"
-#include "wf_memory.h"
 
 /* Ricker wavelet of peak frequency f0, delayed by 1.2 / f0 (its peak). */
 static double ricker(double t, double f0) {

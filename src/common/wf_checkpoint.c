@@ -32,17 +32,14 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const w
  * writes a checkpoint): a NaN or Inf here is a damaged or edited file, which
  * would otherwise run on and print garbage with exit 0. */
 static int check_finite(const wf_ckpt_var *v, const char *path, wf_status *st) {
-  for (unsigned long long i = 0; i < v->count; i++) {
-    double x = v->type == WF_F64   ? ((const double *)v->data)[i]
-               : v->type == WF_F32 ? ((const float *)v->data)[i]
-                                   : 0;
-    if (!isfinite(x))
-      return wf_fail(st, WF_ERR_INPUT,
-                     "checkpoint '%s': dataset '%s' holds %s at element %llu: a damaged file, "
-                     "not a run's state",
-                     path, v->name, isnan(x) ? "NaN" : "an infinite value", v->offset + i);
-  }
-  return WF_OK;
+  long long i = wf_first_nonfinite(v->type, v->data, (size_t)v->count);
+  if (i < 0) return WF_OK;
+  double x = v->type == WF_F32 ? ((const float *)v->data)[i] : ((const double *)v->data)[i];
+  return wf_fail(st, WF_ERR_INPUT,
+                 "checkpoint '%s': dataset '%s' holds %s at element %llu: a damaged file, not a "
+                 "run's state",
+                 path, v->name, isnan(x) ? "NaN" : "an infinite value",
+                 v->offset + (unsigned long long)i);
 }
 
 static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *path,

@@ -11,9 +11,6 @@
 #include <strings.h>
 
 #include "wf_files.h"
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "wf_strbuf.h"
 
 static const char *type_name(wf_key_type t) {

@@ -53,15 +53,22 @@ int wf_files_add_claim(wf_files *files, const wf_file_claim *claim, wf_status *s
   return WF_OK;
 }
 
+int wf_file_claim_init(wf_file_claim *c, const char *who, const char *name, const char *path,
+                       wf_file_use use, wf_status *st) {
+  *c = (wf_file_claim){.use = use};
+  if (strlen(path) + 1 > sizeof c->path)
+    return wf_fail(st, WF_ERR_INPUT, "%s: the path is too long (at most %zu bytes)", who,
+                   sizeof c->path - 1);
+  snprintf(c->who, sizeof c->who, "%s", who);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  snprintf(c->path, sizeof c->path, "%s", path);
+  return WF_OK;
+}
+
 int wf_files_add(wf_files *files, const char *who, const char *name, const char *path,
                  wf_file_use use, wf_status *st) {
-  wf_file_claim c = {.use = use};
-  if (strlen(path) + 1 > sizeof c.path)
-    return wf_fail(st, WF_ERR_INPUT, "%s: the path is too long (at most %zu bytes)", who,
-                   sizeof c.path - 1);
-  snprintf(c.who, sizeof c.who, "%s", who);
-  snprintf(c.name, sizeof c.name, "%s", name);
-  snprintf(c.path, sizeof c.path, "%s", path);
+  wf_file_claim c;
+  if (wf_file_claim_init(&c, who, name, path, use, st) != WF_OK) return st->code;
   return wf_files_add_claim(files, &c, st);
 }
 

@@ -43,7 +43,10 @@ typedef struct wf_files {
  * NAME.part and, for NAME.h5, its XDMF sidecar NAME.xmf. */
 int wf_files_add(wf_files *files, const char *who, const char *name, const char *path,
                  wf_file_use use, wf_status *st);
-/* The same, marking the claim a family of files or a stream-capable output. */
+/* A claim's fields from those arguments, the flags off (an input error when
+ * the path is too long); then set `pattern` or `stream_ok` and add it: */
+int wf_file_claim_init(wf_file_claim *c, const char *who, const char *name, const char *path,
+                       wf_file_use use, wf_status *st);
 int wf_files_add_claim(wf_files *files, const wf_file_claim *claim, wf_status *st);
 /* Check every claim as above (this process alone; an input error). */
 int wf_files_check(const wf_files *files, wf_status *st);

@@ -503,24 +503,33 @@ int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_in
   return st->code;
 }
 
-/* The collective read of the selections into `data` as `mtype`; closes the
- * spaces, the dataset and the file. */
-/* Input values are finite: NaN or Inf in an input would run on and come out
- * as NaN outputs with the checks' differences read as 0 ("ok"). `n` values
- * of `type` read by this rank; an input error naming the file and dataset. */
-static int check_finite(const char *path, const char *name, hid_t type, const void *data,
-                        size_t n, wf_status *st) {
-  bool f32 = H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == sizeof(float);
-  if (H5Tget_class(type) != H5T_FLOAT && H5Tget_class(type) != H5T_COMPOUND) return WF_OK;
+long long wf_first_nonfinite(wf_dtype type, const void *data, size_t n) {
+  if (type == WF_I64) return -1;
   for (size_t i = 0; i < n; i++) {
-    double x = f32 ? ((const float *)data)[i] : ((const double *)data)[i];
-    if (!isfinite(x))
-      return wf_fail(st, WF_ERR_INPUT, "'%s': dataset '%s' holds %s: inputs must be finite", path,
-                     name, isnan(x) ? "NaN" : "an infinite value");
+    double x = type == WF_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
+    if (!isfinite(x)) return (long long)i;
   }
-  return WF_OK;
+  return -1;
 }
 
+/* Input values are finite: NaN or Inf in an input would run on and come out
+ * as NaN outputs with the checks' differences read as 0 ("ok"). `n` values
+ * read as `mtype` (a float, a double, or a compound of doubles) by this
+ * rank; an input error naming the file and dataset. */
+static int check_finite(const char *path, const char *name, hid_t mtype, const void *data,
+                        size_t n, wf_status *st) {
+  H5T_class_t c = H5Tget_class(mtype);
+  if (c != H5T_FLOAT && c != H5T_COMPOUND) return WF_OK;
+  wf_dtype t = c == H5T_FLOAT && H5Tget_size(mtype) == sizeof(float) ? WF_F32 : WF_F64;
+  long long i = wf_first_nonfinite(t, data, n);
+  if (i < 0) return WF_OK;
+  double x = t == WF_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
+  return wf_fail(st, WF_ERR_INPUT, "'%s': dataset '%s' holds %s: inputs must be finite", path, name,
+                 isnan(x) ? "NaN" : "an infinite value");
+}
+
+/* The collective read of the selections into `data` as `mtype`; closes the
+ * spaces, the dataset and the file. */
 static int collective_read(MPI_Comm comm, const char *path, const char *name, hid_t file,
                            hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, void *data,
                            wf_status *st) {

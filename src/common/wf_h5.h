@@ -98,6 +98,10 @@ int wf_h5_finish(wf_h5file *f, int rc, wf_status *st);
 
 hid_t wf_h5_type(wf_dtype t);
 
+/* The index of the first NaN or Inf among `n` values of `type`, -1 if none
+ * (integers: always -1): what every reader of an input or checkpoint checks. */
+long long wf_first_nonfinite(wf_dtype type, const void *data, size_t n);
+
 /* ---- reading an input dataset (collective) ---- */
 
 /* An input array: its shape (slowest first) and whether its values are

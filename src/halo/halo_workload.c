@@ -17,12 +17,12 @@
 #include "wf_h5.h"
 #include "wf_halo.h"
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_model.h"
 #include "wf_random.h"
 #include "wf_progress.h"
 #include "wf_signal.h"
 #include "wf_wafer.h"
-#include "wf_memory.h"
 
 static const wf_key halo_keys[] = {
     {"elem_bytes", WF_KEY_INT, "8", 1, 65536, NULL, "bytes of per-PE data exchanged", NULL},

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "wf_io.h"
-#include "wf_random.h"
 #include "wf_memory.h"
+#include "wf_random.h"
 
 /* ---- lattices -------------------------------------------------------------- */
 

@@ -36,8 +36,7 @@ void wf_buffer_free(wf_buffer *b) {
 
 /* ---- lifecycle and counters ---- */
 
-int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw,
-                     wf_status *st) {
+void wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw) {
   memset(f, 0, sizeof *f);
   f->dc = dc;
   f->grid = grid;
@@ -46,8 +45,6 @@ int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, con
   int keep_x[2] = {1, 0}, keep_y[2] = {0, 1};
   MPI_Cart_sub(dc->comm, keep_x, &f->row_comm); /* MPI errors are fatal: wf_mpi.h */
   MPI_Cart_sub(dc->comm, keep_y, &f->col_comm);
-  wf_status_clear(st);
-  return WF_OK;
 }
 
 void wf_fabric_free(wf_fabric *f) {

@@ -56,8 +56,9 @@ typedef struct wf_fabric {
 typedef enum { WF_SUM, WF_MAX } wf_reduce_op;
 typedef enum { WF_ALONG_ROWS, WF_ALONG_COLUMNS } wf_axis;
 
-int wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw,
-                     wf_status *st);
+/* The fabric over a decomposition (its row and column communicators);
+ * cannot fail (MPI errors are fatal: wf_mpi.h). Collective. */
+void wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, const wf_hw *hw);
 void wf_fabric_free(wf_fabric *f);
 
 /* `vals`: this rank's partial results (already reduced over its PEs); on

@@ -78,10 +78,7 @@ int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_rank_lay
     wf_grid_free(&w->grid);
     return wf_deck_blame(deck, "wafer", strcmp(ranks, "auto") != 0 ? "rank_grid" : "pe_grid", st);
   }
-  if (wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw, st) != WF_OK) {
-    wf_wafer_free(w);
-    return st->code;
-  }
+  wf_fabric_create(&w->fab, &w->dc, &w->grid, &w->hw);
   return WF_OK;
 }
 

@@ -503,16 +503,20 @@ int ff_redistribute(MPI_Comm comm, ff_prec prec, const ff_box *from, const void 
     ff_box out, in;
     stypes[k] = rtypes[k] = elem;
     scount[k] = rcount[k] = zeros[k] = 0;
-    if (intersect(from, &all[2 * k + 1], &out)) sub_box_type(from, &out, elem, &stypes[k]), scount[k] = 1;
-    if (intersect(to, &all[2 * k], &in)) sub_box_type(to, &in, elem, &rtypes[k]), rcount[k] = 1;
+    if (intersect(from, &all[2 * k + 1], &out)) {
+      sub_box_type(from, &out, elem, &stypes[k]);
+      scount[k] = 1;
+    }
+    if (intersect(to, &all[2 * k], &in)) {
+      sub_box_type(to, &in, elem, &rtypes[k]);
+      rcount[k] = 1;
+    }
   }
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  if (!failed) MPI_Alltoallw(src, scount, zeros, stypes, dst, rcount, zeros, rtypes, comm);
+  MPI_Alltoallw(src, scount, zeros, stypes, dst, rcount, zeros, rtypes, comm);
   for (int k = 0; k < nranks; k++) {
     if (scount[k]) MPI_Type_free(&stypes[k]);
     if (rcount[k]) MPI_Type_free(&rtypes[k]);
   }
   free(all), free(types), free(counts);
-  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "could not redistribute an FFT array");
   return WF_OK;
 }

@@ -244,8 +244,6 @@ static int check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_stat
   return WF_OK;
 }
 
-/* This rank's box of the input: the field, or the file's block ([z][y][x]
- * there, [y][x][z] here). */
 /* The transform of N values of magnitude up to M reaches N M, and the
  * Parseval check sums N such squares: (N M)^2 must stay below the run's
  * largest number, so M <= sqrt(max) / N. Larger inputs would overflow to
@@ -268,6 +266,8 @@ static int check_magnitude(wf_run *run, const fft_setup *s, const ff_plan *p, co
   return WF_OK;
 }
 
+/* This rank's box of the input: the field, or the file's block ([z][y][x]
+ * there, [y][x][z] here). */
 static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const ff_plan *p,
                       void *a, wf_status *st) {
   wf_status_clear(st);

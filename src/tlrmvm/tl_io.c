@@ -105,7 +105,7 @@ int tl_io_write(wf_h5file *f, const char *tag, tl_matrix *a, double norm, wf_sta
 }
 
 /* A base that is not a number would spread through every product. */
-static int check_finite(MPI_Comm comm, const char *path, const tl_matrix *a, wf_status *st) {
+static int check_magnitude(MPI_Comm comm, const char *path, const tl_matrix *a, wf_status *st) {
   const tl_layout *l = a->l;
   size_t nu = a->u_at[l->i1 - l->i0], nw = a->w_at[l->j1 - l->j0];
   double limit = tl_value_limit(l), most = 0;
@@ -163,7 +163,7 @@ int tl_io_read(MPI_Comm comm, const char *path, const char *tag, const tl_layout
              wf_h5_input_rows(comm, path, n[W], WF_F32, &rw, a->W, st) != WF_OK)
       rc = st->code;
     else
-      rc = check_finite(comm, path, a, st);
+      rc = check_magnitude(comm, path, a, st);
     if (rc == WF_OK) { /* the products' order */
       failed = tl_matrix_order_U(a, true, st) != WF_OK;
       MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);

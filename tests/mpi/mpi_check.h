@@ -63,7 +63,7 @@ static inline int test_wafer_create_ranks(checks *c, test_wafer *t, int nx, int 
   wf_status st;
   int rc = wf_decomp_create(&t->dc, MPI_COMM_WORLD, nx, ny, px, py, &st);
   if (rc == WF_OK) rc = wf_grid_create(&t->grid, nx, ny, 0, NULL, "", &st);
-  if (rc == WF_OK) rc = wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"), &st);
+  if (rc == WF_OK) wf_fabric_create(&t->fab, &t->dc, &t->grid, wf_hw_preset("wse2"));
   CHECK(c, rc == WF_OK, "setup of a %dx%d PE grid: %s", nx, ny, st.msg);
   return rc;
 }

@@ -285,7 +285,7 @@ static void test_roles(checks *ck) {
     wf_fabric fab;
     int rc = wf_decomp_create(&dc, r.role_comm, 6, 5, 0, 0, &st);
     if (rc == WF_OK) rc = wf_grid_create(&g, 6, 5, 0, NULL, "", &st);
-    if (rc == WF_OK) rc = wf_fabric_create(&fab, &dc, &g, wf_hw_preset("wse2"), &st);
+    if (rc == WF_OK) wf_fabric_create(&fab, &dc, &g, wf_hw_preset("wse2"));
     CHECK(ck, rc == WF_OK, "wafer on the sub-communicator: %s", st.msg);
     if (rc == WF_OK) {
       double pes = (double)dc.nx * dc.ny;
