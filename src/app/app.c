@@ -11,6 +11,7 @@
 #include "report.h"
 #include "version.h"
 #include "wf_binding.h"
+#include "wf_checkpoint.h"
 #include "wf_data.h"
 #include "wf_deck.h"
 #include "wf_files.h"
@@ -184,6 +185,45 @@ static int check_files(const wf_workload *wl, const wf_deck *deck, const options
   return rc;
 }
 
+/* The names of the workload's own sections, into names[MAX_SECTIONS]. */
+static int own_sections(const wf_workload *wl, const char **names) {
+  int n = 0;
+  for (int s = 0; s < wl->nsections && n < MAX_SECTIONS; s++) names[n++] = wl->sections[s]->name;
+  return n;
+}
+
+/* A restart continues the run that wrote its checkpoint: the deck gives
+ * the values that run's state depended on (wf_deck_state), or the run is
+ * refused before any work. Rank 0. */
+static int check_restarts(const wf_workload *wl, const wf_deck *deck, wf_status *st) {
+  const char *names[MAX_SECTIONS];
+  int nnames = own_sections(wl, names);
+  for (int s = 0; s < wl->nsections; s++) {
+    const wf_section *sec = wl->sections[s];
+    const char *path = sec->restart_from ? wf_deck_str(deck, sec->name, sec->restart_from) : "";
+    if (!path[0]) continue;
+    char *saved;
+    if (wf_checkpoint_state(path, &saved, st) != WF_OK)
+      return wf_deck_blame(deck, sec->name, sec->restart_from, st);
+    int rc = wf_deck_check_state(deck, names, nnames, saved, path, st);
+    free(saved);
+    if (rc != WF_OK) return rc;
+  }
+  return WF_OK;
+}
+
+/* The deck's state keys (wf_deck_state) of the workload's own sections,
+ * on every rank; NULL when a rank is out of memory. */
+static char *deck_state(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck) {
+  const char *names[MAX_SECTIONS];
+  char *state = wf_deck_state(deck, names, own_sections(wl, names));
+  int failed = !state;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (!failed) return state;
+  free(state);
+  return NULL;
+}
+
 /* Run one workload; its JSON summary is returned in `j` (on every rank). */
 int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, const options *o,
                      bool verbose, wf_run *run, wf_json *j, wf_status *st) {
@@ -196,7 +236,8 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_status_clear(st);
   int rank;
   MPI_Comm_rank(comm, &rank);
-  if (rank == 0 && check_files(wl, deck, o, st) == WF_OK) check_plots(deck, wl, st);
+  if (rank == 0 && check_files(wl, deck, o, st) == WF_OK && check_plots(deck, wl, st) == WF_OK)
+    check_restarts(wl, deck, st);
   wf_status_bcast(comm, st);
   if (st->code != WF_OK) return refused(j, st);
   if (split_roles(comm, wl, deck, &roles, st) != WF_OK) return refused(j, st);
@@ -242,7 +283,14 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_binding_free(&binding);
 
   double t0 = MPI_Wtime();
-  wl->run(run, st);
+  char *state = deck_state(comm, wl, deck);
+  run->state = state;
+  if (state)
+    wl->run(run, st);
+  else
+    wf_fail(st, WF_ERR_RUNTIME, "out of memory for the deck's values");
+  free(state);
+  run->state = NULL;
   if (st->code == WF_OK && wf_deck_bug(deck)[0]) wf_fail(st, WF_ERR_RUNTIME, "%s", wf_deck_bug(deck));
   double wall = MPI_Wtime() - t0;
   wf_status_agree(comm, st);

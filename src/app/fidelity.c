@@ -29,7 +29,7 @@ const wf_section wf_fidelity_section = {
     "fidelity",
     "A published wafer result the model is checked against (decks in inputs/fidelity/; `wafer "
     "fidelity`).",
-    fidelity_keys, (int)(sizeof fidelity_keys / sizeof fidelity_keys[0])};
+    fidelity_keys, (int)(sizeof fidelity_keys / sizeof fidelity_keys[0]), NULL, NULL};
 
 /* One case: the model's figure as a range, in the quantity published. */
 typedef struct fidelity_row {

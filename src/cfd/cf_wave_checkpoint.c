@@ -66,13 +66,13 @@ static int vars_make(vars *s, const cf_wave_state *w, MPI_Comm comm, int step, i
   return WF_OK;
 }
 
-int cf_wave_checkpoint_write(const cf_wave_state *w, MPI_Comm comm, const char *path, int step,
-                             wf_status *st) {
+int cf_wave_checkpoint_write(const cf_wave_state *w, MPI_Comm comm, const char *path,
+                             const char *state, int step, wf_status *st) {
   vars s;
   if (vars_make(&s, w, comm, step, w->nenergy, false, st) != WF_OK) return st->code;
   cf_ckpt_pack(w->m, w->cur, s.packed);
   cf_ckpt_pack(w->m, w->prev, s.packed + w->m->n_owned);
-  int rc = wf_checkpoint_write(comm, path, step, s.v, s.n, st);
+  int rc = wf_checkpoint_write(comm, path, step, state, s.v, s.n, st);
   free(s.packed);
   return rc;
 }

@@ -24,9 +24,9 @@ typedef struct cf_wave_state {
   int max_steps;     /* room in trace and amplitude */
 } cf_wave_state;
 
-/* Collective. */
-int cf_wave_checkpoint_write(const cf_wave_state *s, MPI_Comm comm, const char *path, int step,
-                             wf_status *st);
+/* Collective; `state`: the deck's (wf_deck_state), which the file records. */
+int cf_wave_checkpoint_write(const cf_wave_state *s, MPI_Comm comm, const char *path,
+                             const char *state, int step, wf_status *st);
 /* Collective: the state and its step from `path`. Errors (input): no such
  * file, a mesh of another size, other rank blocks, more steps or energies
  * than the run has room for. */

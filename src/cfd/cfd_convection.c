@@ -16,6 +16,7 @@
 #include "ff_model.h"
 #include "st_model.h"
 #include "st_petsc.h"
+#include "wf_checkpoint.h"
 #include "wf_files.h"
 #include "wf_reference.h"
 #include "wf_fault.h"
@@ -88,6 +89,7 @@ enum { H_T, H_NU_BOTTOM, H_NU_TOP, H_NU_VOLUME, H_KINETIC, H_MAX_DIV, H_COLS };
 typedef struct history {
   double *rows; /* [n][H_COLS] */
   int n, cap;
+  bool last_off_cadence; /* the last row was measured only because the run ended there */
 } history;
 
 static bool history_add(history *h, double t, const cf_rb_stats *s) {
@@ -101,6 +103,17 @@ static bool history_add(history *h, double t, const cf_rb_stats *s) {
   row[H_T] = t, row[H_NU_BOTTOM] = s->nu_bottom, row[H_NU_TOP] = s->nu_top;
   row[H_NU_VOLUME] = s->nu_volume, row[H_KINETIC] = s->kinetic, row[H_MAX_DIV] = s->max_div;
   return true;
+}
+
+/* The rows a checkpoint keeps, for its restart to go on from. */
+static int read_history(MPI_Comm comm, const char *path, history *h, wf_status *st) {
+  unsigned long long len;
+  if (wf_checkpoint_read_series(comm, path, "history", &h->rows, &len, st) != WF_OK)
+    return st->code;
+  h->n = h->cap = (int)(len / H_COLS);
+  if (len % H_COLS == 0 && len > 0) return WF_OK;
+  return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': its history holds %llu values, not rows of %d",
+                 path, len, H_COLS);
 }
 
 /* The kinetic energy's growth rate over the run's second half: half the
@@ -131,6 +144,7 @@ static double late_mean(const history *h, int col) {
 /* ---- the steps ---- */
 
 typedef struct conv_result {
+  bool restarted;
   int first_step; /* 0, or the restart's */
   double t0;      /* the time at first_step */
   int steps;      /* run here */
@@ -272,9 +286,14 @@ typedef struct checkpoints {
   int last_step;    /* -1: none written yet */
 } checkpoints;
 
-static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, int n, double t,
-                            wf_status *st) {
-  if (cf_rb_checkpoint_write(rb, run->comm, ck->path, n, t, st) != WF_OK) return st->code;
+static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, const history *h, int n,
+                            double t, wf_status *st) {
+  /* A row a longer run would not measure stays out: the restart goes on
+   * with the rows the uninterrupted run has. */
+  unsigned long long kept = (unsigned long long)(h->n - h->last_off_cadence) * H_COLS;
+  if (cf_rb_checkpoint_write(rb, run->comm, ck->path, run->state, n, t, h->rows, kept, st) !=
+      WF_OK)
+    return st->code;
   ck->last_step = n;
   return WF_OK;
 }
@@ -293,13 +312,15 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   int rc = WF_OK;
   char where[200];
   cf_rb_stats stats = cf_rb_measure(rb);
-  if (!history_add(h, t, &stats)) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
-  if (rc == WF_OK && sr->every > 0) rc = snapshot(run, rb, sr, n, t, st); /* the start */
+  /* The start's row and snapshot; a restart's were taken by the run it continues. */
+  if (!r->restarted && !history_add(h, t, &stats))
+    rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
+  if (rc == WF_OK && !r->restarted && sr->every > 0) rc = snapshot(run, rb, sr, n, t, st);
   while (rc == WF_OK && (to_time ? t < s->t_end * (1 - 1e-12) : n < s->steps)) {
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
       /* The state after step n is whole: keep it if the run keeps any. */
-      if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
+      if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, h, n, t, st)) != WF_OK) break;
       cf_ckpt_last_good(ck->path, ck->last_step, where, sizeof where);
       char at[260];
       snprintf(at, sizeof at, "at step %d (%s)", n, where);
@@ -335,8 +356,9 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
         rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the history");
         break;
       }
+      h->last_off_cadence = last && n % s->every != 0;
     }
-    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, n, t, st)) != WF_OK) break;
+    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, h, n, t, st)) != WF_OK) break;
     if (sr->every > 0 && n % sr->every == 0 && (rc = snapshot(run, rb, sr, n, t, st)) != WF_OK)
       break;
     r->dt_last = dt;
@@ -685,6 +707,8 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && restart[0]) {
     long long step = 0;
     rc = cf_rb_checkpoint_read(&rb, run->comm, restart, &step, &r.t0, st);
+    if (rc == WF_OK) rc = read_history(run->comm, restart, &h, st);
+    r.restarted = true;
     r.first_step = (int)step;
     if (rc != WF_OK && st->code == WF_ERR_INPUT)
       rc = wf_deck_blame(d, "cfd", "restart", st);

@@ -44,6 +44,7 @@ typedef struct wave {
   int first_step;    /* 0, or the restart's */
   const char *checkpoint;
   int checkpoint_every, last_checkpoint; /* the step of the last one written (-1: none) */
+  const char *deck_state;                /* what each checkpoint records (wf_deck_state) */
 } wave;
 
 static void wave_free(wave *p) {
@@ -136,7 +137,13 @@ static cf_wave_state state_of(wave *p) {
 static int write_checkpoint(wave *p, MPI_Comm comm, int n, wf_status *st) {
   cf_wave_settle(&p->w, p->prev);
   cf_wave_state state = state_of(p);
-  if (cf_wave_checkpoint_write(&state, comm, p->checkpoint, n, st) != WF_OK) return st->code;
+  /* An energy measured only because step n ended this run is not one a
+   * longer run measures: the restart would repeat it. */
+  int every = p->s->energy_every;
+  if (state.nenergy > 0 && (int)state.energy[2 * (state.nenergy - 1)] % every != 0)
+    state.nenergy--;
+  if (cf_wave_checkpoint_write(&state, comm, p->checkpoint, p->deck_state, n, st) != WF_OK)
+    return st->code;
   p->last_checkpoint = n;
   return WF_OK;
 }
@@ -517,6 +524,7 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
                         s->sponge, narrowest);
   }
   p.checkpoint = wf_deck_str(d, "cfd", "checkpoint");
+  p.deck_state = run->state;
   p.checkpoint_every = (int)wf_deck_int(d, "cfd", "checkpoint_every");
   p.last_checkpoint = -1;
   const char *restart = wf_deck_str(d, "cfd", "restart");

@@ -1,13 +1,16 @@
 #include "wf_checkpoint.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "wf_fault.h"
 #include "wf_io.h"
+#include "wf_memory.h"
 
-int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const wf_ckpt_var *vars,
-                        int nvars, wf_status *st) {
+int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
+                        const wf_ckpt_var *vars, int nvars, wf_status *st) {
   wf_h5file f;
   wf_status_clear(st);
   if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
@@ -15,6 +18,7 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const w
   for (int i = 0; i < nvars; i++) bytes += 8.0 * (double)vars[i].global_n;
   int rc = wf_h5_reserve(&f, bytes, st);
   if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
+  if (rc == WF_OK && state) rc = wf_h5_attr_str(&f, "deck_state", state, st);
   for (int i = 0; i < nvars && rc == WF_OK; i++) {
     wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
                      .count = &vars[i].count};
@@ -105,4 +109,73 @@ int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const w
   wf_status_agree(comm, st);
   if (st->code == WF_OK) *step = s;
   return st->code;
+}
+
+int wf_checkpoint_state(const char *path, char **state, wf_status *st) {
+  *state = NULL;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
+  hid_t a = H5Aopen(file, "deck_state", H5P_DEFAULT);
+  hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+  size_t n = t >= 0 && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t) ? H5Tget_size(t) : 0;
+  if (n > 0 && n < ((size_t)1 << 24) && (*state = calloc(n + 1, 1)) != NULL &&
+      H5Aread(a, t, *state) < 0) {
+    free(*state);
+    *state = NULL;
+  }
+  if (t >= 0) H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+  H5Fclose(file);
+  if (*state) return WF_OK;
+  return wf_fail(st, WF_ERR_INPUT,
+                 "checkpoint '%s' does not record the deck of the run that wrote it (not a "
+                 "checkpoint of this workload, or of a wafer before 2026-11)",
+                 path);
+}
+
+static int read_series(const char *path, const char *name, double **data, unsigned long long *n,
+                       wf_status *st) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t space = dset >= 0 ? H5Dget_space(dset) : H5I_INVALID_HID;
+  hsize_t len = 0;
+  int rc = WF_OK;
+  if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
+      H5Sget_simple_extent_dims(space, &len, NULL) < 0 || len > INT_MAX)
+    rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' has no series '%s'", path, name);
+  else if (len > 0 && !(*data = malloc(len * sizeof **data)))
+    rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for '%s' of checkpoint '%s'", name, path);
+  else if (len > 0 && H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0)
+    rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': reading '%s' failed", path, name);
+  if (rc == WF_OK) {
+    wf_ckpt_var v = {name, WF_F64, *data, len, 0, len};
+    rc = check_finite(&v, path, st);
+  }
+  if (rc == WF_OK) *n = len;
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  H5Fclose(file);
+  return rc;
+}
+
+int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name, double **data,
+                              unsigned long long *n, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  *data = NULL, *n = 0;
+  wf_status_clear(st);
+  if (rank == 0 && read_series(path, name, data, n, st) != WF_OK) {
+    free(*data);
+    *data = NULL, *n = 0;
+  }
+  wf_status_bcast(comm, st);
+  if (st->code != WF_OK) return st->code;
+  MPI_Bcast(n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  if (*n == 0) return WF_OK;
+  if (rank != 0) *data = wf_alloc_small(*n, sizeof **data, "a checkpoint's series");
+  MPI_Bcast(*data, (int)*n, MPI_DOUBLE, 0, comm);
+  return WF_OK;
 }

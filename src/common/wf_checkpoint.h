@@ -1,7 +1,8 @@
 /* Checkpoints: named distributed 1D datasets plus a step counter in one HDF5
  * file, written atomically (temporary name, then rename). Reading checks
  * that every dataset has the expected global size and reads each rank's
- * slice back bit for bit. */
+ * slice back bit for bit. A checkpoint also records the deck values its
+ * state depends on, which a restart's deck must repeat (wf_deck_state). */
 #ifndef WF_CHECKPOINT_H
 #define WF_CHECKPOINT_H
 
@@ -19,9 +20,20 @@ typedef struct wf_ckpt_var {
   unsigned long long count;
 } wf_ckpt_var;
 
-int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const wf_ckpt_var *vars,
-                        int nvars, wf_status *st);
+/* `state` (wf_deck_state of the run's deck; NULL: none) is kept as the
+ * attribute "deck_state", for a restart to compare its deck with. */
+int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
+                        const wf_ckpt_var *vars, int nvars, wf_status *st);
 int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,
                        int nvars, wf_status *st);
+
+/* A series of doubles rank 0 wrote whole (a var with count = global_n on
+ * rank 0 and 0 elsewhere), of a length the file decides: every rank gets
+ * it in *data (malloc'ed; NULL when empty), its length in *n. Collective. */
+int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name, double **data,
+                              unsigned long long *n, wf_status *st);
+/* The "deck_state" a checkpoint keeps (malloc'ed into *state). One rank,
+ * not collective. */
+int wf_checkpoint_state(const char *path, char **state, wf_status *st);
 
 #endif

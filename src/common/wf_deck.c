@@ -106,6 +106,8 @@ int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len)
   return 0;
 }
 
+static int check_restart_names(const wf_section *sec, wf_status *st);
+
 int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsections,
                    wf_status *st) {
   int n = 0;
@@ -121,6 +123,10 @@ int wf_deck_create(wf_deck *deck, const wf_section *const *sections, int nsectio
   }
   int e = 0;
   for (int s = 0; s < nsections; s++) {
+    if (check_restart_names(sections[s], st) != WF_OK) {
+      wf_deck_free(deck);
+      return st->code;
+    }
     for (int k = 0; k < sections[s]->nkeys; k++, e++) {
       const wf_key *key = &sections[s]->keys[k];
       char why[256];
@@ -439,6 +445,15 @@ void wf_deck_print_reference(const wf_section *const *sections, int nsections, F
       fprintf(out, "| `%s` | %s | `%s` | %s | %s |\n", key->name, type_name(key->type),
               key->def[0] ? key->def : "\"\"", allowed, key->help);
     }
+    if (!sec->restart_from) continue;
+    fprintf(out, "\nA run continued from a checkpoint (`%s`) may change ", sec->restart_from);
+    for (const char *p = sec->restart_free ? sec->restart_free : ""; *p;) {
+      size_t l = strcspn(p, " ");
+      fprintf(out, "`%.*s`, ", (int)l, p);
+      p += l + (p[l] == ' ');
+    }
+    fprintf(out, "and any output file; every other key keeps the value the checkpoint records, "
+                 "or the run is refused.\n");
   }
 }
 
@@ -466,6 +481,106 @@ int wf_deck_claim_files(const wf_deck *deck, const char *const *sections, int ns
                       : t == WF_KEY_OUTPUT ? WF_FILE_WRITE
                                            : WF_FILE_UPDATE;
     if (wf_files_add(files, who, name, en->value, use, st) != WF_OK) return st->code;
+  }
+  return WF_OK;
+}
+
+/* ---- what a checkpoint's state depends on ---- */
+
+/* Whether `list` (space-separated names; NULL: none) holds `name`. */
+static bool in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    size_t l = strcspn(p, " ");
+    if (l == n && strncmp(p, name, n) == 0) return true;
+    p += l + (p[l] == ' ');
+  }
+  return false;
+}
+
+static bool is_state(const wf_section *sec, const wf_key *key) {
+  return key->type != WF_KEY_OUTPUT && key->type != WF_KEY_CACHE &&
+         !in_list(sec->restart_free, key->name) &&
+         !(sec->restart_from && strcmp(sec->restart_from, key->name) == 0);
+}
+
+/* A section's restart names are keys of it (a typo would make a key free
+ * or bound without a word). */
+static int check_restart_names(const wf_section *sec, wf_status *st) {
+  char names[1024];
+  snprintf(names, sizeof names, "%s %s", sec->restart_from ? sec->restart_from : "",
+           sec->restart_free ? sec->restart_free : "");
+  for (char *p = names; *p;) {
+    size_t l = strcspn(p, " ");
+    bool found = false;
+    for (int k = 0; k < sec->nkeys && l > 0; k++)
+      found |= strlen(sec->keys[k].name) == l && strncmp(sec->keys[k].name, p, l) == 0;
+    if (l > 0 && !found)
+      return wf_fail(st, WF_ERR_RUNTIME, "[%s]: its restart keys name '%.*s', not a key of it",
+                     sec->name, (int)l, p);
+    p += l + (p[l] == ' ');
+  }
+  return WF_OK;
+}
+
+char *wf_deck_state(const wf_deck *deck, const char *const *sections, int nsections) {
+  wf_strbuf b = {0};
+  for (int e = 0; e < deck->nentries; e++) {
+    const wf_entry *en = &deck->entries[e];
+    if (is_state(en->section, en->key) && in_sections(en->section->name, sections, nsections))
+      wf_strbuf_printf(&b, "%s.%s = %s\n", en->section->name, en->key->name, en->value);
+  }
+  if (b.oom) {
+    wf_strbuf_free(&b);
+    return NULL;
+  }
+  if (!b.s) b.s = calloc(1, 1);
+  return b.s;
+}
+
+/* Two valid values of `key` that mean the same ("1e4" and "10000", "on" and "true"). */
+static bool same_value(const wf_key *key, const char *a, const char *b) {
+  double x, y;
+  bool p, q;
+  switch (key->type) {
+  case WF_KEY_INT:
+  case WF_KEY_REAL: return parse_double(a, &x) == 0 && parse_double(b, &y) == 0 && x == y;
+  case WF_KEY_BOOL: return parse_bool(a, &p) == 0 && parse_bool(b, &q) == 0 && p == q;
+  default: return strcmp(a, b) == 0;
+  }
+}
+
+/* The value `saved` records for section.key, copied into `out`; false if it records none. */
+static bool saved_value(const char *saved, const char *section, const char *key, char *out,
+                        size_t len) {
+  char name[256];
+  int n = snprintf(name, sizeof name, "%s.%s = ", section, key);
+  for (const char *line = saved; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t l = end ? (size_t)(end - line) : strlen(line);
+    if (l >= (size_t)n && strncmp(line, name, (size_t)n) == 0) {
+      snprintf(out, len, "%.*s", (int)(l - (size_t)n), line + n);
+      return true;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  return false;
+}
+
+int wf_deck_check_state(const wf_deck *deck, const char *const *sections, int nsections,
+                        const char *saved, const char *path, wf_status *st) {
+  for (int e = 0; e < deck->nentries; e++) {
+    const wf_entry *en = &deck->entries[e];
+    if (!is_state(en->section, en->key) || !in_sections(en->section->name, sections, nsections)) continue;
+    char then[WF_DECK_TEXT_MAX];
+    if (!saved_value(saved, en->section->name, en->key->name, then, sizeof then))
+      snprintf(then, sizeof then, "%s", en->key->def);
+    if (!same_value(en->key, en->value, then))
+      return wf_deck_fail(deck, en->section->name, en->key->name, st,
+                          "checkpoint '%s' was written by a run with %s = %s: a restart continues "
+                          "that run, so the keys its state depends on keep their values (start "
+                          "afresh to change this one)",
+                          path, en->key->name, then[0] ? then : "\"\"");
   }
   return WF_OK;
 }

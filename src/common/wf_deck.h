@@ -43,6 +43,15 @@ typedef struct wf_section {
   const char *help;
   const wf_key *keys;
   int nkeys;
+  /* Restarts (optional). A checkpoint records the values of the keys its
+   * state depends on (wf_deck_state), and a restart whose deck gives
+   * another value for one is refused: it would not continue the run that
+   * wrote the checkpoint. `restart_from` names the key of the checkpoint a
+   * run continues from; `restart_free` the keys that may change (space-
+   * separated: how long to run, what to write, checks, the model). Every
+   * other key, output and cache files aside, keeps its value. */
+  const char *restart_from;
+  const char *restart_free;
 } wf_section;
 
 #define WF_DECK_TEXT_MAX 512
@@ -89,6 +98,16 @@ const wf_entry *wf_deck_entry(const wf_deck *deck, const char *section, const ch
 struct wf_files;
 int wf_deck_claim_files(const wf_deck *deck, const char *const *sections, int nsections,
                         struct wf_files *files, wf_status *st);
+
+/* The values of the keys of `sections` (NULL = all) that a run's state
+ * depends on (wf_key_restart), one "section.key = value" a line
+ * (malloc'ed; NULL when out of memory): what a checkpoint records. */
+char *wf_deck_state(const wf_deck *deck, const char *const *sections, int nsections);
+/* Compare the deck with `saved`, the wf_deck_state of the run that wrote
+ * checkpoint `path`: an input error naming the first key whose value
+ * differs. A key `saved` lacks is compared with its default. */
+int wf_deck_check_state(const wf_deck *deck, const char *const *sections, int nsections,
+                        const char *saved, const char *path, wf_status *st);
 
 /* "" or the message of the first getter call with an undeclared key. */
 const char *wf_deck_bug(const wf_deck *deck);

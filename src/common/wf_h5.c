@@ -423,7 +423,7 @@ static const wf_key output_keys[] = {
 };
 
 const wf_section wf_output_section = {"output", "Where a run writes its results.", output_keys,
-                                      (int)(sizeof output_keys / sizeof output_keys[0])};
+                                      (int)(sizeof output_keys / sizeof output_keys[0]), NULL, NULL};
 
 /* ---- reading an input dataset ---- */
 

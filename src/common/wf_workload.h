@@ -40,6 +40,10 @@ typedef struct wf_run {
   const struct wf_roles *roles;
   int rank, nranks; /* in comm */
   const wf_deck *deck;
+  /* The values of the deck's keys the run's state depends on
+   * (wf_deck_state of the workload's sections): each checkpoint records
+   * them, and a restart from it must give the same. */
+  const char *state;
   char hardware[16];               /* of the wafer, for output files */
   int pe_grid[2], rank_grid[2];
   struct wf_wafer *wafer; /* NULL on ranks that do not play the wafer */

@@ -34,7 +34,7 @@ static const wf_key halo_keys[] = {
 };
 static const wf_section halo_section = {
     "halo", "The fabric benchmark: halo exchange of per-PE data.", halo_keys,
-    (int)(sizeof halo_keys / sizeof halo_keys[0])};
+    (int)(sizeof halo_keys / sizeof halo_keys[0]), NULL, NULL};
 static const wf_section *const halo_sections[] = {&halo_section};
 
 enum { SENTINEL = 0xA5 };

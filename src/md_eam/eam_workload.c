@@ -122,7 +122,9 @@ static const wf_key eam_keys[] = {
 static const wf_section eam_section = {
     "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "
            "checked against LAMMPS.",
-    eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0])};
+    eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0]),
+    "restart",
+    "dt steps thermo model_only crosscheck crosscheck_steps lmp dump_every checkpoint_every"};
 static const wf_section *const eam_sections[] = {&eam_section};
 
 /* ---- the LAMMPS cross-check ---------------------------------------------------- */
@@ -312,6 +314,7 @@ static long long frame_count(const trajectory *t) {
 typedef struct checkpoints {
   const char *path;
   long long every, last_step; /* last_step -1: none written */
+  const char *state;          /* the deck's, which each records (wf_deck_state) */
 } checkpoints;
 
 /* The thermo row of the current step, refusing a state that has blown up. */
@@ -328,7 +331,7 @@ static int thermo_row(const md_sim *sim, md_thermo_row *r, wf_status *st) {
 static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
   md_thermo_row r;
   if (thermo_row(sim, &r, st) != WF_OK ||
-      md_checkpoint_write(c->path, &sim->dom, &sim->atoms, sim->step, st) != WF_OK)
+      md_checkpoint_write(c->path, c->state, &sim->dom, &sim->atoms, sim->step, st) != WF_OK)
     return st->code;
   c->last_step = sim->step;
   return WF_OK;
@@ -638,7 +641,7 @@ static int eam_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && run->verbose) print_row(&r);
 
   checkpoints ck = {wf_deck_str(run->deck, "eam", "checkpoint"),
-                    wf_deck_int(run->deck, "eam", "checkpoint_every"), -1};
+                    wf_deck_int(run->deck, "eam", "checkpoint_every"), -1, run->state};
   const char *h5path = wf_deck_str(run->deck, "output", "file");
   md_h5md h5;
   trajectory traj = {h5path[0] ? &h5 : NULL, wf_deck_int(run->deck, "eam", "dump_every"), step0,

@@ -21,8 +21,8 @@ static void describe(wf_ckpt_var v[NVARS], double *box, int64_t *id, int64_t *ty
   v[4] = (wf_ckpt_var){"velocity", WF_F64, vel, 3 * natoms, 3 * offset, 3 * count};
 }
 
-int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a, long long step,
-                        wf_status *st) {
+int md_checkpoint_write(const char *path, const char *state, const md_domain *d,
+                        const md_atoms *a, long long step, wf_status *st) {
   unsigned long long n = (unsigned long long)a->nlocal, offset = 0, natoms;
   MPI_Exscan(&n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, d->comm);
   if (d->rank == 0) offset = 0;
@@ -34,7 +34,7 @@ int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a,
   for (unsigned long long i = 0; i < n; i++) type[i] = a->type[i];
   wf_ckpt_var v[NVARS];
   describe(v, box, a->id, type, (double *)a->x, (double *)a->v, natoms, offset, n, d->rank, false);
-  int rc = wf_checkpoint_write(d->comm, path, step, v, NVARS, st);
+  int rc = wf_checkpoint_write(d->comm, path, step, state, v, NVARS, st);
   free(type);
   return rc;
 }

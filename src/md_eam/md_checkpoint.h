@@ -13,8 +13,8 @@
 #include "wf_error.h"
 
 /* Collective. */
-int md_checkpoint_write(const char *path, const md_domain *d, const md_atoms *a, long long step,
-                        wf_status *st);
+int md_checkpoint_write(const char *path, const char *state, const md_domain *d,
+                        const md_atoms *a, long long step, wf_status *st);
 /* A checkpoint's contents, every atom's (as read, not yet trusted). */
 typedef struct md_checkpoint_data {
   long long step;

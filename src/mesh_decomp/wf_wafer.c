@@ -43,7 +43,7 @@ static const wf_key wafer_keys[] = {
 
 const wf_section wf_wafer_section = {
     "wafer", "The wafer the run plays: hardware, PE grid, rank layout, defects.", wafer_keys,
-    (int)(sizeof wafer_keys / sizeof wafer_keys[0])};
+    (int)(sizeof wafer_keys / sizeof wafer_keys[0]), NULL, NULL};
 
 int wf_wafer_create(wf_wafer *w, MPI_Comm comm, const wf_deck *deck, wf_rank_layout layout,
                     wf_status *st) {

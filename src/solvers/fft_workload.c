@@ -71,7 +71,7 @@ static const wf_key fft_keys[] = {
 };
 static const wf_section fft_section = {
     "fft", "Distributed complex FFT as pencils over the PE grid, checked against FFTW-MPI.",
-    fft_keys, (int)(sizeof fft_keys / sizeof fft_keys[0])};
+    fft_keys, (int)(sizeof fft_keys / sizeof fft_keys[0]), NULL, NULL};
 static const wf_section *const fft_sections[] = {&fft_section};
 
 static int read_setup(const wf_deck *d, fft_setup *s, wf_status *st) {

@@ -79,7 +79,7 @@ static const wf_key stencil_keys[] = {
 };
 static const wf_section stencil_section = {
     "stencil", "7-point stencil solvers on the PE grid (z in PE memory), checked against PETSc.",
-    stencil_keys, (int)(sizeof stencil_keys / sizeof stencil_keys[0])};
+    stencil_keys, (int)(sizeof stencil_keys / sizeof stencil_keys[0]), NULL, NULL};
 static const wf_section *const stencil_sections[] = {&stencil_section};
 
 typedef struct setup {

@@ -118,7 +118,7 @@ static const wf_section tlrmvm_section = {
     "tlrmvm",
     "Tile low-rank MVM of seismic frequency-domain operators (GB23), checked against the dense "
     "product.",
-    tlrmvm_keys, (int)(sizeof tlrmvm_keys / sizeof tlrmvm_keys[0])};
+    tlrmvm_keys, (int)(sizeof tlrmvm_keys / sizeof tlrmvm_keys[0]), NULL, NULL};
 const wf_section *const tlrmvm_sections[] = {&tlrmvm_section};
 
 int tlrmvm_read_setup(const wf_deck *d, tlrmvm_setup *s, wf_status *st) {

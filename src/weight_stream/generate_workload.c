@@ -28,7 +28,7 @@ static const wf_key generate_keys[] = {
 };
 static const wf_section generate_section = {
     "generate", "Text sampled from a `wafer train` checkpoint.", generate_keys,
-    (int)(sizeof generate_keys / sizeof generate_keys[0])};
+    (int)(sizeof generate_keys / sizeof generate_keys[0]), NULL, NULL};
 static const wf_section *const generate_sections[] = {&generate_section};
 
 /* One byte from the logits at one position: temperature, top-k, a draw. */

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_checkpoint.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_mpi.h"
 #include "wf_progress.h"
 #include "wf_roles.h"
@@ -87,7 +89,9 @@ static const wf_section train_section = {
     "train",
     "A GPT-style decoder trained on bytes of text, data-parallel over the wafer ranks; with "
     "[wafer] memoryx_ranks (and swarmx_ranks) the weights stream from MemoryX ranks.",
-    train_keys, (int)(sizeof train_keys / sizeof train_keys[0])};
+    train_keys, (int)(sizeof train_keys / sizeof train_keys[0]),
+    "restart",
+    "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target"};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
@@ -281,15 +285,47 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
   return rc;
 }
 
+/* The losses of the first `steps` steps, as a checkpoint keeps them for
+ * its restart to go on with: every training loss, and the validation
+ * losses a longer run also measures (not one taken only because this run
+ * ended at `steps`). Rank 0 of `comm` writes them. */
+typedef struct saved_losses {
+  wf_ckpt_var v[2];
+  double *train, *val;
+} saved_losses;
+
+static void saved_losses_make(saved_losses *l, const history *h, int steps, int eval_every,
+                              MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  unsigned long long n = (unsigned long long)steps, nv = 0;
+  l->train = wf_alloc_small(n, sizeof *l->train, "the losses of a checkpoint");
+  l->val = wf_alloc_small(2 * (size_t)h->nval, sizeof *l->val, "the losses of a checkpoint");
+  for (int i = 0; i < steps; i++) l->train[i] = h->train[i];
+  for (int i = 0; i < h->nval; i++)
+    if (h->val_step[i] <= steps && h->val_step[i] % eval_every == 0)
+      l->val[2 * nv] = h->val_step[i], l->val[2 * nv + 1] = h->val[i], nv++;
+  l->v[0] = (wf_ckpt_var){"train_loss", WF_F64, l->train, n, 0, rank == 0 ? n : 0};
+  l->v[1] = (wf_ckpt_var){"val_loss", WF_F64, l->val, 2 * nv, 0, rank == 0 ? 2 * nv : 0};
+}
+
 /* A checkpoint after `steps` steps: resident, the first replica writes its
  * model; streaming, MemoryX gathers its blocks and writes them. */
-static int save(trainer *t, int steps, wf_status *st) {
+static int save(trainer *t, const history *h, int steps, wf_status *st) {
   const char *path = t->s->checkpoint;
-  if (!t->streaming) return ws_checkpoint_write(t->run->comm, path, &t->m, st);
-  if (t->ws.role == WF_ROLE_MEMORYX && ws_stream_gather(&t->ws, &t->whole, st) == WF_OK) {
+  const char *state = t->run->state;
+  saved_losses l;
+  if (!t->streaming) {
+    saved_losses_make(&l, h, steps, t->s->eval_every, t->run->comm);
+    ws_checkpoint_write(t->run->comm, path, state, &t->m, l.v, 2, st);
+  } else if (t->ws.role == WF_ROLE_MEMORYX && ws_stream_gather(&t->ws, &t->whole, st) == WF_OK) {
     t->whole.steps = steps;
-    ws_checkpoint_write(t->ws.role_comm, path, &t->whole, st);
+    saved_losses_make(&l, h, steps, t->s->eval_every, t->ws.role_comm);
+    ws_checkpoint_write(t->ws.role_comm, path, state, &t->whole, l.v, 2, st);
+  } else {
+    l = (saved_losses){0};
   }
+  free(l.train), free(l.val);
   wf_status_agree(t->world, st);
   return st->code;
 }
@@ -317,7 +353,7 @@ static void zero_fractions(const trainer *t, double *sparsity) {
 
 /* A signal stopped the run before `step`: keep the state when there is a
  * checkpoint to keep it in. */
-static int interrupted(trainer *t, int step, int sig, wf_status *st) {
+static int interrupted(trainer *t, const history *h, int step, int sig, wf_status *st) {
   const setup *s = t->s;
   char where[1200];
   if (!s->checkpoint[0]) {
@@ -325,7 +361,7 @@ static int interrupted(trainer *t, int step, int sig, wf_status *st) {
              "after %d of %d steps (no checkpoint: set train.checkpoint to "
              "keep one)",
              step, s->steps);
-  } else if (save(t, step, st) == WF_OK) {
+  } else if (save(t, h, step, st) == WF_OK) {
     snprintf(where, sizeof where,
              "after %d of %d steps; checkpoint written to %s (continue with "
              "--set train.restart=%s and another train.checkpoint)",
@@ -348,8 +384,10 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     free(tok), free(tgt);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a batch");
   }
-  h->val[h->nval] = validate(t, c, tok, tgt);
-  h->val_step[h->nval++] = h->first;
+  if (!t->s->restart[0]) { /* a restart's start was measured by the run it continues */
+    h->val[h->nval] = validate(t, c, tok, tgt);
+    h->val_step[h->nval++] = h->first;
+  }
   wf_progress prog;
   wf_progress_start(&prog, "train", h->end - h->first, run->verbose, stdout);
   wf_signal_poll poll;
@@ -359,7 +397,7 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
   for (int step = h->first; step < h->end && rc == WF_OK; step++) {
     int sig = step > h->first ? wf_signal_poll_next(&poll) : 0;
     if (sig) {
-      rc = interrupted(t, step, sig, st);
+      rc = interrupted(t, h, step, sig, st);
       break;
     }
     MPI_Barrier(t->world);
@@ -375,20 +413,21 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
                    "train.lr?) or the restart holds values it overflows on; no checkpoint of "
                    "this state is written",
                    step + 1);
-    if (rc == WF_OK && s->checkpoint[0] && s->checkpoint_every > 0 &&
-        (step + 1) % s->checkpoint_every == 0 && step + 1 < h->end)
-      rc = save(t, step + 1, st);
-    if ((step + 1) % s->eval_every == 0 || step + 1 == h->end) {
+    if (rc == WF_OK && ((step + 1) % s->eval_every == 0 || step + 1 == h->end)) {
       h->val[h->nval] = validate(t, c, tok, tgt);
       h->val_step[h->nval++] = step + 1;
       if (run->verbose)
         printf("train: step %d/%d, loss %.4f, validation %.4f, lr %.2e\n", step + 1, s->steps,
                h->train[step], h->val[h->nval - 1], o.lr);
     }
+    /* After the validation: the checkpoint keeps the losses up to its step. */
+    if (rc == WF_OK && s->checkpoint[0] && s->checkpoint_every > 0 &&
+        (step + 1) % s->checkpoint_every == 0 && step + 1 < h->end)
+      rc = save(t, h, step + 1, st);
     wf_progress_tick(&prog, step + 1 - h->first);
   }
   wf_signal_poll_end(&poll);
-  if (rc == WF_OK && s->checkpoint[0]) rc = save(t, h->end, st);
+  if (rc == WF_OK && s->checkpoint[0]) rc = save(t, h, h->end, st);
   wf_status_agree(t->world, st);
   if (rc == WF_OK && st->code == WF_OK) {
     int steps = h->end - h->first;
@@ -562,14 +601,14 @@ static int write_output(wf_run *run, const history *h, const char *path, wf_stat
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
   bool root = run->rank == 0;
-  unsigned long long zero = 0, n = (unsigned long long)(h->end - h->first),
-                     nv = (unsigned long long)h->nval;
+  /* The whole run's losses: a restart's include those of the run it continues. */
+  unsigned long long zero = 0, n = (unsigned long long)h->end, nv = (unsigned long long)h->nval;
   double *train = malloc(n * sizeof *train), *val = malloc(nv * 2 * sizeof *val);
   int rc = train && val ? WF_OK : wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   wf_status_agree(run->comm, st);
   rc = st->code;
   if (rc == WF_OK) {
-    for (size_t i = 0; i < n; i++) train[i] = h->train[h->first + i];
+    for (size_t i = 0; i < n; i++) train[i] = h->train[i];
     for (size_t i = 0; i < nv; i++) val[2 * i] = h->val_step[i], val[2 * i + 1] = h->val[i];
     wf_h5_rows rt = {n, 1, root, &zero, &n}, rv = {nv, 2, root, &zero, &nv};
     if (wf_h5_write_rows(&f, "train_loss", WF_F64, &rt, train, st) != WF_OK ||
@@ -581,6 +620,26 @@ static int write_output(wf_run *run, const history *h, const char *path, wf_stat
   return wf_h5_finish(&f, rc, st);
 }
 
+/* The losses a restart's checkpoint keeps (saved_losses) into h, whose
+ * room for validation losses is `room`. Collective over `comm`. */
+static int read_losses(MPI_Comm comm, const char *path, history *h, int room, wf_status *st) {
+  double *train = NULL, *val = NULL;
+  unsigned long long n = 0, nv = 0;
+  if (wf_checkpoint_read_series(comm, path, "train_loss", &train, &n, st) == WF_OK &&
+      wf_checkpoint_read_series(comm, path, "val_loss", &val, &nv, st) == WF_OK) {
+    if (n != (unsigned long long)h->first || nv % 2 || nv / 2 > (unsigned long long)room)
+      wf_fail(st, WF_ERR_INPUT,
+              "checkpoint '%s' holds %llu training and %llu validation losses for %d steps",
+              path, n, nv / 2, h->first);
+    for (unsigned long long i = 0; st->code == WF_OK && i < n; i++) h->train[i] = (float)train[i];
+    for (unsigned long long i = 0; st->code == WF_OK && i < nv / 2; i++)
+      h->val_step[i] = (int)val[2 * i], h->val[i] = (float)val[2 * i + 1];
+    if (st->code == WF_OK) h->nval = (int)(nv / 2);
+  }
+  free(train), free(val);
+  return st->code;
+}
+
 typedef struct curve {
   const setup *s;
   const history *h;
@@ -589,8 +648,7 @@ typedef struct curve {
 /* "step train" lines, then "val step loss" lines (scripts/plot_loss.py). */
 static void write_curve(FILE *f, const void *data) {
   const curve *c = data;
-  for (int i = c->h->first; i < c->h->end; i++)
-    fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
+  for (int i = 0; i < c->h->end; i++) fprintf(f, "train %d %.6g\n", i + 1, c->h->train[i]);
   for (int i = 0; i < c->h->nval; i++) fprintf(f, "val %d %.6g\n", c->h->val_step[i], c->h->val[i]);
 }
 
@@ -628,6 +686,8 @@ static int train_run(wf_run *run, wf_status *st) {
     int failed = !h.train || !h.val || !h.val_step;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->world);
     if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the loss history");
+    if (rc == WF_OK && s.restart[0] && (rc = read_losses(run->world, s.restart, &h, nval, st)))
+      rc = wf_deck_blame(d, "train", "restart", st);
   }
   if (rc == WF_OK && run->verbose)
     printf(

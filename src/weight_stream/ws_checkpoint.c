@@ -12,7 +12,8 @@ static void shape_of(const ws_config *c, int64_t s[SHAPE]) {
   s[5] = c->relu;
 }
 
-int ws_checkpoint_write(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st) {
+int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
+                        const wf_ckpt_var *extra, int nextra, wf_status *st) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int ok = rank != 0 || ws_gpt_moments(m, st) == WF_OK;
@@ -22,13 +23,14 @@ int ws_checkpoint_write(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *s
   int64_t shape[SHAPE];
   shape_of(&m->c, shape);
   float none = 0; /* what ranks that write nothing point at */
-  const wf_ckpt_var v[] = {
+  wf_ckpt_var v[8] = {
       {"shape", WF_I64, shape, six, 0, rank == 0 ? six : 0},
       {"parameters", WF_F32, mine ? m->p.mem : &none, n, 0, mine},
       {"adam_m", WF_F32, mine ? m->m : &none, n, 0, mine},
       {"adam_v", WF_F32, mine ? m->v : &none, n, 0, mine},
   };
-  return wf_checkpoint_write(comm, path, m->steps, v, 4, st);
+  for (int i = 0; i < nextra && i < 4; i++) v[4 + i] = extra[i];
+  return wf_checkpoint_write(comm, path, m->steps, state, v, 4 + (nextra < 4 ? nextra : 4), st);
 }
 
 int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status *st) {

@@ -10,10 +10,14 @@
 
 #include <mpi.h>
 
+#include "wf_checkpoint.h"
 #include "wf_error.h"
 #include "ws_gpt.h"
 
-int ws_checkpoint_write(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st);
+/* `state`: the deck's (wf_deck_state), which the file records; `extra`:
+ * more datasets to keep (the run's losses so far), nextra at most 4. */
+int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
+                        const wf_ckpt_var *extra, int nextra, wf_status *st);
 /* The model shape a checkpoint holds (input errors: not a checkpoint). */
 int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status *st);
 /* Parameters, moments and step into m, whose shape must be the file's (an

@@ -293,7 +293,7 @@ kill9)
       restarts=$((restarts + 1))
       ((restarts > 10 * trials)) && break
     done
-    expect "h5diff -q ref.h5 $to" "trial $trial: the final state differs from the uninterrupted run's"
+    expect "h5same ref.h5 $to > diff.txt" "trial $trial: the final state differs from the uninterrupted run's"
   done
   expect "[ $bad_files -eq 0 ]" "$bad_files checkpoint(s) under the final name did not open"
   echo "kill9: $kills kills ($((trials / 2 + trials % 2)) of one rank), $restarts restarts, $bad_files broken files, run ${run_ms} ms"

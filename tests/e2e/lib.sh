@@ -21,6 +21,9 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
 expect() { if eval "$1"; then ok; else fail "$2"; fi; }
 # json FILE EXPR: a Python expression over the parsed JSON `j` (json, math imported).
 json() { /usr/bin/python3 -c "import json,sys,math; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+# Datasets of two HDF5 files alike in shape and value (h5same.py; h5diff
+# passes datasets of different shapes): h5same [--rtol R] A B [DATASET...]
+h5same() { /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/h5same.py" "$@"; }
 # expect_bad_input WORKLOAD WANT ARGS...: the run exits 2, its message says
 # WANT, and no output (final, temporary or sidecar) is left.
 expect_bad_input() {

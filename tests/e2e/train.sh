@@ -84,7 +84,7 @@ relu)
   expect "json r.json \"0 < 1 - j['model']['compute_seconds'][0] / j['model']['dense_compute_seconds'][0] < sum(j['train']['relu_zero_fraction']) / 2\"" \
          "the skipped work is not a share of the step below the zeros' share"
   train --set train.steps=5 --set train.checkpoint=gelu.h5 > /dev/null
-  expect_bad_input train "GELU; this run: 2, 4, 64, 64, ReLU" --set train.activation=relu --set train.restart=gelu.h5
+  expect_bad_input train "activation = relu: checkpoint 'gelu.h5' was written by a run with activation = gelu" --set train.activation=relu --set train.restart=gelu.h5
   mpiexec -n "$ranks" "$wafer" generate --quiet --set generate.checkpoint=relu.h5 --set generate.length=20 \
       --json g.json > /dev/null
   expect "[ $? -eq 0 ] && json g.json \"j['generate']['trained_steps'] == 30\"" "generate from a ReLU checkpoint"
@@ -107,8 +107,12 @@ restart)
   # uninterrupted run's parameters and AdamW state (same ranks, same sums).
   train --set train.steps=30 --set train.stop_at=15 --set train.checkpoint=half.h5 > /dev/null
   train --set train.steps=30 --set train.restart=half.h5 --set train.checkpoint=resumed.h5 \
-      --json r.json > /dev/null
-  train --set train.steps=30 --set train.checkpoint=full.h5 --json f.json > /dev/null
+      --set output.file=resumed_out.h5 --json r.json > /dev/null
+  train --set train.steps=30 --set train.checkpoint=full.h5 --set output.file=full_out.h5 --json f.json > /dev/null
+  # The losses written are the whole run's (validation every 20 steps: the
+  # first part's at step 15 is not one the whole run measures).
+  expect "h5same full_out.h5 resumed_out.h5 /train_loss /val_loss" \
+         "the restarted run's losses differ from the uninterrupted one's"
   expect "/usr/bin/python3 -c \"
 import h5py, sys
 a, b = h5py.File('resumed.h5'), h5py.File('full.h5')
@@ -116,7 +120,7 @@ sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k
          "the restarted run differs from the uninterrupted one"
   expect "json r.json \"j['train']['first_step'] == 15 and j['train']['steps'] == 15 and j['train']['last_val_loss'] == json.load(open('f.json'))['train']['last_val_loss']\"" \
          "restart summary"
-  expect_bad_input train "is of another model" --set train.channels=32 --set train.restart=half.h5
+  expect_bad_input train "channels = 32: checkpoint 'half.h5' was written by a run with channels = 64" --set train.channels=32 --set train.restart=half.h5
   expect_bad_input train "nothing to run" --set train.steps=30 --set train.restart=full.h5
   head -c 3000 /dev/urandom > junk.h5
   expect_bad_input train "junk.h5" --set train.restart=junk.h5

@@ -121,7 +121,7 @@ static void test_checkpoint(checks *ck, const char *path) {
   }
   wf_ckpt_var vars[2] = {{"x", WF_F64, x, n, (unsigned long long)lo, (unsigned long long)cnt},
                          {"id", WF_I64, id, n, (unsigned long long)lo, (unsigned long long)cnt}};
-  CHECK(ck, wf_checkpoint_write(MPI_COMM_WORLD, path, 1234, vars, 2, &st) == WF_OK, "ckpt write: %s",
+  CHECK(ck, wf_checkpoint_write(MPI_COMM_WORLD, path, 1234, NULL, vars, 2, &st) == WF_OK, "ckpt write: %s",
         st.msg);
   wf_ckpt_var back[2] = {{"x", WF_F64, x2, n, (unsigned long long)lo, (unsigned long long)cnt},
                          {"id", WF_I64, id2, n, (unsigned long long)lo, (unsigned long long)cnt}};

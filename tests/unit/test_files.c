@@ -93,7 +93,7 @@ static void test_kinds(void) {
 
 static const wf_key keys[] = {{"file", WF_KEY_OUTPUT, "", 0, 0, NULL, "output", NULL},
                               {"n", WF_KEY_INT, "1", 0, 9, NULL, "a number", NULL}};
-static const wf_section out = {"out", "output", keys, 2};
+static const wf_section out = {"out", "output", keys, 2, NULL, NULL};
 static const wf_section *const sections[] = {&out};
 
 static void test_inline_comments(void) {
