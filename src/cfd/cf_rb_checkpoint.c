@@ -44,19 +44,16 @@ static int vars_make(vars *s, const cf_rb *rb, MPI_Comm comm, double *t, wf_stat
 }
 
 int cf_rb_checkpoint_write(cf_rb *rb, MPI_Comm comm, const char *path, const char *state,
-                           long long step, double t, const double *history,
-                           unsigned long long history_n, wf_status *st) {
+                           long long step, double t, const wf_ckpt_var *extra, int nextra,
+                           wf_status *st) {
   vars s;
   if (vars_make(&s, rb, comm, &t, st) != WF_OK) return st->code;
   for (int a = 0; a < NPACKED; a++) cf_ckpt_pack(rb->m, field_of(rb, a), s.v[a].data);
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  double none = 0;
-  wf_ckpt_var all[NPACKED + 3];
-  for (int i = 0; i < NPACKED + 2; i++) all[i] = s.v[i];
-  all[NPACKED + 2] = (wf_ckpt_var){"history", WF_F64, history_n ? (double *)history : &none,
-                                   history_n, 0, rank == 0 ? history_n : 0};
-  int rc = wf_checkpoint_write(comm, path, step, state, all, NPACKED + 3, st);
+  wf_ckpt_var all[NPACKED + 2 + 4];
+  int n = 0;
+  for (int i = 0; i < NPACKED + 2; i++) all[n++] = s.v[i];
+  for (int i = 0; i < nextra && i < 4; i++) all[n++] = extra[i];
+  int rc = wf_checkpoint_write(comm, path, step, state, all, n, st);
   free(s.packed);
   return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cf_rb.h"
 #include "cf_checkpoint.h"
@@ -201,8 +202,7 @@ static int write_output(wf_run *run, cf_rb *rb, const history *h, const conv_res
 typedef struct series {
   int every;                 /* 0: none */
   char base[WF_H5_PATH_MAX]; /* the output's path less ".h5" */
-  char (*files)[WF_H5_PATH_MAX];
-  double *times;
+  double *rows;              /* [n][2]: each snapshot's step and time (every rank) */
   int n, cap;
 } series;
 
@@ -233,50 +233,82 @@ int cfd_convection_claim_files(const wf_deck *deck, wf_files *files, wf_status *
                       WF_FILE_WRITE, st);
 }
 
+typedef char snapshot_name[WF_H5_PATH_MAX + 16];
+
+static void snapshot_path(const series *sr, int step, snapshot_name path) {
+  snprintf(path, sizeof(snapshot_name), "%s_%06d.h5", sr->base, step);
+}
+
+/* The series file (base_series.xmf) listing every snapshot so far. */
+static int write_series(const series *sr, const st_mesh *m, wf_status *st) {
+  wf_h5_xdmf_field fields[4];
+  for (int a = 0; a < 4; a++) {
+    fields[a] = (wf_h5_xdmf_field){
+        .ndim = 3,
+        .dims = {(unsigned long long)m->nz, (unsigned long long)m->ny, (unsigned long long)m->nx},
+        .type = WF_F64};
+    snprintf(fields[a].name, sizeof fields[a].name, "%s", field_names[a]);
+  }
+  snapshot_name *names = malloc((size_t)sr->n * sizeof *names);
+  const char **files = malloc((size_t)sr->n * sizeof *files);
+  double *times = malloc((size_t)sr->n * sizeof *times);
+  int rc = names && files && times ? WF_OK
+                                   : wf_fail(st, WF_ERR_RUNTIME, "out of memory for the time series");
+  for (int s = 0; rc == WF_OK && s < sr->n; s++) {
+    snapshot_path(sr, (int)sr->rows[2 * s], names[s]);
+    files[s] = names[s], times[s] = sr->rows[2 * s + 1];
+  }
+  snapshot_name xmf;
+  snprintf(xmf, sizeof xmf, "%s_series.xmf", sr->base);
+  if (rc == WF_OK) rc = wf_xdmf_series_write(xmf, sr->n, files, times, fields, 4, st);
+  free(names), free(files), free(times);
+  return rc;
+}
+
 /* base_NNNNNN.h5 for step n, the fields at time t; then the series file
- * (base_series.xmf, rank 0) lists every snapshot so far. Collective. */
+ * (rank 0) lists every snapshot so far. Collective. */
 static int snapshot(wf_run *run, cf_rb *rb, series *sr, int n, double t, wf_status *st) {
-  char path[WF_H5_PATH_MAX + 16];
-  snprintf(path, sizeof path, "%s_%06d.h5", sr->base, n);
+  snapshot_name path;
+  snapshot_path(sr, n, path);
   wf_h5file f;
   if (wf_run_h5_create(run, path, &f, st) != WF_OK) return st->code;
   if (wf_h5_finish(&f, write_fields(run, rb, &f, t, st), st) != WF_OK) return st->code;
-  int rc = WF_OK;
+  if (sr->n == sr->cap) {
+    sr->cap = sr->cap ? 2 * sr->cap : 16;
+    double *rows = wf_alloc_small(2 * (size_t)sr->cap, sizeof *rows, "the time series");
+    if (sr->n) memcpy(rows, sr->rows, 2 * (size_t)sr->n * sizeof *rows);
+    free(sr->rows);
+    sr->rows = rows;
+  }
+  sr->rows[2 * sr->n] = n, sr->rows[2 * sr->n + 1] = t, sr->n++;
+  if (run->rank == 0) write_series(sr, rb->m, st);
+  wf_status_bcast(run->comm, st);
+  return st->code;
+}
+
+/* The snapshots of the run a restart continues (its checkpoint's list),
+ * which the series goes on from: each must still be beside output.file. */
+static int read_series(wf_run *run, const char *path, series *sr, wf_status *st) {
+  unsigned long long len;
+  if (wf_checkpoint_read_series(run->comm, path, "snapshots", &sr->rows, &len, st) != WF_OK)
+    return st->code;
+  sr->n = sr->cap = (int)(len / 2);
+  if (len % 2)
+    return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': its snapshot list holds %llu values",
+                   path, len);
   if (run->rank == 0) {
-    if (sr->n == sr->cap) {
-      int cap = sr->cap ? 2 * sr->cap : 16;
-      void *files = realloc(sr->files, (size_t)cap * sizeof *sr->files);
-      double *times = realloc(sr->times, (size_t)cap * sizeof *times);
-      if (files) sr->files = files;
-      if (times) sr->times = times;
-      if (files && times) sr->cap = cap;
-    }
-    if (sr->n == sr->cap) {
-      rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the time series");
-    } else {
-      snprintf(sr->files[sr->n], WF_H5_PATH_MAX, "%s", path);
-      sr->times[sr->n++] = t;
-      const st_mesh *m = rb->m;
-      wf_h5_xdmf_field fields[4];
-      for (int a = 0; a < 4; a++) {
-        fields[a] =
-            (wf_h5_xdmf_field){.ndim = 3,
-                               .dims = {(unsigned long long)m->nz, (unsigned long long)m->ny,
-                                        (unsigned long long)m->nx},
-                               .type = WF_F64};
-        snprintf(fields[a].name, sizeof fields[a].name, "%s", field_names[a]);
-      }
-      const char **files = malloc((size_t)sr->n * sizeof *files);
-      char xmf[WF_H5_PATH_MAX + 16];
-      snprintf(xmf, sizeof xmf, "%s_series.xmf", sr->base);
-      if (!files) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the time series");
-      for (int s = 0; files && s < sr->n; s++) files[s] = sr->files[s];
-      if (files) rc = wf_xdmf_series_write(xmf, sr->n, files, sr->times, fields, 4, st);
-      free(files);
+    for (int s = 0; s < sr->n && st->code == WF_OK; s++) {
+      snapshot_name file;
+      snapshot_path(sr, (int)sr->rows[2 * s], file);
+      if (access(file, R_OK) != 0)
+        wf_fail(st, WF_ERR_INPUT,
+                "the run it continues took snapshot '%s', which is gone: the series would list "
+                "it (keep output.file as it was, or set cfd.snapshot_every = 0)",
+                file);
     }
   }
   wf_status_bcast(run->comm, st);
-  return st->code ? st->code : rc;
+  return st->code;
 }
 
 /* Where the run keeps its checkpoints, and the last one written. */
@@ -286,13 +318,18 @@ typedef struct checkpoints {
   int last_step;    /* -1: none written yet */
 } checkpoints;
 
-static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, const history *h, int n,
-                            double t, wf_status *st) {
+static int write_checkpoint(wf_run *run, cf_rb *rb, checkpoints *ck, const history *h,
+                            const series *sr, int n, double t, wf_status *st) {
   /* A row a longer run would not measure stays out: the restart goes on
    * with the rows the uninterrupted run has. */
-  unsigned long long kept = (unsigned long long)(h->n - h->last_off_cadence) * H_COLS;
-  if (cf_rb_checkpoint_write(rb, run->comm, ck->path, run->state, n, t, h->rows, kept, st) !=
-      WF_OK)
+  unsigned long long rows = (unsigned long long)(h->n - h->last_off_cadence) * H_COLS,
+                     snaps = 2 * (unsigned long long)sr->n;
+  bool root = run->rank == 0;
+  double none = 0;
+  const wf_ckpt_var kept[2] = {
+      {"history", WF_F64, h->rows, rows, 0, root ? rows : 0},
+      {"snapshots", WF_F64, snaps ? sr->rows : &none, snaps, 0, root ? snaps : 0}};
+  if (cf_rb_checkpoint_write(rb, run->comm, ck->path, run->state, n, t, kept, 2, st) != WF_OK)
     return st->code;
   ck->last_step = n;
   return WF_OK;
@@ -320,7 +357,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
       /* The state after step n is whole: keep it if the run keeps any. */
-      if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, h, n, t, st)) != WF_OK) break;
+      if (ck->path[0] && (rc = write_checkpoint(run, rb, ck, h, sr, n, t, st)) != WF_OK) break;
       cf_ckpt_last_good(ck->path, ck->last_step, where, sizeof where);
       char at[260];
       snprintf(at, sizeof at, "at step %d (%s)", n, where);
@@ -358,7 +395,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
       }
       h->last_off_cadence = last && n % s->every != 0;
     }
-    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, h, n, t, st)) != WF_OK) break;
+    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, h, sr, n, t, st)) != WF_OK) break;
     if (sr->every > 0 && n % sr->every == 0 && (rc = snapshot(run, rb, sr, n, t, st)) != WF_OK)
       break;
     r->dt_last = dt;
@@ -737,6 +774,8 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
                         "a time series needs output.file: its snapshots go beside it");
     series_base(out, sr.base, sizeof sr.base);
   }
+  if (rc == WF_OK && restart[0] && (rc = read_series(run, restart, &sr, st)) != WF_OK)
+    rc = wf_deck_blame(d, "cfd", "restart", st);
   if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &sr, &h, &r, st);
   wf_status_agree(run->comm, st);
   rc = st->code;
@@ -763,7 +802,7 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     const char *png = wf_deck_str(d, "cfd", "plot");
     if (rc == WF_OK && png[0]) rc = plot(run, &rb, &h, png, st);
   }
-  free(h.rows), free(sr.files), free(sr.times);
+  free(h.rows), free(sr.rows);
   cf_rb_free(&rb);
   return rc;
 }

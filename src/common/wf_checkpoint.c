@@ -20,6 +20,7 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const c
   if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
   if (rc == WF_OK && state) rc = wf_h5_attr_str(&f, "deck_state", state, st);
   for (int i = 0; i < nvars && rc == WF_OK; i++) {
+    if (vars[i].global_n == 0) continue; /* an empty series (wf_checkpoint_read_series) */
     wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
                      .count = &vars[i].count};
     rc = wf_h5_write(&f, vars[i].name, vars[i].type, &b, vars[i].data, false, st);
@@ -139,6 +140,12 @@ static int read_series(const char *path, const char *name, double **data, unsign
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
+  /* An empty series is not written (wf_checkpoint_write). */
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+    H5Fclose(file);
+    *n = 0;
+    return WF_OK;
+  }
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
   hid_t space = dset >= 0 ? H5Dget_space(dset) : H5I_INVALID_HID;
   hsize_t len = 0;

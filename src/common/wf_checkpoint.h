@@ -29,7 +29,8 @@ int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const w
 
 /* A series of doubles rank 0 wrote whole (a var with count = global_n on
  * rank 0 and 0 elsewhere), of a length the file decides: every rank gets
- * it in *data (malloc'ed; NULL when empty), its length in *n. Collective. */
+ * it in *data (malloc'ed; NULL when empty), its length in *n. An empty
+ * series is not written, and one the file lacks reads as empty. Collective. */
 int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name, double **data,
                               unsigned long long *n, wf_status *st);
 /* The "deck_state" a checkpoint keeps (malloc'ed into *state). One rank,

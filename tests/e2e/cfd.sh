@@ -272,6 +272,20 @@ EOF
     expect "pvbatch_headless $here/xdmf_series.py out_series.xmf pv > pv.txt 2>&1 && /usr/bin/python3 series.py pv > s.txt 2>&1" \
            "ParaView and the series: $(tail -2 pv.txt) $(cat s.txt)"
   fi
+  # Stopped at step 30 with a checkpoint and restarted: the series lists the
+  # same snapshots as the uninterrupted run's, and the restart refuses to go
+  # on when the first part's snapshots are gone.
+  S="--set wafer.pe_grid=4x1 --set cfd.problem=convection --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1 --set cfd.snapshot_every=20"
+  mkdir -p split
+  # shellcheck disable=SC2086
+  cfd $S --set cfd.steps=30 --set cfd.checkpoint=ck.h5 --set output.file=split/out.h5 > /dev/null &&
+    cfd $S --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=split/out.h5 > /dev/null
+  expect "[ $? -eq 0 ] && sed 's|split/||' split/out_series.xmf | cmp -s - out_series.xmf && h5same out.h5 split/out.h5 /temperature /history" \
+         "a restarted series differs from the uninterrupted one: $(diff split/out_series.xmf out_series.xmf | head -4)"
+  # shellcheck disable=SC2086
+  cfd $S --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=other.h5 > /dev/null 2> err.txt
+  expect "[ $? -eq 2 ] && grep -qF \"took snapshot 'other_000000.h5', which is gone\" err.txt && [ ! -e other.h5 ]" \
+         "a restart whose series would list missing snapshots: $(head -1 err.txt)"
   ;;
 convection)
   # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between
