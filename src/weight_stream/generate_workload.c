@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "wf_random.h"
+#include "wf_signal.h"
 #include "ws_checkpoint.h"
 #include "ws_gpt.h"
 
@@ -89,7 +90,16 @@ static int generate_run(wf_run *run, wf_status *st) {
   memcpy(text, prompt, plen);
   double t0 = MPI_Wtime();
   int rc = WF_OK;
+  wf_signal_poll poll;
+  wf_signal_poll_start(&poll, run->comm);
   for (size_t n = plen; n < total && rc == WF_OK; n++) {
+    int sig = wf_signal_poll_next(&poll);
+    if (sig) {
+      char where[64];
+      snprintf(where, sizeof where, "after %zu of %d bytes", n - plen, length);
+      rc = wf_signal_fail(st, sig, where);
+      break;
+    }
     /* The last (at most seq) bytes; causal attention ignores the padding after them. */
     size_t from = n > (size_t)c.seq ? n - (size_t)c.seq : 0, len = n - from;
     for (int t = 0; t < c.seq; t++) window[t] = (size_t)t < len ? text[from + t] : 0;
@@ -106,6 +116,7 @@ static int generate_run(wf_run *run, wf_status *st) {
     if (rc == WF_OK)
       text[n] = (unsigned char)sample(logits, c.vocab, temperature, top_k, wf_uniform(seed, n));
   }
+  wf_signal_poll_end(&poll);
   if (rc != WF_OK) {
     free(text), free(window), ws_gpt_free(&m);
     return rc;

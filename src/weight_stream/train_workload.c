@@ -245,12 +245,18 @@ static void batch(const trainer *t, const ws_corpus *c, int split, int k, int *t
 }
 
 /* The mean validation loss over eval_batches global batches. */
-static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt) {
+/* The mean validation loss; 0, with the signal in *sig, when one reaches
+ * a rank during it (checked after each batch: a long evaluation stops
+ * within one batch, not at its end). */
+static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt, int *sig) {
   double sum = 0;
   for (int k = 0; k < t->s->eval_batches; k++) {
     batch(t, c, WS_VAL, k, tok, tgt);
     sum +=
         t->streaming ? ws_stream_forward(&t->ws, &t->m, tok, tgt) : ws_gpt_forward(&t->m, tok, tgt);
+    int mine = wf_signal_caught();
+    MPI_Allreduce(&mine, sig, 1, MPI_INT, MPI_MAX, t->world);
+    if (*sig) return 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, t->world);
   return (float)(sum / ((double)t->s->eval_batches * t->replicas));
@@ -384,18 +390,24 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     free(tok), free(tgt);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a batch");
   }
-  if (!t->s->restart[0]) { /* a restart's start was measured by the run it continues */
-    h->val[h->nval] = validate(t, c, tok, tgt);
-    h->val_step[h->nval++] = h->first;
+  /* The start's validation, unless the run a restart continues measured it
+   * (or, off the cadence, an uninterrupted run would not). */
+  int rc = WF_OK, sig = 0;
+  bool measured = h->nval > 0 && h->val_step[h->nval - 1] == h->first;
+  if (!measured && h->first % s->eval_every == 0) {
+    float v = validate(t, c, tok, tgt, &sig);
+    if (sig)
+      rc = interrupted(t, h, h->first, sig, st);
+    else
+      h->val[h->nval] = v, h->val_step[h->nval++] = h->first;
   }
   wf_progress prog;
   wf_progress_start(&prog, "train", h->end - h->first, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, t->world);
-  int rc = WF_OK;
   double train_seconds = 0;
   for (int step = h->first; step < h->end && rc == WF_OK; step++) {
-    int sig = step > h->first ? wf_signal_poll_next(&poll) : 0;
+    sig = step > h->first ? wf_signal_poll_next(&poll) : 0;
     if (sig) {
       rc = interrupted(t, h, step, sig, st);
       break;
@@ -414,8 +426,12 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
                    "this state is written",
                    step + 1);
     if (rc == WF_OK && ((step + 1) % s->eval_every == 0 || step + 1 == h->end)) {
-      h->val[h->nval] = validate(t, c, tok, tgt);
-      h->val_step[h->nval++] = step + 1;
+      float v = validate(t, c, tok, tgt, &sig);
+      if (sig) {
+        rc = interrupted(t, h, step + 1, sig, st);
+        break;
+      }
+      h->val[h->nval] = v, h->val_step[h->nval++] = step + 1;
       if (run->verbose)
         printf("train: step %d/%d, loss %.4f, validation %.4f, lr %.2e\n", step + 1, s->steps,
                h->train[step], h->val[h->nval - 1], o.lr);

@@ -15,6 +15,15 @@ CLASS is one of:
   values  NaN, Inf and huge values in every input kind (HDF5 fields, dense
           operators, checkpoints, data files), and a truncated gzip corpus:
           refused (exit 2, naming the input), no output.
+  signals SIGTERM to one rank at moments spread over a run with all its
+          outputs: the run ends within 3 s of the signal, exit 0 or 143 (the
+          signal's), no partial file, every file left whole (a checkpoint a
+          stopped run names is one).
+  restart every workload with a checkpoint: a run stopped part way and
+          restarted, and one killed (kill -9) and restarted from its last
+          checkpoint, end with the files of an uninterrupted run; a restart
+          whose deck changes any key the checkpoint's state depends on is
+          refused (exit 2, naming the key), one per such key.
 
 The workloads come from `wafer --help`, their file keys from `wafer W --help`;
 workloads.py adds what a trial cannot discover (a small deck, how to make a
@@ -105,6 +114,29 @@ def file_keys(wafer, workload):
         if m and section:
             keys["%s.%s" % (section, m.group(1))] = m.group(2)
     return keys
+
+
+def section_table(wafer, workload):
+    """The workload's own section from `wafer W --help`: (name, {key: (type,
+    default, allowed)}, restart key or None, [keys a restart may change])."""
+    text = subprocess.run([wafer, workload, "--help"], env=ENV, capture_output=True,
+                          text=True).stdout
+    name, table, restart, free, section = None, {}, None, [], None
+    for line in text.splitlines():
+        m = re.match(r"^#### \[(\w+)\]", line)
+        if m:
+            section = m.group(1)
+            continue
+        if section != workload:
+            continue
+        name = section
+        m = re.match(r"^\| `(\w+)` \| ([a-z ]+) \| `([^`]*)` \| ([^|]*) \|", line)
+        if m:
+            table[m.group(1)] = (m.group(2), m.group(3), m.group(4).strip())
+        m = re.match(r"^A run continued from a checkpoint \(`(\w+)`\) may change (.*) and any", line)
+        if m:
+            restart, free = m.group(1), re.findall(r"`(\w+)`", m.group(2))
+    return name, table, restart, free
 
 
 def sets(assignments):
@@ -418,6 +450,225 @@ def trial_values(suite, workload, keys, work):
                 os.remove(out)
 
 
+# ---- signals ----
+
+def rank_pids(mpiexec_pid, name):
+    """The job's ranks: mpiexec's children (Open MPI) or grandchildren (MPICH's Hydra)."""
+    def children(pid):
+        out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+        return [int(x) for x in out.split()]
+
+    def named(pid):
+        try:
+            return open("/proc/%d/comm" % pid).read().strip() == name[:15]
+        except OSError:
+            return False
+    pids = [p for p in children(mpiexec_pid) if named(p)]
+    for proxy in children(mpiexec_pid):
+        pids += [p for p in children(proxy) if named(p)]
+    return pids
+
+
+def outputs_in(t, d):
+    """--set arguments writing every output key of a small run into folder d
+    (plots aside: they add a Python start to every run), and their paths."""
+    paths = {}
+    for key in t["writes"]:
+        if key.endswith("plot"):
+            continue
+        name = {"fft.wisdom": "w.txt", "eam.write_data": "d.data"}.get(key, key.replace(".", "_") + ".h5")
+        paths[key] = os.path.join(d, name)
+    return paths
+
+
+def whole_files(suite, d, what):
+    """No partial file in d, every HDF5 file in it whole."""
+    left = os.listdir(d)
+    suite.expect(not [f for f in left if ".part" in f], "%s: partial files left: %s" % (
+        what, [f for f in left if ".part" in f]))
+    for f in left:
+        if f.endswith(".h5"):
+            suite.expect(is_whole_h5(os.path.join(d, f)), "%s: %s is not a whole file" % (what, f))
+
+
+def trial_signals(suite, workload, keys, work):
+    import time
+    t = WORKLOADS[workload]
+    base = t["deck"] + t.get("long", []) + sets(
+        {k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+    writes = [k for k in t["writes"] if not k.endswith("plot")]
+
+    def start(d):
+        os.makedirs(d)
+        cmd = [suite.mpiexec, "-n", str(suite.ranks), suite.wafer, workload] + base + sets(
+            outputs_in(t, d)) + [x for k in t["writes"] if k in writes for x in t["writes"][k]]
+        cmd += ["--quiet"]
+        return subprocess.Popen(cmd, cwd=d, env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+
+    t0 = time.monotonic()
+    p = start(os.path.join(work, "whole"))
+    _, err = p.communicate()
+    whole = time.monotonic() - t0
+    suite.expect(p.returncode == 0, "%s: the uninterrupted run failed (exit %d): %s" % (
+        workload, p.returncode, err.decode(errors="replace").strip()[-300:]))
+    if p.returncode != 0:
+        return
+    stopped = 0
+    for n, frac in enumerate((0.1, 0.3, 0.5, 0.7, 0.9)):
+        d = os.path.join(work, "sig%d" % n)
+        p = start(d)
+        time.sleep(frac * whole)
+        pids = rank_pids(p.pid, os.path.basename(suite.wafer))
+        sent = time.monotonic()
+        try:
+            os.kill(pids[-1], signal.SIGTERM)
+        except (IndexError, ProcessLookupError):
+            pass  # not started yet, or already ended: a run the signal missed
+        try:
+            _, err = p.communicate(timeout=60)
+            rc, err = p.returncode, err.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            rc, err = 124, "hung"
+        took = time.monotonic() - sent
+        what = "%s SIGTERM at %.0f%% of the run (%.1f s)" % (workload, 100 * frac, frac * whole)
+        last = next((l for l in err.splitlines() if "wafer:" in l), err.strip()[-200:])
+        suite.expect(rc in (0, 143), "%s: exit %d (wanted 0 or 143): %s" % (what, rc, last))
+        suite.expect(took <= 3.0, "%s: the ranks ended %.1f s after the signal" % (what, took))
+        whole_files(suite, d, what)
+        stopped += rc == 143
+        if rc == 0:
+            missing = [k for k, path in outputs_in(t, d).items() if not os.path.exists(path)]
+            suite.expect(not missing, "%s: exit 0 without %s" % (what, missing))
+    print("%s: an uninterrupted run takes %.1f s; %d of 5 signals stopped a run (the others came "
+          "before the handler or after the last poll)" % (workload, whole, stopped), flush=True)
+
+
+# ---- restarts ----
+
+def other_value(kind, default, allowed):
+    """A valid value of a key other than its default, or None."""
+    if kind == "bool":
+        return "false" if default in ("true", "yes", "on", "1") else "true"
+    if kind == "choice":
+        rest = [c for c in allowed.split("/") if c != default]
+        return rest[0] if rest else None
+    if kind in ("integer", "real"):
+        lo, hi = (float(x) for x in allowed.split(" .. "))
+        d = float(default)
+        for v in ((d + 1, d - 1) if kind == "integer" else (d * 2 if d else 1.0, d / 2, (d + hi) / 2)):
+            if lo <= v <= hi and v != d:
+                return ("%d" % v) if kind == "integer" else repr(v)
+    return None
+
+
+def wafer_error(err):
+    """The run's own error line, not the launcher's."""
+    return next((l for l in err.splitlines() if l.startswith("wafer:")), err.strip()[-300:])
+
+
+def trial_restart(suite, workload, keys, work):
+    t = WORKLOADS[workload]
+    section, table, restart, free = section_table(suite.wafer, workload)
+    if restart is None:
+        return
+    split = t.get("split")
+    if split is None:
+        suite.expect(False, "%s restarts (%s.%s) but workloads.py gives no split" % (
+            workload, section, restart))
+        return
+    rkey = "%s.%s" % (section, restart)
+    ckey = t["inputs"][rkey][1]
+    base = t["deck"] + split["both"] + sets(
+        {k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+    segment_only = t.get("segment_only", {})
+
+    def run_in(d, args):
+        os.makedirs(d, exist_ok=True)
+        return suite.run(workload, base + args + sets(outputs_in(t, d)), cwd=d)
+
+    def same_files(a, b, what):
+        for key, pa in outputs_in(t, a).items():
+            pb = outputs_in(t, b)[key]
+            if key in segment_only or not os.path.exists(pa):
+                continue
+            if pa.endswith(".h5"):
+                r = subprocess.run(["/usr/bin/python3", H5SAME, pa, pb], capture_output=True, text=True)
+                suite.expect(r.returncode == 0, "%s: %s differs from the uninterrupted run's: %s" % (
+                    what, key, r.stdout.strip()[:300]))
+            else:
+                suite.expect(os.path.exists(pb) and open(pa, "rb").read() == open(pb, "rb").read(),
+                             "%s: %s differs from the uninterrupted run's" % (what, key))
+
+    # Uninterrupted, then stopped part way and restarted.
+    whole, part = os.path.join(work, "whole"), os.path.join(work, "part")
+    rc, err = run_in(whole, split["whole"])
+    suite.expect(rc == 0, "%s: the uninterrupted run failed: %s" % (workload, wafer_error(err)))
+    first = os.path.join(work, "first")
+    rc, err = run_in(first, split["first"])
+    ck = outputs_in(t, first)[ckey]
+    suite.expect(rc == 0 and os.path.exists(ck), "%s: the first part failed: %s" % (
+        workload, wafer_error(err)))
+    rc, err = run_in(part, split["whole"] + sets({rkey: ck}))
+    suite.expect(rc == 0, "%s: the restart failed: %s" % (workload, wafer_error(err)))
+    if rc == 0:
+        same_files(whole, part, "%s restarted" % workload)
+
+    # Killed (kill -9, every rank) once a checkpoint is there, restarted from it.
+    import time
+    kill, resumed = os.path.join(work, "kill"), os.path.join(work, "resumed")
+    os.makedirs(kill)
+    cmd = [suite.mpiexec, "-n", str(suite.ranks), suite.wafer, workload] + base + split["whole"] + \
+        split.get("kill", []) + sets(outputs_in(t, kill)) + ["--quiet"]
+    p = subprocess.Popen(cmd, cwd=kill, env=ENV, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    kck = outputs_in(t, kill)[ckey]
+    deadline = time.monotonic() + 60
+    while not os.path.exists(kck) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    # Every rank, not only the launcher's process group (Open MPI's ranks
+    # have their own): a rank left running would write on under the restart.
+    for pid in rank_pids(p.pid, os.path.basename(suite.wafer)):
+        os.kill(pid, signal.SIGKILL)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    suite.expect(os.path.exists(kck), "%s: no checkpoint to restart from after kill -9" % workload)
+    if os.path.exists(kck):
+        rc, err = run_in(resumed, split["whole"] + split.get("kill", []) + sets({rkey: kck}))
+        nothing = "nothing to run" in err  # killed after its last step: nothing to compare
+        suite.expect(rc == 0 or nothing, "%s: the restart after kill -9 failed: %s" % (
+            workload, wafer_error(err)))
+        if rc == 0:
+            ref = os.path.join(work, "whole-kill")
+            run_in(ref, split["whole"] + split.get("kill", []))
+            same_files(ref, resumed, "%s killed and restarted" % workload)
+
+    # Every key the state depends on, changed: refused, naming it.
+    trials = []
+    for key, (kind, default, allowed) in sorted(table.items()):
+        if key == restart or key in free or kind.endswith("file") or kind == "string":
+            continue
+        alt = other_value(kind, default, allowed)
+        if alt is None:
+            suite.expect(False, "%s: no other value of %s.%s to try" % (workload, section, key))
+            continue
+        trials.append((key, alt))
+
+    def one(n, trial):
+        key, alt = trial
+        cwd = os.path.join(work, "deck%d" % n)
+        os.makedirs(cwd)
+        refused(suite, workload, base + split["whole"] + sets({rkey: ck, "%s.%s" % (section, key): alt}),
+                cwd, "restart with %s.%s = %s" % (section, key, alt),
+                "%s = %s: checkpoint '%s' was written by a run with %s = " % (key, alt, ck, key))
+
+    if os.path.exists(ck):
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            list(pool.map(lambda nt: one(*nt), enumerate(trials)))
+
+
 def coverage(suite, workload, keys):
     """Every file key is written by a trial or excused; every table entry exists."""
     t = WORKLOADS.get(workload)
@@ -437,7 +688,7 @@ def coverage(suite, workload, keys):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("paths", "disk", "values"):
+    if len(sys.argv) < 4 or sys.argv[1] not in CLASSES:
         print(__doc__)
         return 2
     cls, ranks, wafer = sys.argv[1], int(sys.argv[2]), os.path.abspath(sys.argv[3])
@@ -459,8 +710,7 @@ def main():
             before = suite.passed + suite.failed
             d = os.path.join(work, w)
             os.makedirs(d)
-            {"paths": trial_paths, "disk": trial_disk, "values": trial_values}[cls](
-                suite, w, keys, d)
+            CLASSES[cls](suite, w, keys, d)
             counts[w] = suite.passed + suite.failed - before
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -469,6 +719,10 @@ def main():
         ", ".join("%s %d" % kv for kv in counts.items())))
     return 1 if suite.failed or not suite.passed else 0
 
+
+CLASSES = {"paths": trial_paths, "disk": trial_disk, "values": trial_values,
+           "signals": trial_signals, "restart": trial_restart}
+H5SAME = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "h5same.py")
 
 if __name__ == "__main__":
     sys.exit(main())

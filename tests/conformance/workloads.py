@@ -16,14 +16,23 @@ workload or key gets the trials by being declared, not by being remembered.
 # a run needs to read an input (a restart must have steps left). `writes`: each output or
 # cache key a small run writes, with the --set arguments that make it write
 # it (beyond the deck). `excused`: file keys no trial exercises, and why.
+# `long`: --set arguments that make the deck's run last a few seconds (the
+# signals class stops it at moments spread over that time). `split`, for a
+# workload with a checkpoint: the arguments of every part ("both"), of a
+# first part that stops early ("first") and of the whole run ("whole"), and
+# of a run long enough to be killed after its first checkpoint ("kill").
+# `segment_only`: outputs a restart writes only from its own step on, and why.
 WORKLOADS = {
     "halo": {
         "deck": ["--set", "halo.iterations=5"],
+        "long": ["--set", "halo.iterations=15000"],
         "writes": {"output.file": []},
     },
     "stencil": {
         "deck": ["--set", "stencil.crosscheck=none", "--set", "stencil.nx=16", "--set",
                  "stencil.ny=16", "--set", "stencil.nz=16", "--set", "wafer.pe_grid=16x16"],
+        "long": ["--set", "stencil.nx=96", "--set", "stencil.ny=96", "--set", "stencil.nz=96",
+                 "--set", "wafer.pe_grid=96x96", "--set", "stencil.rtol=1e-14"],
         "writes": {"output.file": [], "stencil.plot": []},
     },
     "eam": {
@@ -31,6 +40,14 @@ WORKLOADS = {
                  "eam.steps=10", "--set", "wafer.pe_grid=4x4"],
         "inputs": {"eam.data": ("eam", "eam.write_data"), "eam.restart": ("eam", "eam.checkpoint")},
         "reading": {"eam.restart": ["--set", "eam.steps=20"]},
+        "long": ["--set", "eam.steps=1500", "--set", "eam.checkpoint_every=20", "--set",
+                 "eam.dump_every=20"],
+        # every part checkpoints (and so rebuilds its lists) at the same steps
+        "split": {"both": ["--set", "eam.checkpoint_every=10"], "first": [],
+                  "whole": ["--set", "eam.steps=20"],
+                  "kill": ["--set", "eam.steps=300"]},
+        "segment_only": {"output.file": "an H5MD trajectory: a restart writes its frames from its "
+                                        "own step on (frames are large; chain the two files)"},
         "writes": {"output.file": [], "eam.checkpoint": [], "eam.write_data": [],
                    "eam.plot": []},
     },
@@ -39,12 +56,15 @@ WORKLOADS = {
                  "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
                  "wafer.pe_grid=4x4"],
         "inputs": {"fft.input": "fft_field"},
+        "long": ["--set", "fft.nx=64", "--set", "fft.ny=64", "--set", "fft.nz=64", "--set",
+                 "fft.repeat=100"],
         "writes": {"output.file": [], "fft.wisdom": []},
     },
     "tlrmvm": {
         "deck": ["--set", "tlrmvm.src_nx=20", "--set", "tlrmvm.src_ny=20", "--set",
                  "tlrmvm.rec_nx=20", "--set", "tlrmvm.rec_ny=20", "--set", "tlrmvm.nb=50"],
         "inputs": {"tlrmvm.input": "tlr_dense", "tlrmvm.compressed": ("tlrmvm", "tlrmvm.compressed")},
+        "long": ["--set", "tlrmvm.repeat=10000"],
         "writes": {"output.file": [], "tlrmvm.compressed": [], "tlrmvm.plot": [],
                    "tlrmvm.mdd_plot": []},
     },
@@ -54,6 +74,12 @@ WORKLOADS = {
                  "--set", "cfd.sponge=4"],
         "inputs": {"cfd.restart": ("cfd", "cfd.checkpoint")},
         "reading": {"cfd.restart": ["--set", "cfd.steps=30"]},
+        "long": ["--set", "cfd.steps=1500", "--set", "cfd.checkpoint_every=100",
+                 "--set", "cfd.nx=32", "--set", "cfd.ny=32", "--set", "cfd.nz=32"],
+        # energies every 7 steps: the first part's last is not one the whole run has
+        "split": {"both": ["--set", "cfd.energy_every=7"], "first": [],
+                  "whole": ["--set", "cfd.steps=30"],
+                  "kill": ["--set", "cfd.steps=300", "--set", "cfd.checkpoint_every=10"]},
         "writes": {"output.file": [], "cfd.checkpoint": [],
                    "cfd.plot": ["--set", "cfd.problem=convection", "--set", "cfd.steps=10"],
                    "cfd.gather_plot": ["--set", "cfd.init=source"]},
@@ -63,6 +89,10 @@ WORKLOADS = {
                  "--set", "train.eval_every=2"],
         "inputs": {"train.corpus": "corpus", "train.restart": ("train", "train.checkpoint")},
         "reading": {"train.restart": ["--set", "train.steps=6"]},
+        "long": ["--set", "train.steps=60", "--set", "train.checkpoint_every=5"],
+        # validation every 2 steps: the first part's last (step 3) is not one the whole run has
+        "split": {"both": [], "first": ["--set", "train.stop_at=3"], "whole": [],
+                  "kill": ["--set", "train.steps=60", "--set", "train.checkpoint_every=2"]},
         "writes": {"output.file": [], "train.checkpoint": [], "train.plot": []},
     },
     "generate": {
@@ -70,6 +100,7 @@ WORKLOADS = {
         # needs a checkpoint: the suite trains one first
         "needs": ["generate.checkpoint"],
         "inputs": {"generate.checkpoint": ("train", "train.checkpoint")},
+        "long": ["--set", "generate.length=1500"],
         "writes": {},
         "excused": {"output.file": "generate writes no HDF5 output (it prints text)"},
     },
