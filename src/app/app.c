@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "report.h"
@@ -201,7 +202,9 @@ static int check_restarts(const wf_workload *wl, const wf_deck *deck, wf_status 
   for (int s = 0; s < wl->nsections; s++) {
     const wf_section *sec = wl->sections[s];
     const char *path = sec->restart_from ? wf_deck_str(deck, sec->name, sec->restart_from) : "";
-    if (!path[0]) continue;
+    /* A file that is not there is the workload's to report: it may not
+     * use the key at all (a cfd heat run), which says more. */
+    if (!path[0] || access(path, R_OK) != 0) continue;
     char *saved;
     if (wf_checkpoint_state(path, &saved, st) != WF_OK)
       return wf_deck_blame(deck, sec->name, sec->restart_from, st);

@@ -118,7 +118,10 @@ def file_keys(wafer, workload):
 
 def section_table(wafer, workload):
     """The workload's own section from `wafer W --help`: (name, {key: (type,
-    default, allowed)}, restart key or None, [keys a restart may change])."""
+    default, allowed)}, restart key or None, [keys a restart may change]).
+    WAFER_KEYS_FROM names another build to read the tables from: today's
+    trials against an older build, whose help may not say them."""
+    wafer = os.environ.get("WAFER_KEYS_FROM", wafer)
     text = subprocess.run([wafer, workload, "--help"], env=ENV, capture_output=True,
                           text=True).stdout
     name, table, restart, free, section = None, {}, None, [], None

@@ -193,11 +193,12 @@ signals)
            "$mode train: no message: $(cat run.err)"
     expect "[ -s train.h5 ] && [ ! -e curve.h5 ]" "$mode train: no checkpoint, or an interrupted run left its output"
   done
-  # The streamed run's checkpoint restarts a streamed run (two steps at the
-  # end of the schedule need not lower the loss: the target asks nothing).
+  # The streamed run's checkpoint restarts a streamed run, for two more
+  # steps of the same schedule (stop_at; two steps need not lower the loss:
+  # the target asks nothing).
   done_steps=$(/usr/bin/python3 -c "import h5py; print(int(h5py.File('train.h5').attrs['step']))")
   mpiexec -n "$ranks" "$wafer" train --quiet --set wafer.memoryx_ranks=1 --set train.sgemm=false \
-      --set train.steps=$((done_steps + 2)) --set train.loss_target=99 --set train.restart=train.h5 \
+      --set train.steps=1000000 --set train.stop_at=$((done_steps + 2)) --set train.loss_target=99 --set train.restart=train.h5 \
       --json again.json > /dev/null
   expect "[ $? -eq 0 ] && json again.json \"j['train']['first_step'] == $done_steps\"" \
          "streamed train: no restart from the interrupted run's checkpoint"

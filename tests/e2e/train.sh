@@ -156,7 +156,7 @@ bad_input)
       --set train.batch=$((ranks + 1))
   # A checkpoint whose AdamW second moment went negative (edited, damaged):
   # the next update would take its square root.
-  mpiexec -n "$ranks" "$wafer" train --set train.steps=2 --set train.eval_every=1 \
+  mpiexec -n "$ranks" "$wafer" train --set train.steps=4 --set train.stop_at=2 --set train.eval_every=1 \
       --set train.sgemm=false --set train.checkpoint=ck.h5 --quiet > /dev/null
   /usr/bin/python3 -c "
 import h5py
