@@ -16,8 +16,8 @@ CLASS is one of:
           operators, checkpoints, data files), and a truncated gzip corpus:
           refused (exit 2, naming the input), no output.
   signals SIGTERM to one rank at moments spread over a run with all its
-          outputs: the run ends within 3 s of the signal, exit 0 or 143 (the
-          signal's), no partial file, every file left whole (a checkpoint a
+          outputs: the run ends within 1 s of the signal, exit 143 (the
+          signal's; or 0 when the signal came late), no partial file, every file left whole (a checkpoint a
           stopped run names is one).
   restart every workload with a checkpoint: a run stopped part way and
           restarted, and one killed (kill -9) and restarted from its last
@@ -494,6 +494,12 @@ def whole_files(suite, d, what):
             suite.expect(is_whole_h5(os.path.join(d, f)), "%s: %s is not a whole file" % (what, f))
 
 
+# Seconds from a signal to the end of every rank: a step of the small decks
+# takes milliseconds, so this is the launcher's and the output's time, not
+# a step's (a run that polls nowhere runs on to its end: seconds).
+STOP_SECONDS = 1.0
+
+
 def trial_signals(suite, workload, keys, work):
     import time
     t = WORKLOADS[workload]
@@ -517,7 +523,7 @@ def trial_signals(suite, workload, keys, work):
         workload, p.returncode, err.decode(errors="replace").strip()[-300:]))
     if p.returncode != 0:
         return
-    stopped = 0
+    stopped, slowest = 0, 0.0
     for n, frac in enumerate((0.1, 0.3, 0.5, 0.7, 0.9)):
         d = os.path.join(work, "sig%d" % n)
         p = start(d)
@@ -538,15 +544,20 @@ def trial_signals(suite, workload, keys, work):
         took = time.monotonic() - sent
         what = "%s SIGTERM at %.0f%% of the run (%.1f s)" % (workload, 100 * frac, frac * whole)
         last = next((l for l in err.splitlines() if "wafer:" in l), err.strip()[-200:])
-        suite.expect(rc in (0, 143), "%s: exit %d (wanted 0 or 143): %s" % (what, rc, last))
-        suite.expect(took <= 3.0, "%s: the ranks ended %.1f s after the signal" % (what, took))
+        # Up to half way the run is far from its last poll: it must stop.
+        wanted = (143,) if frac <= 0.5 else (0, 143)
+        suite.expect(rc in wanted, "%s: exit %d (wanted %s): %s" % (
+            what, rc, " or ".join(map(str, wanted)), last))
+        slowest = max(slowest, took)
+        suite.expect(took <= STOP_SECONDS, "%s: the ranks ended %.1f s after the signal" % (what, took))
         whole_files(suite, d, what)
         stopped += rc == 143
         if rc == 0:
             missing = [k for k, path in outputs_in(t, d).items() if not os.path.exists(path)]
             suite.expect(not missing, "%s: exit 0 without %s" % (what, missing))
     print("%s: an uninterrupted run takes %.1f s; %d of 5 signals stopped a run (the others came "
-          "before the handler or after the last poll)" % (workload, whole, stopped), flush=True)
+          "before the handler or after the last poll); the slowest end %.2f s after its signal" % (
+              workload, whole, stopped, slowest), flush=True)
 
 
 # ---- restarts ----

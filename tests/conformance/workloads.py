@@ -32,7 +32,8 @@ WORKLOADS = {
         "deck": ["--set", "stencil.crosscheck=none", "--set", "stencil.nx=16", "--set",
                  "stencil.ny=16", "--set", "stencil.nz=16", "--set", "wafer.pe_grid=16x16"],
         "long": ["--set", "stencil.nx=96", "--set", "stencil.ny=96", "--set", "stencil.nz=96",
-                 "--set", "wafer.pe_grid=96x96", "--set", "stencil.rtol=1e-14"],
+                 "--set", "wafer.pe_grid=96x96", "--set", "stencil.rtol=1e-14",
+                 "--set", "stencil.crosscheck=auto"],  # and PETSc's solve
         "writes": {"output.file": [], "stencil.plot": []},
     },
     "eam": {
@@ -56,8 +57,9 @@ WORKLOADS = {
                  "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
                  "wafer.pe_grid=4x4"],
         "inputs": {"fft.input": "fft_field"},
+        # with the planner's measurements and the FFTW-MPI cross-check: phases that do not poll
         "long": ["--set", "fft.nx=64", "--set", "fft.ny=64", "--set", "fft.nz=64", "--set",
-                 "fft.repeat=100"],
+                 "fft.repeat=20", "--set", "fft.planner=measure", "--set", "fft.crosscheck=auto"],
         "writes": {"output.file": [], "fft.wisdom": []},
     },
     "tlrmvm": {

@@ -202,6 +202,18 @@ signals)
       --json again.json > /dev/null
   expect "[ $? -eq 0 ] && json again.json \"j['train']['first_step'] == $done_steps\"" \
          "streamed train: no restart from the interrupted run's checkpoint"
+  # A long validation (it ran to its end before the next step's poll: 72 s
+  # once) stops within a batch, and the checkpoint of the step before it is
+  # kept.
+  rm -f ev.h5
+  launch train --quiet --set train.eval_batches=1000000 --set train.sgemm=false \
+         --set train.checkpoint=ev.h5
+  sleep 3
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ] && grep -q 'after 0 of 60 steps; checkpoint written to ev.h5' run.err" \
+         "train during its validation: the ranks ended after $ms ms, exit status $rc: $(grep wafer: run.err)"
   ;;
 inject)
   # inject SITE STATUS TEXT ARGS...: with the failure at SITE on each rank in
