@@ -244,10 +244,9 @@ static void batch(const trainer *t, const ws_corpus *c, int split, int k, int *t
     ws_corpus_batch(c, split, t->s->seed, k, t->replica * t->B, t->B, t->s->model.seq, tok, tgt);
 }
 
-/* The mean validation loss over eval_batches global batches. */
-/* The mean validation loss; 0, with the signal in *sig, when one reaches
- * a rank during it (checked after each batch: a long evaluation stops
- * within one batch, not at its end). */
+/* The mean validation loss over eval_batches global batches; 0, with the
+ * signal in *sig, when one reaches a rank during it (checked after each
+ * batch: a long evaluation stops within one batch, not at its end). */
 static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt, int *sig) {
   double sum = 0;
   for (int k = 0; k < t->s->eval_batches; k++) {
