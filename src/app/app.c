@@ -208,7 +208,7 @@ static int check_restarts(const wf_workload *wl, const wf_deck *deck, wf_status 
     char *saved;
     if (wf_checkpoint_state(path, &saved, st) != WF_OK)
       return wf_deck_blame(deck, sec->name, sec->restart_from, st);
-    int rc = wf_deck_check_state(deck, names, nnames, saved, path, st);
+    int rc = wf_deck_check_state(deck, names, nnames, saved, sec->name, sec->restart_from, st);
     free(saved);
     if (rc != WF_OK) return rc;
   }

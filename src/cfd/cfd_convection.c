@@ -288,14 +288,20 @@ static int snapshot(wf_run *run, cf_rb *rb, series *sr, int n, double t, wf_stat
 
 /* The snapshots of the run a restart continues (its checkpoint's list),
  * which the series goes on from: each must still be beside output.file. */
-static int read_series(wf_run *run, const char *path, series *sr, wf_status *st) {
+static int read_series(wf_run *run, const char *path, series *sr, int first_step, wf_status *st) {
   unsigned long long len;
   if (wf_checkpoint_read_series(run->comm, path, "snapshots", &sr->rows, &len, st) != WF_OK)
     return st->code;
   sr->n = sr->cap = (int)(len / 2);
-  if (len % 2)
-    return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': its snapshot list holds %llu values",
-                   path, len);
+  bool ordered = len % 2 == 0;
+  for (int s = 0; ordered && s < sr->n; s++) /* steps 0 .. first_step, rising */
+    ordered = sr->rows[2 * s] == (int)sr->rows[2 * s] && sr->rows[2 * s] >= 0 &&
+              sr->rows[2 * s] <= first_step && (s == 0 || sr->rows[2 * s] > sr->rows[2 * s - 2]);
+  if (!ordered)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "checkpoint '%s': its snapshot list is not one of steps up to its own (%d): a "
+                   "damaged file",
+                   path, first_step);
   if (run->rank == 0) {
     for (int s = 0; s < sr->n && st->code == WF_OK; s++) {
       snapshot_name file;
@@ -395,9 +401,10 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
       }
       h->last_off_cadence = last && n % s->every != 0;
     }
-    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, h, sr, n, t, st)) != WF_OK) break;
+    /* The snapshot first: the checkpoint lists it, and its restart does not take it again. */
     if (sr->every > 0 && n % sr->every == 0 && (rc = snapshot(run, rb, sr, n, t, st)) != WF_OK)
       break;
+    if (at_checkpoint && (rc = write_checkpoint(run, rb, ck, h, sr, n, t, st)) != WF_OK) break;
     r->dt_last = dt;
     wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n - r->first_step);
   }
@@ -774,7 +781,8 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
                         "a time series needs output.file: its snapshots go beside it");
     series_base(out, sr.base, sizeof sr.base);
   }
-  if (rc == WF_OK && restart[0] && (rc = read_series(run, restart, &sr, st)) != WF_OK)
+  if (rc == WF_OK && restart[0] && sr.every > 0 &&
+      (rc = read_series(run, restart, &sr, r.first_step, st)) != WF_OK)
     rc = wf_deck_blame(d, "cfd", "restart", st);
   if (rc == WF_OK) rc = run_steps(run, &s, &rb, &ck, &sr, &h, &r, st);
   wf_status_agree(run->comm, st);

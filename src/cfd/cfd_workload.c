@@ -122,7 +122,7 @@ static const wf_section cfd_section = {
     "Rayleigh-Benard convection.",
     cfd_keys, (int)(sizeof cfd_keys / sizeof cfd_keys[0]),
     "restart",
-    "steps t_end energy_every stream wafer_precision snapshot_every checkpoint_every petsc model_counts model_only"};
+    "steps stream wafer_precision snapshot_every checkpoint_every petsc model_counts model_only"};
 static const wf_section *const cfd_sections[] = {&cfd_section};
 
 static int read_setup(const wf_deck *d, cfd_setup *s, wf_status *st) {

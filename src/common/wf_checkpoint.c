@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "wf_fault.h"
 #include "wf_io.h"
@@ -112,21 +113,43 @@ int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const w
   return st->code;
 }
 
+/* A scalar string attribute, fixed-length (as wafer writes it) or
+ * variable-length (as h5py does), malloc'ed; NULL if it is neither. */
+static char *string_attr(hid_t a) {
+  hid_t t = H5Aget_type(a);
+  char *text = NULL;
+  if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, H5T_VARIABLE);
+    char *p = NULL;
+    if (H5Aread(a, mem, &p) >= 0 && p) {
+      size_t n = strlen(p) + 1;
+      if ((text = malloc(n)) != NULL) memcpy(text, p, n);
+      H5free_memory(p);
+    }
+    H5Tclose(mem);
+  } else if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+    size_t n = H5Tget_size(t);
+    if (n > 0 && n < ((size_t)1 << 24) && (text = calloc(n + 1, 1)) != NULL &&
+        H5Aread(a, t, text) < 0) {
+      free(text);
+      text = NULL;
+    }
+  }
+  if (t >= 0) H5Tclose(t);
+  return text;
+}
+
 int wf_checkpoint_state(const char *path, char **state, wf_status *st) {
   *state = NULL;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
   hid_t a = H5Aopen(file, "deck_state", H5P_DEFAULT);
-  hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-  size_t n = t >= 0 && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t) ? H5Tget_size(t) : 0;
-  if (n > 0 && n < ((size_t)1 << 24) && (*state = calloc(n + 1, 1)) != NULL &&
-      H5Aread(a, t, *state) < 0) {
-    free(*state);
-    *state = NULL;
+  if (a >= 0) {
+    *state = string_attr(a);
+    H5Aclose(a);
   }
-  if (t >= 0) H5Tclose(t);
-  if (a >= 0) H5Aclose(a);
   H5Fclose(file);
   if (*state) return WF_OK;
   return wf_fail(st, WF_ERR_INPUT,

@@ -21,7 +21,9 @@ typedef struct wf_ckpt_var {
 } wf_ckpt_var;
 
 /* `state` (wf_deck_state of the run's deck; NULL: none) is kept as the
- * attribute "deck_state", for a restart to compare its deck with. */
+ * attribute "deck_state", for a restart to compare its deck with. A var of
+ * global_n 0 is not written: read such a series back with
+ * wf_checkpoint_read_series, not wf_checkpoint_read. */
 int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
                         const wf_ckpt_var *vars, int nvars, wf_status *st);
 int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,

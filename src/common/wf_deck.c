@@ -69,6 +69,8 @@ static bool choice_allowed(const char *choices, const char *value) {
 static void fmt_bound(char *buf, size_t len, double v) { snprintf(buf, len, "%.15g", v); }
 
 int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len) {
+  /* A deck is lines, and so are the deck values a checkpoint records. */
+  if (strpbrk(value, "\n\r")) return snprintf(why, len, "a line break in a value"), -1;
   char lo[32], hi[32];
   fmt_bound(lo, sizeof lo, key->min);
   fmt_bound(hi, sizeof hi, key->max);
@@ -568,7 +570,20 @@ static bool saved_value(const char *saved, const char *section, const char *key,
 }
 
 int wf_deck_check_state(const wf_deck *deck, const char *const *sections, int nsections,
-                        const char *saved, const char *path, wf_status *st) {
+                        const char *saved, const char *from_section, const char *from_key,
+                        wf_status *st) {
+  const char *path = wf_deck_str(deck, from_section, from_key);
+  /* A record without any of these sections' keys is another workload's. */
+  bool ours = false;
+  for (int e = 0; e < deck->nentries && !ours; e++) {
+    const wf_entry *en = &deck->entries[e];
+    char v[WF_DECK_TEXT_MAX];
+    ours = is_state(en->section, en->key) && in_sections(en->section->name, sections, nsections) &&
+           saved_value(saved, en->section->name, en->key->name, v, sizeof v);
+  }
+  if (!ours)
+    return wf_deck_fail(deck, from_section, from_key, st,
+                        "the checkpoint records none of this workload's keys: another workload's");
   for (int e = 0; e < deck->nentries; e++) {
     const wf_entry *en = &deck->entries[e];
     if (!is_state(en->section, en->key) || !in_sections(en->section->name, sections, nsections)) continue;

@@ -104,10 +104,13 @@ int wf_deck_claim_files(const wf_deck *deck, const char *const *sections, int ns
  * (malloc'ed; NULL when out of memory): what a checkpoint records. */
 char *wf_deck_state(const wf_deck *deck, const char *const *sections, int nsections);
 /* Compare the deck with `saved`, the wf_deck_state of the run that wrote
- * checkpoint `path`: an input error naming the first key whose value
- * differs. A key `saved` lacks is compared with its default. */
+ * the checkpoint that key from_section.from_key names: an input error
+ * naming the first key whose value differs (a key `saved` lacks is
+ * compared with its default), or naming the restart key when `saved`
+ * holds none of these sections' keys (another workload's checkpoint). */
 int wf_deck_check_state(const wf_deck *deck, const char *const *sections, int nsections,
-                        const char *saved, const char *path, wf_status *st);
+                        const char *saved, const char *from_section, const char *from_key,
+                        wf_status *st);
 
 /* "" or the message of the first getter call with an undeclared key. */
 const char *wf_deck_bug(const wf_deck *deck);

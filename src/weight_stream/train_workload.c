@@ -635,17 +635,26 @@ static int write_output(wf_run *run, const history *h, const char *path, wf_stat
   return wf_h5_finish(&f, rc, st);
 }
 
-/* The losses a restart's checkpoint keeps (saved_losses) into h, whose
- * room for validation losses is `room`. Collective over `comm`. */
-static int read_losses(MPI_Comm comm, const char *path, history *h, int room, wf_status *st) {
+/* The losses a restart's checkpoint keeps (saved_losses) into h: a loss
+ * for each of its steps, and validation losses at rising steps of the
+ * cadence up to its own (what the rest of the run appends has room).
+ * Collective over `comm`. */
+static int read_losses(MPI_Comm comm, const char *path, history *h, int eval_every,
+                       wf_status *st) {
   double *train = NULL, *val = NULL;
   unsigned long long n = 0, nv = 0;
   if (wf_checkpoint_read_series(comm, path, "train_loss", &train, &n, st) == WF_OK &&
       wf_checkpoint_read_series(comm, path, "val_loss", &val, &nv, st) == WF_OK) {
-    if (n != (unsigned long long)h->first || nv % 2 || nv / 2 > (unsigned long long)room)
+    bool ok = n == (unsigned long long)h->first && nv % 2 == 0;
+    for (unsigned long long i = 0; ok && i < nv / 2; i++) {
+      double step = val[2 * i];
+      ok = step == (double)(eval_every * (long long)i) && step <= h->first;
+    }
+    if (!ok)
       wf_fail(st, WF_ERR_INPUT,
-              "checkpoint '%s' holds %llu training and %llu validation losses for %d steps",
-              path, n, nv / 2, h->first);
+              "checkpoint '%s' holds %llu training losses and %llu validation losses, not those "
+              "of its %d steps (a validation every %d): a damaged file",
+              path, n, nv / 2, h->first, eval_every);
     for (unsigned long long i = 0; st->code == WF_OK && i < n; i++) h->train[i] = (float)train[i];
     for (unsigned long long i = 0; st->code == WF_OK && i < nv / 2; i++)
       h->val_step[i] = (int)val[2 * i], h->val[i] = (float)val[2 * i + 1];
@@ -701,7 +710,8 @@ static int train_run(wf_run *run, wf_status *st) {
     int failed = !h.train || !h.val || !h.val_step;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->world);
     if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the loss history");
-    if (rc == WF_OK && s.restart[0] && (rc = read_losses(run->world, s.restart, &h, nval, st)))
+    if (rc == WF_OK && s.restart[0] &&
+        (rc = read_losses(run->world, s.restart, &h, s.eval_every, st)) != WF_OK)
       rc = wf_deck_blame(d, "train", "restart", st);
   }
   if (rc == WF_OK && run->verbose)

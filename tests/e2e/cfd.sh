@@ -189,6 +189,14 @@ restart)
   expect_bad_input cfd "ra = 2e4: checkpoint 'ck.h5' was written by a run with ra = 1e4" $G --set cfd.steps=60 --set cfd.restart=ck.h5 --set cfd.ra=2e4
   # shellcheck disable=SC2086
   expect_bad_input cfd "poisson = fft: checkpoint 'ck.h5' was written by a run with poisson = pcg" $G --set cfd.steps=60 --set cfd.restart=ck.h5 --set cfd.poisson=fft
+  # t_end is where a run's last step is cut short to land: another t_end
+  # would not continue the run, so it is refused like the physics.
+  # shellcheck disable=SC2086
+  expect_bad_input cfd "t_end = 0.01: checkpoint 'ck.h5' was written by a run with t_end = 0" $G --set cfd.restart=ck.h5 --set cfd.t_end=0.01
+  # Another workload's checkpoint is said to be one.
+  mpiexec -n "$ranks" "$wafer" train --quiet --set train.steps=2 --set train.sgemm=false --set train.checkpoint=tr.h5 > /dev/null
+  # shellcheck disable=SC2086
+  expect_bad_input cfd "restart = tr.h5: the checkpoint records none of this workload's keys" $G --set cfd.steps=60 --set cfd.restart=tr.h5
   # shellcheck disable=SC2086
   expect_bad_input cfd "nothing to run" $G --set cfd.steps=30 --set cfd.restart=ck.h5
   if [ "$ranks" -gt 1 ]; then
@@ -272,13 +280,14 @@ EOF
     expect "pvbatch_headless $here/xdmf_series.py out_series.xmf pv > pv.txt 2>&1 && /usr/bin/python3 series.py pv > s.txt 2>&1" \
            "ParaView and the series: $(tail -2 pv.txt) $(cat s.txt)"
   fi
-  # Stopped at step 30 with a checkpoint and restarted: the series lists the
-  # same snapshots as the uninterrupted run's, and the restart refuses to go
-  # on when the first part's snapshots are gone.
+  # Stopped at step 40 (a snapshot's) with a checkpoint and restarted: the
+  # series lists the same snapshots as the uninterrupted run's, and the
+  # restart refuses to go on when the first part's snapshots are gone (a
+  # restart without snapshots goes on).
   S="--set wafer.pe_grid=4x1 --set cfd.problem=convection --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1 --set cfd.snapshot_every=20"
   mkdir -p split
   # shellcheck disable=SC2086
-  cfd $S --set cfd.steps=30 --set cfd.checkpoint=ck.h5 --set output.file=split/out.h5 > /dev/null &&
+  cfd $S --set cfd.steps=40 --set cfd.checkpoint=ck.h5 --set output.file=split/out.h5 > /dev/null &&
     cfd $S --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=split/out.h5 > /dev/null
   expect "[ $? -eq 0 ] && sed 's|split/||' split/out_series.xmf | cmp -s - out_series.xmf && h5same out.h5 split/out.h5 /temperature /history" \
          "a restarted series differs from the uninterrupted one: $(diff split/out_series.xmf out_series.xmf | head -4)"
@@ -286,6 +295,9 @@ EOF
   cfd $S --set cfd.steps=60 --set cfd.restart=ck.h5 --set output.file=other.h5 > /dev/null 2> err.txt
   expect "[ $? -eq 2 ] && grep -qF \"took snapshot 'other_000000.h5', which is gone\" err.txt && [ ! -e other.h5 ]" \
          "a restart whose series would list missing snapshots: $(head -1 err.txt)"
+  # shellcheck disable=SC2086
+  cfd $S --set cfd.steps=60 --set cfd.restart=ck.h5 --set cfd.snapshot_every=0 --set output.file=none.h5 > /dev/null 2> err.txt
+  expect "[ $? -eq 0 ] && [ -s none.h5 ] && [ ! -e none_series.xmf ]" "a restart without snapshots: $(head -1 err.txt)"
   ;;
 convection)
   # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between

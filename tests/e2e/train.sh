@@ -122,6 +122,15 @@ sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k
          "restart summary"
   expect_bad_input train "channels = 32: checkpoint 'half.h5' was written by a run with channels = 64" --set train.channels=32 --set train.restart=half.h5
   expect_bad_input train "nothing to run" --set train.steps=30 --set train.restart=full.h5
+  # Losses that are not those of the checkpoint's steps (more validation
+  # rows than its steps had: the rest of the run would write past them).
+  cp half.h5 forged.h5
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('forged.h5', 'r+') as f:
+    del f['val_loss']; f['val_loss'] = np.array([0, 1, 1, 2, 2, 3, 3, 4, 15, 5], dtype=float)"
+  expect_bad_input train "checkpoint 'forged.h5' holds 15 training losses and 5 validation losses, not those of its 15 steps" \
+      --set train.steps=30 --set train.restart=forged.h5
   head -c 3000 /dev/urandom > junk.h5
   expect_bad_input train "junk.h5" --set train.restart=junk.h5
   ;;

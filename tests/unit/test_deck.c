@@ -131,16 +131,24 @@ static void test_restart_state(void) {
   const char *const only[] = {"sim"};
   char *saved = wf_deck_state(&d, only, 1);
   CU_ASSERT_STRING_EQUAL(saved, "sim.dt = 0.5\nsim.name = ab\nsim.mode = fast\n");
+  CU_ASSERT_EQUAL(wf_deck_set(&d, "out.file=ck.h5", &st), WF_OK); /* the checkpoint's key */
   CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.steps=20", &st), WF_OK);
   CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.dt=5e-1", &st), WF_OK);
-  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, saved, "ck.h5", &st), WF_OK);
+  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, saved, "out", "file", &st), WF_OK);
   CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.dt=0.25", &st), WF_OK);
-  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, saved, "ck.h5", &st), WF_ERR_INPUT);
+  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, saved, "out", "file", &st), WF_ERR_INPUT);
   CU_ASSERT_PTR_NOT_NULL(strstr(st.msg, "[sim] dt = 0.25: checkpoint 'ck.h5' was written by a run with dt = 0.5"));
   CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.dt=0.5", &st), WF_OK);
   CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.mode=exact", &st), WF_OK);
-  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, "sim.dt = 0.5\n", "ck.h5", &st), WF_ERR_INPUT);
+  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, "sim.dt = 0.5\n", "out", "file", &st),
+                  WF_ERR_INPUT);
   CU_ASSERT_PTR_NOT_NULL(strstr(st.msg, "mode = fast"));
+  /* A record of none of these keys: another workload's checkpoint, said so. */
+  CU_ASSERT_EQUAL(wf_deck_check_state(&d, only, 1, "other.x = 1\n", "out", "file", &st),
+                  WF_ERR_INPUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(st.msg, "[out] file = ck.h5: the checkpoint records none"));
+  /* A value with a line break would break the record's lines: refused. */
+  CU_ASSERT_EQUAL(wf_deck_set(&d, "sim.name=a\nsim.dt = 9", &st), WF_ERR_INPUT);
   free(saved);
   wf_deck_free(&d);
   /* A restart list naming a key the section lacks is a bug in the table. */
