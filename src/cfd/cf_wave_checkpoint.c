@@ -89,11 +89,18 @@ static int read_header(cf_wave_state *w, MPI_Comm comm, const char *path, int *s
       cf_ckpt_check_blocks(comm, path, mine, s.block, st) != WF_OK)
     return st->code;
   MPI_Bcast(&s.nenergy, 1, MPI_DOUBLE, 0, comm);
-  if (n < 0 || n > w->max_steps || s.nenergy < 0 || s.nenergy > w->max_energy)
+  if (n < 0 || n > w->max_steps)
     return wf_fail(st, WF_ERR_INPUT,
-                   "checkpoint '%s' is at step %lld with %.0f energies: more than this run's %d "
-                   "steps hold",
-                   path, n, s.nenergy, w->max_steps);
+                   "checkpoint '%s' is at step %lld: more than this run's %d steps", path, n,
+                   w->max_steps);
+  /* The energies of steps 0, every, ... before step n: what the rest of
+   * the run appends then fits the room it has. */
+  long long expected = n == 0 ? 0 : (n - 1) / w->energy_every + 1;
+  if (s.nenergy != (double)expected || expected > w->max_energy)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "checkpoint '%s' holds %.0f energies, not the %lld of its %lld steps (one every "
+                   "%d): a damaged file",
+                   path, s.nenergy, expected, n, w->energy_every);
   *step = (int)n;
   w->nenergy = (int)s.nenergy;
   return WF_OK;

@@ -18,6 +18,8 @@ typedef struct cf_wave_state {
   double *cur, *prev; /* u^n and u^{n-1} */
   double *energy;     /* [nenergy][2], room for max_energy: as on rank 0 */
   int nenergy, max_energy;
+  int energy_every;   /* steps between energies: a checkpoint after k steps keeps those of
+                         steps 0, every, ... < k (not one measured only because a run ended) */
   double *trace; /* [step][trace_cols] (NULL: this rank holds no receivers) */
   int trace_cols;
   double *amplitude; /* [step + 1] (NULL: none) */

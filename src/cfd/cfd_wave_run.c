@@ -126,6 +126,7 @@ static cf_wave_state state_of(wave *p) {
                          .energy = p->energy,
                          .nenergy = p->nenergy,
                          .max_energy = s->steps / s->energy_every + 2,
+                         .energy_every = s->energy_every,
                          .trace = p->trace,
                          .trace_cols = p->m.lnx,
                          .amplitude = p->amplitude,
