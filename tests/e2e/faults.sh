@@ -148,6 +148,16 @@ signals)
   interrupted fft TERM 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' spectrum.h5 \
     fft --quiet --set fft.repeat=1000000 --set fft.crosscheck=none --set fft.stream=false \
     --set output.file=spectrum.h5
+  # FFT, SIGTERM during FFTW's planning (which cannot be interrupted: the
+  # run checks once it is done, about 3 s here): ends then, writes nothing.
+  launch fft --quiet --set fft.planner=patient --set fft.nx=48 --set fft.ny=48 --set fft.nz=48 \
+    --set wafer.pe_grid=4x4 --set fft.crosscheck=none --set fft.stream=false --set output.file=planned.h5
+  sleep 1.2
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 8000 ] && [ $rc -eq 143 ] && grep -q 'interrupted by SIGTERM after planning (nothing written)' run.err && [ ! -e planned.h5 ]" \
+         "fft during planning: the ranks ended after $ms ms, exit status $rc: $(grep wafer: run.err)"
 
   # CFD wave, SIGTERM to one rank between checkpoints: a checkpoint of the
   # step it stopped at, named in the message, from which a restart finishes.
