@@ -179,6 +179,27 @@ signals)
   expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == 20\"" \
          "cfd: restart from the signal's checkpoint failed: $(cat r.err)"
 
+  # Convection with the PCG pressure solve (which polls no signal: the step
+  # loop owns the stop), SIGTERM to one rank: a checkpoint of the step it
+  # stopped at, from which a restart goes on.
+  rm -f cck.h5
+  conv_args=(cfd --quiet --set cfd.stream=false --set cfd.problem=convection --set wafer.pe_grid=4x1
+             --set cfd.nx=64 --set cfd.ny=1 --set cfd.nz=32 --set cfd.perturbation=0.1
+             --set cfd.poisson=pcg --set cfd.checkpoint=cck.h5)
+  launch "${conv_args[@]}" --set cfd.steps=1000000
+  sleep 2
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "convection: the ranks ended after $ms ms, exit status $rc"
+  step=$(sed -n 's/.*interrupted by SIGTERM at step \([0-9]*\) (last good checkpoint: cck.h5, step \1 .*/\1/p' run.err)
+  expect "[ -n \"$step\" ] && [ \"$(ck_step cck.h5)\" = \"$step\" ]" \
+         "convection: no checkpoint of the step it stopped at: $(grep wafer: run.err), checkpoint at step $(ck_step cck.h5)"
+  mpiexec -n "$ranks" "$wafer" "${conv_args[@]}" --set cfd.checkpoint=cck2.h5 --set cfd.restart=cck.h5 \
+    --set cfd.steps=$((step + 5)) --json r.json > /dev/null 2> r.err
+  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == 5\"" \
+         "convection: restart from the signal's checkpoint failed: $(grep wafer: r.err)"
+
   # TLR-MVM, SIGINT to one rank during many products: ends between two, writes nothing.
   interrupted tlrmvm INT 'interrupted by SIGINT after [0-9]* of 1000000 products' products.h5 \
     tlrmvm --quiet --set tlrmvm.repeat=1000000 --set tlrmvm.stream=false \
