@@ -46,18 +46,10 @@ static int vars_make(vars *s, const cf_rb *rb, MPI_Comm comm, double *t, wf_stat
 int cf_rb_checkpoint_write(cf_rb *rb, MPI_Comm comm, const char *path, const char *state,
                            long long step, double t, const wf_ckpt_var *extra, int nextra,
                            wf_status *st) {
-  enum { MAX_EXTRA = 4 };
-  if (nextra > MAX_EXTRA) /* the same on every rank */
-    return wf_fail(st, WF_ERR_RUNTIME, "checkpoint '%s': %d extra series, room for %d", path,
-                   nextra, MAX_EXTRA);
   vars s;
   if (vars_make(&s, rb, comm, &t, st) != WF_OK) return st->code;
   for (int a = 0; a < NPACKED; a++) cf_ckpt_pack(rb->m, field_of(rb, a), s.v[a].data);
-  wf_ckpt_var all[NPACKED + 2 + MAX_EXTRA];
-  int n = 0;
-  for (int i = 0; i < NPACKED + 2; i++) all[n++] = s.v[i];
-  for (int i = 0; i < nextra; i++) all[n++] = extra[i];
-  int rc = wf_checkpoint_write(comm, path, step, state, all, n, st);
+  int rc = wf_checkpoint_write_more(comm, path, step, state, s.v, NPACKED + 2, extra, nextra, st);
   free(s.packed);
   return rc;
 }

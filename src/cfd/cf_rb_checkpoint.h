@@ -12,7 +12,7 @@
 #include "wf_error.h"
 
 /* Collective. `state`: the deck's (wf_deck_state), which the file records;
- * `extra` (at most 4): series the run keeps for its restart to go on with
+ * `extra`: series the run keeps for its restart to go on with
  * (its measurements so far; read back with wf_checkpoint_read_series). */
 int cf_rb_checkpoint_write(cf_rb *rb, MPI_Comm comm, const char *path, const char *state,
                            long long step, double t, const wf_ckpt_var *extra, int nextra,

@@ -10,22 +10,39 @@
 #include "wf_io.h"
 #include "wf_memory.h"
 
-int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
-                        const wf_ckpt_var *vars, int nvars, wf_status *st) {
-  wf_h5file f;
-  wf_status_clear(st);
-  if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
+static double bytes_of(const wf_ckpt_var *vars, int n) {
   double bytes = 0;
-  for (int i = 0; i < nvars; i++) bytes += 8.0 * (double)vars[i].global_n;
-  int rc = wf_h5_reserve(&f, bytes, st);
-  if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
-  if (rc == WF_OK && state) rc = wf_h5_attr_str(&f, "deck_state", state, st);
-  for (int i = 0; i < nvars && rc == WF_OK; i++) {
+  for (int i = 0; i < n; i++) bytes += 8.0 * (double)vars[i].global_n;
+  return bytes;
+}
+
+static int write_vars(wf_h5file *f, const wf_ckpt_var *vars, int n, wf_status *st) {
+  int rc = WF_OK;
+  for (int i = 0; i < n && rc == WF_OK; i++) {
     if (vars[i].global_n == 0) continue; /* an empty series (wf_checkpoint_read_series) */
     wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
                      .count = &vars[i].count};
-    rc = wf_h5_write(&f, vars[i].name, vars[i].type, &b, vars[i].data, false, st);
+    rc = wf_h5_write(f, vars[i].name, vars[i].type, &b, vars[i].data, false, st);
   }
+  return rc;
+}
+
+int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
+                        const wf_ckpt_var *vars, int nvars, wf_status *st) {
+  return wf_checkpoint_write_more(comm, path, step, state, vars, nvars, NULL, 0, st);
+}
+
+int wf_checkpoint_write_more(MPI_Comm comm, const char *path, long long step, const char *state,
+                             const wf_ckpt_var *vars, int nvars, const wf_ckpt_var *more,
+                             int nmore, wf_status *st) {
+  wf_h5file f;
+  wf_status_clear(st);
+  if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
+  int rc = wf_h5_reserve(&f, bytes_of(vars, nvars) + bytes_of(more, nmore), st);
+  if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
+  if (rc == WF_OK && state) rc = wf_h5_attr_str(&f, "deck_state", state, st);
+  if (rc == WF_OK) rc = write_vars(&f, vars, nvars, st);
+  if (rc == WF_OK) rc = write_vars(&f, more, nmore, st);
   wf_status_agree(comm, st);
   if (st->code != WF_OK) {
     wf_h5_discard(&f);

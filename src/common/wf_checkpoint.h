@@ -26,6 +26,11 @@ typedef struct wf_ckpt_var {
  * wf_checkpoint_read_series, not wf_checkpoint_read. */
 int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const char *state,
                         const wf_ckpt_var *vars, int nvars, wf_status *st);
+/* The same with a second list of vars (a workload's state, then the series
+ * its run keeps for a restart: a caller's own list, not a copy into one). */
+int wf_checkpoint_write_more(MPI_Comm comm, const char *path, long long step, const char *state,
+                             const wf_ckpt_var *vars, int nvars, const wf_ckpt_var *more,
+                             int nmore, wf_status *st);
 int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,
                        int nvars, wf_status *st);
 

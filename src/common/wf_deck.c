@@ -573,29 +573,29 @@ int wf_deck_check_state(const wf_deck *deck, const char *const *sections, int ns
                         const char *saved, const char *from_section, const char *from_key,
                         wf_status *st) {
   const char *path = wf_deck_str(deck, from_section, from_key);
-  /* A record without any of these sections' keys is another workload's. */
-  bool ours = false;
-  for (int e = 0; e < deck->nentries && !ours; e++) {
-    const wf_entry *en = &deck->entries[e];
-    char v[WF_DECK_TEXT_MAX];
-    ours = is_state(en->section, en->key) && in_sections(en->section->name, sections, nsections) &&
-           saved_value(saved, en->section->name, en->key->name, v, sizeof v);
-  }
-  if (!ours)
-    return wf_deck_fail(deck, from_section, from_key, st,
-                        "the checkpoint records none of this workload's keys: another workload's");
+  bool ours = false; /* the record holds one of these sections' keys */
+  const wf_entry *differs = NULL;
+  char then[WF_DECK_TEXT_MAX] = "";
   for (int e = 0; e < deck->nentries; e++) {
     const wf_entry *en = &deck->entries[e];
     if (!is_state(en->section, en->key) || !in_sections(en->section->name, sections, nsections)) continue;
-    char then[WF_DECK_TEXT_MAX];
-    if (!saved_value(saved, en->section->name, en->key->name, then, sizeof then))
-      snprintf(then, sizeof then, "%s", en->key->def);
-    if (!same_value(en->key, en->value, then))
-      return wf_deck_fail(deck, en->section->name, en->key->name, st,
-                          "checkpoint '%s' was written by a run with %s = %s: a restart continues "
-                          "that run, so the keys its state depends on keep their values (start "
-                          "afresh to change this one)",
-                          path, en->key->name, then[0] ? then : "\"\"");
+    char v[WF_DECK_TEXT_MAX];
+    bool recorded = saved_value(saved, en->section->name, en->key->name, v, sizeof v);
+    if (!recorded) snprintf(v, sizeof v, "%s", en->key->def);
+    ours |= recorded;
+    if (!differs && !same_value(en->key, en->value, v)) {
+      differs = en;
+      snprintf(then, sizeof then, "%s", v);
+    }
   }
+  if (!ours) /* a record without any of them is another workload's */
+    return wf_deck_fail(deck, from_section, from_key, st,
+                        "the checkpoint records none of this workload's keys: another workload's");
+  if (differs)
+    return wf_deck_fail(deck, differs->section->name, differs->key->name, st,
+                        "checkpoint '%s' was written by a run with %s = %s: a restart continues "
+                        "that run, so the keys its state depends on keep their values (start "
+                        "afresh to change this one)",
+                        path, differs->key->name, then[0] ? then : "\"\"");
   return WF_OK;
 }

@@ -14,10 +14,6 @@ static void shape_of(const ws_config *c, int64_t s[SHAPE]) {
 
 int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                         const wf_ckpt_var *extra, int nextra, wf_status *st) {
-  enum { MAX_EXTRA = 4 };
-  if (nextra > MAX_EXTRA) /* the same on every rank */
-    return wf_fail(st, WF_ERR_RUNTIME, "checkpoint '%s': %d extra datasets, room for %d", path,
-                   nextra, MAX_EXTRA);
   int rank;
   MPI_Comm_rank(comm, &rank);
   int ok = rank != 0 || ws_gpt_moments(m, st) == WF_OK;
@@ -27,14 +23,13 @@ int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_g
   int64_t shape[SHAPE];
   shape_of(&m->c, shape);
   float none = 0; /* what ranks that write nothing point at */
-  wf_ckpt_var v[4 + MAX_EXTRA] = {
+  const wf_ckpt_var v[] = {
       {"shape", WF_I64, shape, six, 0, rank == 0 ? six : 0},
       {"parameters", WF_F32, mine ? m->p.mem : &none, n, 0, mine},
       {"adam_m", WF_F32, mine ? m->m : &none, n, 0, mine},
       {"adam_v", WF_F32, mine ? m->v : &none, n, 0, mine},
   };
-  for (int i = 0; i < nextra; i++) v[4 + i] = extra[i];
-  return wf_checkpoint_write(comm, path, m->steps, state, v, 4 + nextra, st);
+  return wf_checkpoint_write_more(comm, path, m->steps, state, v, 4, extra, nextra, st);
 }
 
 int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status *st) {

@@ -15,7 +15,7 @@
 #include "ws_gpt.h"
 
 /* `state`: the deck's (wf_deck_state), which the file records; `extra`:
- * more datasets to keep (the run's losses so far), nextra at most 4. */
+ * more datasets to keep (the run's losses so far). */
 int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                         const wf_ckpt_var *extra, int nextra, wf_status *st);
 /* The model shape a checkpoint holds (input errors: not a checkpoint). */

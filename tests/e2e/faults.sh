@@ -76,6 +76,27 @@ wait_for() {
 
 ck_step() { h5dump -a step "$1" 2> /dev/null | awk '/\(0\)/ {print $2}'; }
 
+# stopped_at_checkpoint NAME CK OF MORE ARGS...: SIGTERM to one rank of the
+# launched `wafer ARGS` (a cfd run writing checkpoint CK): every rank ends
+# within 2 s with 143, the message names the step it stopped at ("at step
+# N<OF> (last good checkpoint: CK, step N ..."), CK is a checkpoint of that
+# step, and a restart from it runs MORE steps more.
+stopped_at_checkpoint() {
+  local name=$1 ck=$2 of=$3 more=$4 step
+  shift 4
+  ms=$(signal_ms TERM rank)
+  wait $job
+  rc=$?
+  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "$name: the ranks ended after $ms ms, exit status $rc"
+  step=$(sed -n "s/.*interrupted by SIGTERM at step \([0-9]*\)$of (last good checkpoint: $ck, step \1 .*/\1/p" run.err)
+  expect "[ -n \"$step\" ] && [ \"$(ck_step "$ck")\" = \"$step\" ]" \
+         "$name: no checkpoint of the step it stopped at: $(grep wafer: run.err), checkpoint at step $(ck_step "$ck")"
+  mpiexec -n "$ranks" "$wafer" "$@" --set cfd.checkpoint="${ck%.h5}2.h5" --set cfd.restart="$ck" \
+    --set cfd.steps=$((step + more)) --json r.json > /dev/null 2> r.err
+  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == $more\"" \
+         "$name: restart from the signal's checkpoint failed: $(grep wafer: r.err)"
+}
+
 # interrupted NAME SIGNAL MESSAGE OUTPUT ARGS...: wafer ARGS on $ranks ranks,
 # SIGNAL (TERM or INT) to one rank after 3 s: every rank ends within 2 s
 # with the signal's exit status (128 + its number), run.err matches MESSAGE
@@ -167,17 +188,7 @@ signals)
   launch "${wave_args[@]}" --set cfd.steps=100000 --set cfd.checkpoint_every=200
   wait_for ck.h5 60
   sleep 0.5
-  ms=$(signal_ms TERM rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "cfd: the ranks ended after $ms ms, exit status $rc"
-  step=$(sed -n 's/.*interrupted by SIGTERM at step \([0-9]*\) of 100000 (last good checkpoint: ck.h5, step \1 .*/\1/p' run.err)
-  expect "[ -n \"$step\" ] && [ \"$(ck_step ck.h5)\" = \"$step\" ]" \
-         "cfd: no checkpoint of the step it stopped at: $(cat run.err), checkpoint at step $(ck_step ck.h5)"
-  mpiexec -n "$ranks" "$wafer" "${wave_args[@]}" --set cfd.checkpoint=ck2.h5 --set cfd.restart=ck.h5 \
-    --set cfd.steps=$((step + 20)) --json r.json > /dev/null 2> r.err
-  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == 20\"" \
-         "cfd: restart from the signal's checkpoint failed: $(cat r.err)"
+  stopped_at_checkpoint cfd ck.h5 " of 100000" 20 "${wave_args[@]}"
 
   # Convection with the PCG pressure solve (which polls no signal: the step
   # loop owns the stop), SIGTERM to one rank: a checkpoint of the step it
@@ -188,17 +199,7 @@ signals)
              --set cfd.poisson=pcg --set cfd.checkpoint=cck.h5)
   launch "${conv_args[@]}" --set cfd.steps=1000000
   sleep 2
-  ms=$(signal_ms TERM rank)
-  wait $job
-  rc=$?
-  expect "[ $ms -le 2000 ] && [ $rc -eq 143 ]" "convection: the ranks ended after $ms ms, exit status $rc"
-  step=$(sed -n 's/.*interrupted by SIGTERM at step \([0-9]*\) (last good checkpoint: cck.h5, step \1 .*/\1/p' run.err)
-  expect "[ -n \"$step\" ] && [ \"$(ck_step cck.h5)\" = \"$step\" ]" \
-         "convection: no checkpoint of the step it stopped at: $(grep wafer: run.err), checkpoint at step $(ck_step cck.h5)"
-  mpiexec -n "$ranks" "$wafer" "${conv_args[@]}" --set cfd.checkpoint=cck2.h5 --set cfd.restart=cck.h5 \
-    --set cfd.steps=$((step + 5)) --json r.json > /dev/null 2> r.err
-  expect "[ $? -eq 0 ] && json r.json \"j['cfd']['first_step'] == $step and j['cfd']['steps'] == 5\"" \
-         "convection: restart from the signal's checkpoint failed: $(grep wafer: r.err)"
+  stopped_at_checkpoint convection cck.h5 "" 5 "${conv_args[@]}"
 
   # TLR-MVM, SIGINT to one rank during many products: ends between two, writes nothing.
   interrupted tlrmvm INT 'interrupted by SIGINT after [0-9]* of 1000000 products' products.h5 \
