@@ -34,17 +34,20 @@ static inline double complex fft_get(ff_prec p, const void *a, size_t i) {
                         : ((const double complex *)a)[i];
 }
 
-/* The largest difference between two fields, and the largest value of the
- * reference, over every rank. */
+/* Two fields' difference and the reference's size, as sums of squares over
+ * every rank (2-norms: the norm the FFT's error bound is stated in). */
 typedef struct fft_diff {
-  double max_diff, max_ref;
+  double diff_sq, ref_sq;
 } fft_diff;
 
 /* a times scale against ref, n local elements each. Collective. */
 fft_diff fft_compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, size_t n,
                      double scale);
-/* The difference relative to the largest value (absolute when that is 0). */
+/* ||a - ref|| / ||ref|| (||a - ref|| when the reference is 0). */
 double fft_rel(fft_diff d);
+/* The relative 2-norm error a computed transform of length N may carry
+ * (docs/fft.md, "Tolerances"). */
+double fft_error_bound(ff_prec p, double N);
 
 /* FFTW's wisdom from and to the deck's file (nothing when it names none):
  * read on rank 0 and broadcast; gathered and written atomically, a file that

@@ -96,6 +96,17 @@ PY
       rm -f o.h5 o.xmf
     done
   done
+  # An all-zero input: every check compares 0 with 0 and passes (not NaN).
+  /usr/bin/python3 -c "import h5py, numpy as np; h5py.File('zero.h5', 'w')['field'] = np.zeros((9, 8, 11), complex)"
+  # shellcheck disable=SC2086
+  fft $SIZE --set fft.input=zero.h5 --set fft.input_dataset=field --json z.json > /dev/null
+  expect "[ $? -eq 0 ] && json z.json \"j['status'] == 'ok' and j['checks']['failed'] == 0 and j['fft']['parseval_rel_error'] == 0\"" \
+         "all-zero input: $(cat z.json)"
+  # The README's example (128^3 on 128 x 128 PEs): its checks' tolerances
+  # follow the size (a fixed 1e-12 failed Parseval here).
+  fft --set wafer.pe_grid=128x128 --set fft.nx=128 --set fft.ny=128 --set fft.nz=128 --json big.json > /dev/null
+  expect "[ $? -eq 0 ] && json big.json \"j['status'] == 'ok' and j['checks']['failed'] == 0\"" \
+         "128^3: $(json big.json 'print(j[\"fft\"], j[\"checks\"]) or 1' 2>&1)"
   # Real data (r2c): numpy's rfftn, the nz/2 + 1 = 5 non-negative frequencies along z.
   # shellcheck disable=SC2086
   fft $SIZE --set fft.input_dataset=real32 --set fft.transform=r2c --set output.file=r.h5 --json r.json > /dev/null
