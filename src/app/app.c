@@ -309,6 +309,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_json_int(j, "passed", run->checks_passed);
   wf_json_int(j, "failed", run->checks_failed);
   if (run->unavailable[0]) wf_json_str(j, "unavailable", run->unavailable);
+  if (run->unchecked[0]) wf_json_str(j, "unchecked", run->unchecked);
   wf_json_end(j);
   wf_json_str(j, "status", wf_run_status(run, st->code));
   if (st->code) wf_json_str(j, "error", st->msg);

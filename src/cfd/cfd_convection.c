@@ -1,8 +1,9 @@
 /* `wafer cfd` with problem = convection: Rayleigh-Benard convection
  * (cf_rb.h) run for a number of steps or up to a time, its Nusselt numbers
  * and kinetic energy sampled as it goes, checked against linear stability
- * theory (a perturbation decays below Ra_c = 1707.76 and grows above it)
- * and by the divergence each projection leaves. */
+ * theory (the perturbation's growth rate while it is small, against the
+ * normal mode's at this Ra and this box's wavenumber: cf_rb_linear.h) and
+ * by the divergence each projection leaves. */
 #include "cfd_convection.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cf_rb.h"
+#include "cf_rb_linear.h"
 #include "cf_checkpoint.h"
 #include "cf_rb_checkpoint.h"
 #include "ff_model.h"
@@ -30,9 +32,6 @@
 #include "wf_timing.h"
 #include "wf_wafer.h"
 
-/* Rigid-rigid walls: the critical Rayleigh number and wavenumber
- * (Chandrasekhar 1961, Hydrodynamic and Hydromagnetic Stability, ch. II). */
-static const double RA_CRITICAL = 1707.76, K_CRITICAL = 3.117;
 
 typedef struct conv_setup {
   int nx, ny, nz, steps, every;
@@ -553,12 +552,78 @@ static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, co
 /* ---- checks, report, output ---- */
 
 typedef struct conv_findings {
-  double growth; /* 1 / thermal time (NAN: not measured) */
+  double growth; /* 1 / thermal time, over the second half (NAN: not measured) */
   double nu;     /* the volume Nusselt number, mean over the second half */
   double nu_bottom, nu_top;
   double div_ratio;
   bool linear; /* the perturbation stayed small: Nu within 1e-3 of 1 */
+  /* Linear theory at the box's wavenumber k (NAN: not compared): the
+   * growth rate measured while the run was linear, the normal mode's, what
+   * the grid's truncation allows between them, and the box's onset. */
+  double k, growth_linear, growth_theory, growth_allowed, ra_onset;
 } conv_findings;
+
+/* A perturbation is linear while the heat flux it adds (second order in its
+ * amplitude) keeps the volume Nusselt number within 1e-3 of 1. */
+static bool linear_row(const double *row) { return fabs(row[H_NU_VOLUME] - 1) < 1e-3; }
+
+/* The kinetic energy's growth rate while the run was linear, past the
+ * start's transient (its other modes): half the slope of ln E (least
+ * squares) over the second half of the rows before the first that is not
+ * linear; NAN with fewer than 3 rows there. */
+static double linear_growth(const history *h) {
+  int last = 0;
+  while (last + 1 < h->n && linear_row(h->rows + (size_t)(last + 1) * H_COLS)) last++;
+  double t_half = 0.5 * h->rows[(size_t)last * H_COLS + H_T];
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  int n = 0;
+  for (int r = 1; r <= last; r++) {
+    const double *row = h->rows + (size_t)r * H_COLS;
+    if (row[H_T] < t_half || !(row[H_KINETIC] > 0)) continue;
+    double y = log(row[H_KINETIC]);
+    st += row[H_T], sy += y, stt += row[H_T] * row[H_T], sty += row[H_T] * y, n++;
+  }
+  if (n < 3) return NAN;
+  return 0.5 * (n * sty - st * sy) / (n * stt - st * st);
+}
+
+/* Linear theory for this run: the perturbation (cos(k x) sin(pi z), k = 2 pi
+ * / Lx; uniform in y) excites the modes of wavenumber k alone while it is
+ * small, and the least stable of them takes over. The grid's second
+ * differences see a mode e^{qz} with relative error (q h)^2 / 12: scaling
+ * every operator by 1 - e is, in the normal modes' cubic, sigma -> (1 - e)
+ * sigma at Ra / (1 - e)^2, so sigma moves by e (|sigma| + 2 Ra |dsigma/dRa|);
+ * allowed: twice that with e from the mode's largest wavenumber (docs/cfd.md). */
+static void compare_linear_theory(wf_run *run, const conv_setup *s, const history *h,
+                                  conv_findings *f) {
+  f->k = 2 * ST_PI * s->nz / s->nx;
+  f->ra_onset = cf_rb_neutral_ra(f->k);
+  f->growth_linear = f->growth_theory = f->growth_allowed = NAN;
+  if (s->side_walls) {
+    wf_run_unchecked(run, "growth rate against linear theory",
+                     "no-slip side walls: the flow has no separable normal mode to compare with");
+    return;
+  }
+  f->growth_linear = linear_growth(h);
+  if (!(s->amplitude > 0) || !isfinite(f->growth_linear)) {
+    wf_run_unchecked(run, "growth rate against linear theory",
+                     "the run was not linear for 3 history rows past its start: a smaller "
+                     "perturbation, more steps or a smaller energy_every would be");
+    return;
+  }
+  double q, q1, h_grid = 1.0 / s->nz;
+  f->growth_theory = cf_rb_growth_rate(s->ra, s->pr, f->k, &q);
+  double ds_dra = (cf_rb_growth_rate(1.01 * s->ra, s->pr, f->k, &q1) - f->growth_theory) /
+                  (0.01 * s->ra);
+  double e = (q * q + f->k * f->k) * h_grid * h_grid / 12;
+  f->growth_allowed = 2 * e * (fabs(f->growth_theory) + 2 * s->ra * fabs(ds_dra));
+  char what[240];
+  snprintf(what, sizeof what,
+           "growth rate while linear %.4g per thermal time against the normal mode's %.4g at Ra "
+           "%g, k = %.4f (allowed %.2g: the grid's truncation)",
+           f->growth_linear, f->growth_theory, s->ra, f->k, f->growth_allowed);
+  wf_run_check(run, fabs(f->growth_linear - f->growth_theory) <= f->growth_allowed, what);
+}
 
 static void check(wf_run *run, const conv_setup *s, const cf_rb *rb, const history *h,
                   conv_findings *f) {
@@ -575,22 +640,9 @@ static void check(wf_run *run, const conv_setup *s, const cf_rb *rb, const histo
   f->nu = late_mean(h, H_NU_VOLUME);
   f->nu_bottom = late_mean(h, H_NU_BOTTOM);
   f->nu_top = late_mean(h, H_NU_TOP);
-  /* Linear theory: from rest a perturbation decays below Ra_c and grows
-   * above it, while it is small: the heat flux it adds is second order in
-   * its amplitude, so a run whose Nusselt number stayed within 1e-3 of 1
-   * was linear throughout. Within 5% of Ra_c the discretisation (and the
-   * box's wavenumber, 2 pi / Lx against 3.117) may decide: no check. */
-  double rel = s->ra / RA_CRITICAL - 1, most = 0;
-  for (int r = 0; r < h->n; r++)
-    most = fmax(most, fabs(h->rows[(size_t)r * H_COLS + H_NU_VOLUME] - 1));
-  f->linear = most < 1e-3;
-  if (s->amplitude > 0 && f->linear && isfinite(f->growth) && fabs(rel) > 0.05) {
-    bool above = rel > 0;
-    snprintf(what, sizeof what,
-             "Ra = %g is %s Ra_c = %.2f: the perturbation %s (growth rate %.4g per thermal time)",
-             s->ra, above ? "above" : "below", RA_CRITICAL, above ? "grows" : "decays", f->growth);
-    wf_run_check(run, above ? f->growth > 0 : f->growth < 0, what);
-  }
+  f->linear = true;
+  for (int r = 0; r < h->n; r++) f->linear = f->linear && linear_row(h->rows + (size_t)r * H_COLS);
+  compare_linear_theory(run, s, h, f);
 }
 
 static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv_result *r,
@@ -606,10 +658,10 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
     else
       snprintf(box, sizeof box, "%.4g x 1", lx);
     printf(
-        "cfd: convection %dD, %dx%dx%d cells (box %s, wavenumber 2 pi / Lx = %.4f; onset's "
-        "%.3f), Ra %g, Pr %g: %d steps to t = %.4g in %.3f s, %.2f Mcell/s\n",
-        rb->dims, s->nx, s->ny, s->nz, box, 2 * ST_PI / lx, K_CRITICAL, s->ra, s->pr, r->steps,
-        r->t, r->seconds, updates / 1e6);
+        "cfd: convection %dD, %dx%dx%d cells (box %s, wavenumber 2 pi / Lx = %.4f, its onset Ra "
+        "%.2f), Ra %g, Pr %g: %d steps to t = %.4g in %.3f s, %.2f Mcell/s\n",
+        rb->dims, s->nx, s->ny, s->nz, box, f->k, f->ra_onset, s->ra, s->pr, r->steps, r->t,
+        r->seconds, updates / 1e6);
     printf(
         "cfd: pressure: %d %s solves, %.1f iterations each, %.0f%% of the time; worst "
         "||div u|| after / before a projection %.2e\n",
@@ -622,6 +674,9 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
     if (isfinite(f->growth))
       printf("cfd: kinetic energy's growth rate over the second half: %.5g per thermal time\n",
              f->growth);
+    if (isfinite(f->growth_theory))
+      printf("cfd: growth rate while linear %.5g, the normal mode's %.5g (linear theory)\n",
+             f->growth_linear, f->growth_theory);
     printf("cfd: wafer model (%s, %dx%d PEs): [%.3g, %.3g] s/step\n", run->wafer->hw.machine,
            run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->model.seconds.lo,
            run->model.seconds.hi);
@@ -652,6 +707,13 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
   wf_json_num(j, "kinetic_energy", r->last.kinetic);
   if (isfinite(f->growth)) wf_json_num(j, "growth_rate", f->growth);
   wf_json_bool(j, "linear", f->linear);
+  wf_json_num(j, "wavenumber", f->k);
+  if (isfinite(f->ra_onset)) wf_json_num(j, "ra_onset", f->ra_onset);
+  if (isfinite(f->growth_theory)) {
+    wf_json_num(j, "growth_rate_linear", f->growth_linear);
+    wf_json_num(j, "growth_rate_theory", f->growth_theory);
+    wf_json_num(j, "growth_rate_allowed", f->growth_allowed);
+  }
   double nus[3] = {r->last.nu_bottom, r->last.nu_top, r->last.nu_volume};
   wf_json_nums(j, "nusselt_last", nus, 3);
   wf_json_int(j, "history_rows", h->n);

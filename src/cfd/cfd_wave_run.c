@@ -11,6 +11,7 @@
 
 #include "cf_checkpoint.h"
 #include "cf_model.h"
+#include "cf_wave_probe.h"
 #include "cf_wave.h"
 #include "cf_wave_checkpoint.h"
 #include "cfd_parts.h"
@@ -68,7 +69,8 @@ static double energy(wave *p, MPI_Comm comm, const double *cur, const double *ne
   return e[0] - p->a * e[1];
 }
 
-static int wave_create(wave *p, wf_run *run, const cfd_setup *s, wf_status *st) {
+static int wave_create(wave *p, wf_run *run, const cfd_setup *s, double *probe,
+                       wf_status *st) {
   *p = (wave){.s = s};
   if (st_mesh_create_halo(&p->m, run->wafer, s->nx, s->ny, s->nz, CF_RADIUS, st) != WF_OK)
     return st->code;
@@ -90,6 +92,8 @@ static int wave_create(wave *p, wf_run *run, const cfd_setup *s, wf_status *st) 
                (s->init == CFD_INIT_MODE && (!p->amplitude || !p->phi));
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
   if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the wavefields");
+  if (cf_wave_probe(m, &run->wafer->fab, p->a, p->cur, p->prev, probe, st) != WF_OK)
+    return st->code;
   const cf_bc free_faces[3] = {CF_DIRICHLET, CF_DIRICHLET, CF_DIRICHLET};
   cfd_initial_field(m, s, free_faces, p->cur);
   if (p->phi) memcpy(p->phi, p->cur, m->n_stored * sizeof *p->phi);
@@ -287,6 +291,7 @@ typedef struct findings {
   int receivers;
   double drift;                                         /* relative energy change */
   double lambda_run, lambda_discrete, lambda_continuum; /* mode: eigenvalue x h^2 */
+  double probe; /* the stencil on a mode against the reference: error / round-off bound */
 } findings;
 
 /* The mode's eigenvalue from its amplitudes: A_{n+1} + A_{n-1} = 2 cos(theta)
@@ -303,6 +308,11 @@ static double mode_lambda(const wave *p) {
 static void check(wave *p, wf_run *run, const double *gather, findings *f) {
   const cfd_setup *s = p->s;
   char what[200];
+  snprintf(what, sizeof what,
+           "one step of the stencil on a standing mode against the order-8 coefficients from "
+           "their Taylor conditions: worst cell %.2g of its round-off bound",
+           f->probe);
+  wf_run_check(run, f->probe <= 1, what);
   if (s->init == CFD_INIT_SOURCE) {
     if (run->rank == 0) f->arrival = arrival_error(s, gather, &f->receivers);
     MPI_Bcast(&f->arrival, 1, MPI_DOUBLE, 0, run->comm);
@@ -327,7 +337,7 @@ static void check(wave *p, wf_run *run, const double *gather, findings *f) {
     int n[3] = {s->nx, s->ny, s->nz};
     f->lambda_discrete = f->lambda_continuum = 0;
     for (int a = 0; a < 3; a++) {
-      f->lambda_discrete += cf_symbol(ST_PI / n[a]);
+      f->lambda_discrete += cf_reference_symbol(CF_RADIUS, ST_PI / n[a]);
       f->lambda_continuum += pow(ST_PI / n[a], 2);
     }
     f->lambda_run = mode_lambda(p);
@@ -461,6 +471,9 @@ static void report(wf_run *run, const wave *p, const measured *r, const findings
           fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
     if (s->free_faces && s->init != CFD_INIT_SOURCE)
       printf("cfd: energy drift %.3e over %d steps\n", f->drift, s->steps);
+    printf("cfd: the stencil on a standing mode against the reference coefficients: worst cell "
+           "%.2g of its round-off bound\n",
+           f->probe);
     printf("cfd: wafer model (%s, %s, %dx%d PEs, bricks of %dx%d columns): [%.3g, %.3g] s/step\n",
            run->wafer->hw.machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
            run->wafer->dc.pe_ny, m->brick_x, m->brick_y, w->seconds.lo, w->seconds.hi);
@@ -481,6 +494,7 @@ static void report(wf_run *run, const wave *p, const measured *r, const findings
     wf_json_num(j, "fraction_of_triad", bytes / r->triad);
   }
   if (s->free_faces && s->init != CFD_INIT_SOURCE) wf_json_num(j, "energy_drift", f->drift);
+  wf_json_num(j, "stencil_probe_of_bound", f->probe);
   if (s->init == CFD_INIT_SOURCE) {
     wf_json_num(j, "arrival_error_periods", f->arrival);
     wf_json_int(j, "arrival_receivers", f->receivers);
@@ -513,7 +527,7 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
     return wf_deck_fail(d, "cfd", "init", st,
                         "the slowest mode is that of free faces: with bc = absorbing it is no "
                         "mode, and its eigenvalue check would compare nothing (use bc = free)");
-  int rc = wave_create(&p, run, s, st);
+  int rc = wave_create(&p, run, s, &f.probe, st);
   if (rc != WF_OK && st->code == WF_ERR_INPUT) /* the mesh against the halo */
     rc = wf_deck_blame(d, "cfd", s->nz < CF_RADIUS ? "nz" : "nx", st);
   int narrowest = s->nx < s->ny ? (s->nx < s->nz ? s->nx : s->nz) : (s->ny < s->nz ? s->ny : s->nz);

@@ -26,6 +26,12 @@ void wf_run_unavailable(wf_run *run, const char *check, const char *why) {
   if (run->verbose) printf("%s: %s: unavailable, not checked (%s)\n", run->workload, check, why);
 }
 
+void wf_run_unchecked(wf_run *run, const char *check, const char *why) {
+  size_t n = strlen(run->unchecked);
+  snprintf(run->unchecked + n, sizeof run->unchecked - n, "%s%s", n ? "; " : "", check);
+  if (run->verbose) printf("%s: not checked: %s (%s)\n", run->workload, check, why);
+}
+
 const char *wf_run_status(const wf_run *run, int code) {
   if (wf_interrupted(code)) return "interrupted";
   if (code) return "error";

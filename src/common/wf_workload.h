@@ -56,6 +56,9 @@ typedef struct wf_run {
   /* Checks whose reference this build or machine lacks ("" if none; "; "
    * between them): reported, never counted as passed (wf_run_unavailable). */
   char unavailable[512];
+  /* What the run could not check on this deck ("" if nothing; "; " between):
+   * reported, so that a weaker run says so (wf_run_unchecked). */
+  char unchecked[512];
   double seconds;         /* measured time of the main computation */
   wf_range wafer_seconds; /* the same computation, projected onto the wafer */
   wf_projection model;    /* the projection per unit of work */
@@ -87,6 +90,9 @@ void wf_run_check(wf_run *run, bool ok, const char *what);
 /* A check that could not run because its reference is absent (`why` says
  * how to enable it): printed when verbose, kept for the JSON summary. */
 void wf_run_unavailable(wf_run *run, const char *check, const char *why);
+/* A check this run's deck leaves out of reach (`why` says what would
+ * reach it): printed when verbose, kept for the JSON summary. */
+void wf_run_unchecked(wf_run *run, const char *check, const char *why);
 /* "error", "failed", "unchecked" (nothing was checked) or "ok". */
 const char *wf_run_status(const wf_run *run, int code);
 /* Create a run's HDF5 output with the standard attributes: workload,

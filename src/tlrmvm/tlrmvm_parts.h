@@ -92,6 +92,20 @@ int tlrmvm_dense_fill(wf_run *run, const tlrmvm_setup *s, tl_dense *d, int slot,
 int tlrmvm_dense_all(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, tl_dense *d,
                      wf_status *st);
 
+/* A TLR product recomputed plainly in double (tlrmvm_naive.c): out = A in
+ * (adjoint: A^H in) against sum_j U_ij (W_ij^H in_j) tile by tile. `worst`
+ * is the largest |out - ref| / (bound scale) over the entries, scale = |U|
+ * (|W|^T |in|), bound tlrmvm_naive_bound's: at most 1 for a correct
+ * single-precision product. `rel` is ||out - ref|| / ||ref||. Collective
+ * over the matrix's ranks. */
+typedef struct tlrmvm_naive {
+  double worst, rel;
+} tlrmvm_naive;
+int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *in,
+                         const float complex *out, tlrmvm_naive *res, wf_status *st);
+/* What single-precision round-off allows of |out - ref| / scale (docs/tlrmvm.md). */
+double tlrmvm_naive_bound(const tl_matrix *a);
+
 /* A multi-dimensional deconvolution's results. */
 /* ---- multi-dimensional deconvolution ---- */
 

@@ -26,7 +26,7 @@ numpy)
     tlr $SMALL --set wafer.rank_grid=$g --set tlrmvm.compressed=c.h5 --set output.file=o.h5 \
         --set tlrmvm.plot=ranks.png --set tlrmvm.mdd_plot=mdd.png --json j.json > /dev/null
     expect "[ $? -eq 0 ]" "ranks $g: run failed"
-    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 3, 'failed': 0}\"" \
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 5, 'failed': 0}\"" \
            "ranks $g: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
     expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 o.h5 20 20 500 60 1e-4 > numpy.txt" \
            "ranks $g: numpy disagrees: $(cat numpy.txt)"
@@ -48,7 +48,7 @@ sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
   # reported, not counted as a check.
   # shellcheck disable=SC2086
   tlr $SMALL --set tlrmvm.mdd_damp=0 --set tlrmvm.mdd_iterations=15 --json u.json > u.txt
-  expect "json u.json \"j['checks'] == {'passed': 2, 'failed': 0} and j['mdd']['iterations'] == 15 and 'misfit_bound' not in j['mdd']\"" \
+  expect "json u.json \"j['checks'] == {'passed': 4, 'failed': 0} and j['mdd']['iterations'] == 15 and 'misfit_bound' not in j['mdd']\"" \
          "undamped MDD"
   expect "/usr/bin/python3 -c \"
 import h5py, sys; r = h5py.File('c.h5')['ranks_0'][...]
@@ -66,7 +66,7 @@ systems)
     # shellcheck disable=SC2086
     tlr $SMALL --set tlrmvm.frequencies=10,25,40,55 --set tlrmvm.systems=$k --set tlrmvm.compressed=c.h5 \
         --set output.file=o.h5 --json j.json > /dev/null
-    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 3, 'failed': 0} and j['model']['systems'] == $k\"" \
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 5, 'failed': 0} and j['model']['systems'] == $k\"" \
            "$k systems: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
     expect "/usr/bin/python3 -c \"
 import h5py, numpy as np, sys
@@ -116,7 +116,7 @@ PY
   # shellcheck disable=SC2086
   tlr $SMALL --set tlrmvm.input=dense.h5 --set tlrmvm.compressed=c.h5 --set output.file=d.h5 \
       --json d.json > /dev/null
-  expect "json d.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0}\"" \
+  expect "json d.json \"j['status'] == 'ok' and j['checks'] == {'passed': 4, 'failed': 0}\"" \
          "dense input: checks $(json d.json 'print(j["checks"]) or 1' 2>&1)"
   expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 d.h5 20 20 500 60 1e-4 dense.h5 > numpy.txt" \
          "dense input: numpy disagrees: $(cat numpy.txt)"

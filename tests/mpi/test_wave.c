@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cf_wave.h"
+#include "cf_wave_probe.h"
 #include "deck_wafer.h"
 #include "mpi_check.h"
 
@@ -39,10 +40,16 @@ static double reflected(const ref *r, double *a, int x, int y, int z) {
   return sign * *at(r, a, p[0], p[1], p[2]);
 }
 
+/* The order-8 central second difference, written out (not the code's
+ * cf_c8): the solution of sum_k c_k k^2 = 1, sum_k c_k k^4 = sum_k c_k k^6 =
+ * sum_k c_k k^8 = 0, e.g. c_4 = 2 (4!)^2 / (16 0! 8!) = 1152 / 645120 =
+ * 1/560 with sign (-1)^5; c_0 = -2 (8/5 - 1/5 + 8/315 - 1/560) = -205/72. */
+static const double C8[5] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560};
+
 static double lap(const ref *r, double *a, int x, int y, int z) {
-  double s = 3 * cf_c8[0] * *at(r, a, x, y, z);
+  double s = 3 * C8[0] * *at(r, a, x, y, z);
   for (int d = 1; d <= CF_RADIUS; d++)
-    s += cf_c8[d] * (reflected(r, a, x - d, y, z) + reflected(r, a, x + d, y, z) +
+    s += C8[d] * (reflected(r, a, x - d, y, z) + reflected(r, a, x + d, y, z) +
                      reflected(r, a, x, y - d, z) + reflected(r, a, x, y + d, z) +
                      reflected(r, a, x, y, z - d) + reflected(r, a, x, y, z + d));
   return s;
@@ -159,8 +166,28 @@ static void test_steps(checks *ck, int nx, int ny, int nz, int sponge) {
   wf_deck_free(&deck);
 }
 
+/* The in-run check's reference coefficients (cf_wave_probe.h): for every
+ * order 2r, the Taylor conditions as plain moment sums (a consistent
+ * operator: sum c = 0, sum c k^2 = 2 over k = -r..r; the higher even moments
+ * 0), and order 8 against the literals above. */
+static void test_reference_coefficients(checks *ck) {
+  for (int r = 1; r <= 6; r++) {
+    for (int p = 0; p <= 2 * r; p += 2) {
+      double moment = p == 0 ? cf_reference_coeff(r, 0) : 0;
+      for (int k = 1; k <= r; k++) moment += 2 * cf_reference_coeff(r, k) * pow(k, p);
+      double want = p == 2 ? 2 : 0;
+      CHECK(ck, fabs(moment - want) <= 1e-12 * pow(r, p), "order %d: moment %d is %.17g, not %g",
+            2 * r, p, moment, want);
+    }
+  }
+  for (int k = 0; k <= 4; k++)
+    CHECK(ck, fabs(cf_reference_coeff(4, k) - C8[k]) <= 1e-15 * fabs(C8[k]),
+          "c_%d of order 8: %.17g, not %.17g", k, cf_reference_coeff(4, k), C8[k]);
+}
+
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
+  test_reference_coefficients(&ck);
   test_steps(&ck, 48, 21, 21, 0); /* nz: 2 vectors and 5 cells; odd rows */
   test_steps(&ck, 48, 21, 21, 4); /* a sponge: strips with no x taper in tapered rows */
   test_steps(&ck, 23, 17, 16, 5); /* nz whole vectors, the sponge deeper than a rank */

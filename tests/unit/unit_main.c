@@ -11,6 +11,7 @@ void add_progress_tests(void);
 void add_eam_tests(void);
 void add_tlrmvm_tests(void);
 void add_gpt_tests(void);
+void add_cfd_tests(void);
 
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -24,6 +25,7 @@ int main(void) {
   add_eam_tests();
   add_tlrmvm_tests();
   add_gpt_tests();
+  add_cfd_tests();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -1,0 +1,123 @@
+/* The TLR products recomputed the plain way, for the run's check: tile by
+ * tile, y_i = sum_j U_ij (W_ij^H x_j) and x_j = sum_i W_ij (U_ij^H v_i), in
+ * double, with naive loops over the stored bases. It shares no code with
+ * tl_matrix_apply: no stacked segments, no reshuffle, no BLAS, no
+ * gathers; only the bases as stored (tl_matrix.h: U_i by rows, W_j
+ * column-major, tiles in order inside each stack) and one sum over the
+ * ranks. Alongside, the same sums of absolute values give the componentwise
+ * scale the single-precision product's round-off is bounded by. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "tlrmvm_parts.h"
+
+/* Tile (i, j)'s place in its stacks: its first column in U_i (of width
+ * R_i) and in W_j, both counted from the local tiles' ranks. */
+typedef struct tile_at {
+  size_t u_col, u_width, w_col;
+} tile_at;
+
+static tile_at tile_at_of(const tl_matrix *a, int i, int j) {
+  const tl_layout *l = a->l;
+  tile_at t = {0, 0, 0};
+  for (int jj = l->j0; jj < l->j1; jj++) {
+    int k = a->rank[i * l->nt + jj];
+    if (jj < j) t.u_col += (size_t)k;
+    t.u_width += (size_t)k;
+  }
+  for (int ii = l->i0; ii < i; ii++) t.w_col += (size_t)a->rank[ii * l->nt + j];
+  return t;
+}
+
+/* U_ij[r][c] and W_ij[r][c]. */
+static float complex U_at(const tl_matrix *a, int i, tile_at t, int r, int c) {
+  return a->U[a->u_at[i - a->l->i0] + (size_t)r * t.u_width + t.u_col + (size_t)c];
+}
+static float complex W_at(const tl_matrix *a, int j, tile_at t, int r, int c) {
+  size_t n = (size_t)tl_tile_cols(a->l, j);
+  return a->W[a->w_at[j - a->l->j0] + (t.w_col + (size_t)c) * n + (size_t)r];
+}
+
+/* One tile's contribution: out += B (C^H in), |out| bound += |B| (|C|^T |in|),
+ * B (rows x k) and C (cols x k) given as U and W (forward) or W and U
+ * (adjoint). */
+static void tile_product(const tl_matrix *a, int i, int j, bool adjoint, const float complex *in,
+                         double complex *out, double *scale, double complex *z, double *za) {
+  const tl_layout *l = a->l;
+  int k = a->rank[i * l->nt + j];
+  tile_at t = tile_at_of(a, i, j);
+  int mi = tl_tile_rows(l, i), nj = tl_tile_cols(l, j);
+  int in0 = adjoint ? i * l->nb : j * l->nb, out0 = adjoint ? j * l->nb : i * l->nb;
+  int in_len = adjoint ? mi : nj, out_len = adjoint ? nj : mi;
+  for (int c = 0; c < k; c++) {
+    z[c] = 0, za[c] = 0;
+    for (int r = 0; r < in_len; r++) {
+      double complex e = adjoint ? U_at(a, i, t, r, c) : W_at(a, j, t, r, c);
+      z[c] += conj(e) * in[in0 + r];
+      za[c] += cabs(e) * cabs(in[in0 + r]);
+    }
+  }
+  for (int r = 0; r < out_len; r++)
+    for (int c = 0; c < k; c++) {
+      double complex e = adjoint ? W_at(a, j, t, r, c) : U_at(a, i, t, r, c);
+      out[out0 + r] += e * z[c];
+      scale[out0 + r] += cabs(e) * za[c];
+    }
+}
+
+/* Single-precision round-off of a product, as a multiple of each entry's
+ * scale (Higham 2002, (3.5) and Lemma 3.5): phase 1 is a complex inner
+ * product of at most nb terms, phase 3 one of at most R terms (the widest
+ * tile row or column of ranks), each within sqrt(2) gamma_{len+1} of |a|^T |b|;
+ * the reshuffle is exact; the partial sums of the P ranks add gamma_P.
+ * The double recomputation adds gamma_K of double. */
+double tlrmvm_naive_bound(const tl_matrix *a) {
+  const tl_layout *l = a->l;
+  long widest = 0;
+  for (int i = 0; i < l->mt; i++) {
+    long r = 0;
+    for (int j = 0; j < l->nt; j++) r += a->rank[i * l->nt + j];
+    if (r > widest) widest = r;
+  }
+  for (int j = 0; j < l->nt; j++) {
+    long r = 0;
+    for (int i = 0; i < l->mt; i++) r += a->rank[i * l->nt + j];
+    if (r > widest) widest = r;
+  }
+  int ranks;
+  MPI_Comm_size(l->comm, &ranks);
+  double us = 0x1p-24, ud = 0x1p-53, K = (double)l->nb + (double)widest + ranks + 4;
+  return sqrt(2.0) * K * us / (1 - K * us) + K * ud;
+}
+
+int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *in,
+                         const float complex *out, tlrmvm_naive *res, wf_status *st) {
+  const tl_layout *l = a->l;
+  int len = adjoint ? l->n : l->m;
+  double complex *ref = calloc((size_t)len + (size_t)l->nb, sizeof *ref);
+  double *scale = calloc((size_t)len, sizeof *scale), *za = malloc((size_t)l->nb * sizeof *za);
+  double complex *z = malloc((size_t)l->nb * sizeof *z);
+  int failed = !ref || !scale || !za || !z;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
+  if (failed) {
+    free(ref), free(scale), free(za), free(z);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the TLR product's recomputation");
+  }
+  for (int i = l->i0; i < l->i1; i++)
+    for (int j = l->j0; j < l->j1; j++) tile_product(a, i, j, adjoint, in, ref, scale, z, za);
+  MPI_Allreduce(MPI_IN_PLACE, ref, 2 * len, MPI_DOUBLE, MPI_SUM, l->comm);
+  MPI_Allreduce(MPI_IN_PLACE, scale, len, MPI_DOUBLE, MPI_SUM, l->comm);
+  double worst = 0, diff2 = 0, ref2 = 0;
+  for (int r = 0; r < len; r++) {
+    double d = cabs((double complex)out[r] - ref[r]);
+    diff2 += d * d, ref2 += creal(ref[r]) * creal(ref[r]) + cimag(ref[r]) * cimag(ref[r]);
+    /* 0 / 0: an exact zero both ways */
+    double q = scale[r] > 0 ? d / scale[r] : (d > 0 ? INFINITY : 0);
+    if (q > worst) worst = q;
+  }
+  res->worst = worst / tlrmvm_naive_bound(a);
+  res->rel = ref2 > 0 ? sqrt(diff2 / ref2) : sqrt(diff2);
+  free(ref), free(scale), free(za), free(z);
+  return WF_OK;
+}
