@@ -21,6 +21,7 @@
 #include "wf_signal.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
+#include "ws_check.h"
 #include "ws_checkpoint.h"
 #include "ws_corpus.h"
 #include "ws_gpt.h"
@@ -182,6 +183,11 @@ typedef struct trainer {
   ws_gpt whole;          /* streaming, the first MemoryX rank: the model, for checkpoints */
   ws_stream ws;
   int first_step; /* steps done before this run (a restart's) */
+  /* The run's first step against the references (ws_check.h; resident). */
+  bool step_checked;
+  ws_grad_check grad;
+  double adamw_worst;
+  double check_seconds; /* spent checking: not training time */
 } trainer;
 
 static void trainer_free(trainer *t) {
@@ -269,9 +275,10 @@ static void average_gradients(wf_run *run, ws_gpt *m) {
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }
 
-/* One optimiser step (0-based `step`); the mean loss over the replicas. */
+/* One optimiser step (0-based `step`); the mean loss over the replicas.
+ * With `check` (resident), its gradient and AdamW update are checked. */
 static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *tgt,
-                      const ws_adamw *o, double *loss, wf_status *st) {
+                      const ws_adamw *o, bool check, double *loss, wf_status *st) {
   batch(t, c, WS_TRAIN, step, tok, tgt);
   double l;
   int rc = WF_OK;
@@ -282,7 +289,20 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
     l = ws_gpt_forward(&t->m, tok, tgt);
     ws_gpt_backward(&t->m, tok, tgt);
     average_gradients(t->run, &t->m);
-    if (ws_gpt_update(&t->m, o, st) < 0) rc = st->code;
+    ws_adamw_probe probe;
+    if (check) {
+      double t0 = MPI_Wtime();
+      rc = ws_check_gradient(&t->m, tok, tgt, t->run->comm, &t->grad, st);
+      if (rc == WF_OK && (rc = ws_gpt_moments(&t->m, st)) == WF_OK) ws_adamw_probe_take(&probe, &t->m);
+      t->check_seconds = MPI_Wtime() - t0;
+    }
+    if (rc == WF_OK && ws_gpt_update(&t->m, o, st) < 0) rc = st->code;
+    if (rc == WF_OK && check) {
+      const setup *s = t->s;
+      double lr = ws_lr_reference(step, s->warmup, s->steps, s->lr, s->min_lr);
+      t->adamw_worst = ws_adamw_probe_compare(&probe, &t->m, o, lr, t->m.steps);
+      t->step_checked = true;
+    }
   }
   t->m.counting = false;
   MPI_Allreduce(MPI_IN_PLACE, &l, 1, MPI_DOUBLE, MPI_SUM, t->world);
@@ -415,8 +435,9 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     double t0 = MPI_Wtime(), loss;
     ws_adamw o = s->opt;
     o.lr = ws_lr_schedule(step, s->warmup, s->steps, s->lr, s->min_lr);
-    rc = train_step(t, c, step, tok, tgt, &o, &loss, st);
-    train_seconds += wf_slowest(t->world, MPI_Wtime() - t0);
+    rc = train_step(t, c, step, tok, tgt, &o, step == h->first && !t->streaming, &loss, st);
+    train_seconds += wf_slowest(t->world, MPI_Wtime() - t0 - t->check_seconds);
+    t->check_seconds = 0;
     h->train[step] = (float)loss;
     if (rc == WF_OK && !isfinite(loss)) /* the same on every rank: reduced over them */
       rc = wf_fail(st, WF_ERR_RUNTIME,
@@ -464,6 +485,48 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
   }
   free(tok), free(tgt);
   return rc != WF_OK ? rc : st->code;
+}
+
+/* The run's first step against references that share none of its code
+ * (ws_check.h), and the learning-rate schedule at every step. */
+static void check_first_step(wf_run *run, const trainer *t, const setup *s) {
+  char what[200];
+  if (t->step_checked) {
+    snprintf(what, sizeof what,
+             "gradient of each of %d tensors against central differences of the loss (worst: "
+             "%s, %.2g of what truncation and rounding allow)",
+             t->grad.tensors, t->grad.worst_tensor >= 0 ? ws_param_names[t->grad.worst_tensor] : "-",
+             t->grad.worst);
+    wf_run_check(run, t->grad.tensors > 0 && t->grad.worst <= 1, what);
+    snprintf(what, sizeof what,
+             "AdamW update of %d sampled parameters against AdamW's definition (worst %.2g of "
+             "float round-off)",
+             WS_PROBES, t->adamw_worst);
+    wf_run_check(run, t->adamw_worst <= 1, what);
+  } else {
+    wf_run_unchecked(run, "gradient and AdamW step against their references",
+                     "weight streaming keeps them on the MemoryX ranks: the same deck without "
+                     "memoryx_ranks checks them");
+  }
+  double lr = ws_lr_schedule_check(s->warmup, s->steps, s->lr, s->min_lr);
+  if (run->verbose && t->step_checked)
+    printf("train: step %d checked: gradient against finite differences %.2g of its allowance "
+           "(worst tensor %s), AdamW %.2g, schedule %.2g\n",
+           t->first_step + 1, t->grad.worst,
+           t->grad.worst_tensor >= 0 ? ws_param_names[t->grad.worst_tensor] : "-", t->adamw_worst,
+           lr);
+  wf_json_begin(run->summary, "train_checks");
+  if (t->step_checked) {
+    wf_json_num(run->summary, "gradient_worst_of_allowed", t->grad.worst);
+    wf_json_num(run->summary, "adamw_worst_of_allowed", t->adamw_worst);
+  }
+  wf_json_num(run->summary, "schedule_worst_of_allowed", lr);
+  wf_json_end(run->summary);
+  snprintf(what, sizeof what,
+           "learning rate at each of %d steps against the schedule's definition (worst %.2g of "
+           "float round-off)",
+           s->steps, lr);
+  wf_run_check(run, lr <= 1, what);
 }
 
 /* The weight-streaming figures of this run, a step's worth. */
@@ -734,6 +797,7 @@ static int train_run(wf_run *run, wf_status *st) {
       snprintf(what, sizeof what, "validation loss falls: %.4f -> %.4f", r.first_val, r.last_val);
     wf_run_check(run, s.loss_target > 0 ? r.last_val <= s.loss_target : r.last_val < r.first_val,
                  what);
+    check_first_step(run, &t, &s);
     ws_wafer_step w = {0};
     if (run->wafer) { /* the replicas' ranks: the world's first, which reports */
       run->model =

@@ -1,0 +1,59 @@
+/* A training step checked against references that share none of its code
+ * (`wafer train`'s in-run checks, docs/train.md "Checks"), in resident mode
+ * (the parameters, gradients and moments whole on every replica):
+ *
+ * - the gradient against central differences of the loss: along each
+ *   parameter tensor's own gradient g_k, the replicas' mean loss L(theta + s
+ *   g_k / |g_k|) has slope |g_k| at s = 0; the forward pass alone computes
+ *   it, no line of the backward pass;
+ * - the AdamW step against a scalar AdamW written from its definition
+ *   (Loshchilov and Hutter 2019, as torch.optim.AdamW), on a sample of
+ *   parameters, with the clipping norm from a plain double sum and the
+ *   learning rate from the schedule's definition. */
+#ifndef WS_CHECK_H
+#define WS_CHECK_H
+
+#include <mpi.h>
+
+#include "wf_error.h"
+#include "ws_gpt.h"
+
+typedef struct ws_grad_check {
+  double worst;      /* the largest |difference| / allowed over the tensors: <= 1 agrees */
+  int worst_tensor;  /* its tensor (ws_param_names) */
+  int tensors;       /* the tensors compared (a zero gradient has no direction) */
+} ws_grad_check;
+
+/* m's gradients (the replicas' mean) against the loss's slopes on this
+ * replica's batch; the parameters are left as they were, bit for bit.
+ * Collective over the replicas. */
+int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas,
+                      ws_grad_check *out, wf_status *st);
+
+/* Parameters AdamW's check follows through one update: per tensor its
+ * first, middle and last numbers and the one with the largest gradient. */
+enum { WS_PROBES = 4 * WS_NPARAMS };
+
+typedef struct ws_adamw_probe {
+  size_t at[WS_PROBES];          /* into the whole buffer */
+  double p[WS_PROBES], m[WS_PROBES], v[WS_PROBES], g[WS_PROBES]; /* before the update */
+  double norm;                   /* of the whole gradient, a plain sum in double */
+} ws_adamw_probe;
+
+/* Before the update: the sampled numbers (the moments must exist:
+ * ws_gpt_moments). */
+void ws_adamw_probe_take(ws_adamw_probe *pr, const ws_gpt *m);
+/* After update number `t` (1-based) with settings `o` (lr excluded: the
+ * reference takes it from `lr`, the schedule's definition): the largest
+ * |p - reference| / allowed over the samples (<= 1 agrees). */
+double ws_adamw_probe_compare(const ws_adamw_probe *pr, const ws_gpt *m, const ws_adamw *o,
+                              double lr, int t);
+/* The learning rate at 0-based `step` from its definition (linear warmup
+ * to `lr` over `warmup` steps, then half a cosine down to `min_lr` at
+ * `total`), in double. */
+double ws_lr_reference(int step, int warmup, int total, double lr, double min_lr);
+/* ws_lr_schedule against ws_lr_reference at every step of a run of
+ * `total`: the largest difference / allowed (<= 1 agrees). */
+double ws_lr_schedule_check(int warmup, int total, float lr, float min_lr);
+
+#endif
