@@ -246,6 +246,7 @@ static void print_row(const md_thermo_row *r) {
 
 typedef struct comparison {
   double thermo_diff, force_diff, force_max, drift_lammps, us_lammps;
+  double start_temp; /* LAMMPS's temperature at step 0 (NAN: no such row) */
   int rows_compared;
 } comparison;
 
@@ -281,6 +282,9 @@ static void compare(wf_run *run, const eam_setup *s, const crosscheck *x, const 
       }
     }
     c->drift_lammps = energy_drift(l->rows, l->nrows, natoms);
+    c->start_temp = NAN;
+    for (int k = 0; k < l->nrows; k++)
+      if (l->rows[k].step == 0) c->start_temp = l->rows[k].temp;
     long long steps = s->steps - x->start_step;
     c->us_lammps = steps ? l->loop_seconds / ((double)steps * natoms) * 1e6 : 0;
   }
@@ -477,6 +481,18 @@ static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const cro
     if (s->par.berendsen_damp == 0)
       wf_run_check(run, drift <= 1.5 * c.drift_lammps + 1e-12,
                    "energy drift no worse than LAMMPS's");
+    /* Velocities drawn here are scaled to exactly `temperature` (3N - 3
+     * degrees of freedom, as LAMMPS's compute temp counts them): LAMMPS's
+     * own temperature of them, to its thermo output's 1e-8. */
+    const wf_deck *d = run->deck;
+    bool drawn = (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0) &&
+                 !wf_deck_str(d, "eam", "restart")[0];
+    if (drawn && s->temperature > 0 && isfinite(c.start_temp)) {
+      char what[160];
+      snprintf(what, sizeof what, "LAMMPS's temperature of the drawn velocities %.8g K is the "
+               "deck's %.8g K to 1e-8", c.start_temp, s->temperature);
+      wf_run_check(run, rel_diff(c.start_temp, s->temperature) <= 1e-8, what);
+    }
   }
   md_model_result model;
   wf_status mst;
