@@ -10,8 +10,7 @@
 #include "wf_config.h" /* WF_HOT */
 
 
-/* The diffusion coefficient of global cell g, in [1, contrast]. */
-static double kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]) {
+double st_kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]) {
   double u;
   if (strcmp(spec->kind, "random") == 0) {
     long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
@@ -36,7 +35,7 @@ static void build_coefficients(st_op *op, const st_coef_spec *spec) {
       for (int k = 0; k < m->nz; k++) {
         const int g[3] = {m->x0 + i, m->y0 + j, k};
         const size_t c = st_idx(m, i, j, k);
-        const double kc = kappa(m, spec, g);
+        const double kc = st_kappa(m, spec, g);
         double diag = 0;
         for (int d = 0; d < 6; d++) {
           int h[3] = {g[0] + dirs[d][0], g[1] + dirs[d][1], g[2] + dirs[d][2]};
@@ -46,7 +45,7 @@ static void build_coefficients(st_op *op, const st_coef_spec *spec) {
             if (op->periodic[a]) h[a] = (h[a] + n[a]) % n[a];
             else inside = false;
           }
-          double kn = inside ? kappa(m, spec, h) : kc;
+          double kn = inside ? st_kappa(m, spec, h) : kc;
           double face = inside || !spec->neumann[d / 2] ? 2 * kc * kn / (kc + kn) : 0.0;
           op->coef[ST_W + d][c] = face;
           diag += face;
@@ -63,6 +62,7 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
   op->diag = 6.0;
   for (int d = 0; d < 3; d++) op->periodic[d] = periodic[d];
   if (spec) {
+    op->general = true, op->spec = *spec;
     for (int a = 0; a < ST_NCOEF; a++)
       if (!(op->coef[a] = st_field_alloc(m))) {
         st_op_free(op);

@@ -18,14 +18,6 @@
 /* Coefficient arrays of the general operator, in the mesh's field layout. */
 enum { ST_P, ST_W, ST_E, ST_S, ST_N, ST_B, ST_T, ST_NCOEF };
 
-typedef struct st_op {
-  const st_mesh *m;
-  bool periodic[3];
-  double diag;              /* the Laplacian's diagonal (6) */
-  double *coef[ST_NCOEF];   /* general operator; all NULL for the Laplacian */
-  wf_halo halo; /* one column of nz doubles per item, width 1, no corners */
-} st_op;
-
 /* The variable diffusion coefficient: "smooth" (a product of sines) or
  * "random" (seeded per cell), between 1 and `contrast` (1: the constant
  * coefficient of the Laplacian, stored); the same on any rank count. A
@@ -37,6 +29,22 @@ typedef struct st_coef_spec {
   long seed;
   bool neumann[3];
 } st_coef_spec;
+
+typedef struct st_op {
+  const st_mesh *m;
+  bool periodic[3];
+  double diag;              /* the Laplacian's diagonal (6) */
+  double *coef[ST_NCOEF];   /* general operator; all NULL for the Laplacian */
+  wf_halo halo; /* one column of nz doubles per item, width 1, no corners */
+  /* The definition it was built from (the general operator's), for a
+   * reference to build its own matrix from (st_petsc.c). */
+  bool general;
+  st_coef_spec spec;
+} st_op;
+
+/* The diffusion coefficient of global cell g (the problem's input field),
+ * in [1, contrast]. */
+double st_kappa(const st_mesh *m, const st_coef_spec *spec, const int g[3]);
 
 /* `spec` NULL: the Laplacian. */
 int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodic[3],

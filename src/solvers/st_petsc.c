@@ -60,6 +60,44 @@ static int step(int g, int d, int n, bool periodic) {
   return periodic ? (h + n) % n : -1;
 }
 
+/* Row g's entries from the operator's definition, written apart from
+ * st_op.c's coefficient arrays (a slip in either shows as a difference):
+ * the Laplacian is 6 on the diagonal and -1 for each neighbour inside the
+ * mesh (or across a periodic face); the general operator's faces carry the
+ * harmonic mean of their two cells' kappa (st_kappa: the problem's input),
+ * a Dirichlet face the cell's own kappa, a Neumann face nothing; upwind
+ * convection u (x_c - x_W) adds u to the diagonal and -u to the west
+ * neighbour. Returns the entries (at most 7) in cols (global coordinates,
+ * -1 for none) and vals. */
+static int definition_row(const st_op *op, const int g[3], int nb[7][3], double vals[7]) {
+  const st_mesh *m = op->m;
+  const int n[3] = {m->nx, m->ny, m->nz};
+  static const int dirs[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+  const st_coef_spec *sp = &op->spec;
+  double kc = op->general ? st_kappa(m, sp, g) : 1, diag = 0;
+  int count = 1;
+  for (int d = 0; d < 6; d++) {
+    int axis = d / 2, h[3] = {g[0], g[1], g[2]};
+    h[axis] = step(g[axis], dirs[d][axis], n[axis], op->periodic[axis]);
+    bool inside = h[axis] >= 0;
+    double face;
+    if (!op->general)
+      face = 1;
+    else if (inside)
+      face = 1 / (0.5 / kc + 0.5 / st_kappa(m, sp, h));
+    else
+      face = sp->neumann[axis] ? 0 : kc;
+    diag += face;
+    if (!inside) continue;
+    double west = op->general && d == 0 ? sp->convection : 0;
+    nb[count][0] = h[0], nb[count][1] = h[1], nb[count][2] = h[2];
+    vals[count++] = -(face + west);
+  }
+  nb[0][0] = g[0], nb[0][1] = g[1], nb[0][2] = g[2];
+  vals[0] = diag + (op->general ? sp->convection : 0);
+  return count;
+}
+
 static PetscErrorCode build_matrix(const st_op *op, const numbering *nb, MPI_Comm comm, Mat *A) {
   const st_mesh *m = op->m;
   PetscFunctionBeginUser;
@@ -69,26 +107,17 @@ static PetscErrorCode build_matrix(const st_op *op, const numbering *nb, MPI_Com
   PetscCall(MatSetFromOptions(*A));
   PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
   PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
-  static const int dirs[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
-  const int n[3] = {m->nx, m->ny, m->nz};
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++)
       for (int k = 0; k < m->nz; k++) {
-        int g[3] = {m->x0 + i, m->y0 + j, k};
+        int g[3] = {m->x0 + i, m->y0 + j, k}, at[7][3];
+        double v[7];
+        int count = definition_row(op, g, at, v);
         PetscInt row = global_index(nb, g[0], g[1], g[2]), cols[7];
         PetscScalar vals[7];
-        int nc = 0;
-        const size_t c = st_idx(m, i, j, k);
-        cols[nc] = row;
-        vals[nc++] = st_op_diag(op, c);
-        for (int d = 0; d < 6; d++) {
-          int h[3] = {g[0], g[1], g[2]}, axis = dirs[d][0] ? 0 : dirs[d][1] ? 1 : 2;
-          h[axis] = step(g[axis], dirs[d][axis], n[axis], op->periodic[axis]);
-          if (h[axis] < 0) continue;
-          cols[nc] = global_index(nb, h[0], h[1], h[2]);
-          vals[nc++] = op->coef[ST_W + d] ? -op->coef[ST_W + d][c] : -1.0;
-        }
-        PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, ADD_VALUES));
+        for (int e = 0; e < count; e++)
+          cols[e] = global_index(nb, at[e][0], at[e][1], at[e][2]), vals[e] = v[e];
+        PetscCall(MatSetValues(*A, 1, &row, count, cols, vals, ADD_VALUES));
       }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
