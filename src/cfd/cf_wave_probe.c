@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "wf_workload.h"
+
 #include "cf_wave.h"
 
 static const double PI = 3.14159265358979323846;
@@ -59,8 +61,9 @@ int cf_wave_probe(const st_mesh *m, wf_fabric *fab, double a, double *cur, doubl
     for (int i = 0; i < m->lnx; i++)
       for (int k = 0; k < m->nz; k++) {
         size_t c = st_idx(m, i, j, k);
-        err = fmax(err, fabs(prev[c] - (1 - a * lambda) * cur[c]));
+        err = wf_worse(err, fabs(prev[c] - (1 - a * lambda) * cur[c]));
       }
+  if (err != err) err = INFINITY; /* MPI_MAX may drop a NaN */
   MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, fab->dc->comm);
   cf_wave_free(&w);
   fab->c = counted;

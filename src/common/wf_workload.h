@@ -84,6 +84,15 @@ typedef struct wf_workload {
                                       convection run besides the default wave) */
 } wf_workload;
 
+/* The worse of two errors for a check: NaN when either is (fmax drops a
+ * NaN, and a comparison with one is false: a NaN must fail a check, never
+ * pass it). */
+static inline double wf_worse(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a > b ? a : b;
+}
+
 /* Count one independent check (the same on every rank); a failed one is
  * reported on stdout with `what` when the run is verbose. */
 void wf_run_check(wf_run *run, bool ok, const char *what);

@@ -8,6 +8,8 @@
  * scale the single-precision product's round-off is bounded by. */
 #include <complex.h>
 #include <math.h>
+
+#include "wf_workload.h"
 #include <stdlib.h>
 
 #include "tlrmvm_parts.h"
@@ -114,7 +116,7 @@ int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *
     diff2 += d * d, ref2 += creal(ref[r]) * creal(ref[r]) + cimag(ref[r]) * cimag(ref[r]);
     /* 0 / 0: an exact zero both ways */
     double q = scale[r] > 0 ? d / scale[r] : (d > 0 ? INFINITY : 0);
-    if (q > worst) worst = q;
+    worst = wf_worse(worst, q);
   }
   res->worst = worst / tlrmvm_naive_bound(a);
   res->rel = ref2 > 0 ? sqrt(diff2 / ref2) : sqrt(diff2);

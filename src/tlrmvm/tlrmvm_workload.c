@@ -169,15 +169,15 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     /* Adjoint: <A x, v> = <x, A^H v>. */
     double complex lhs = dot(y, vec->v + fm, s->m), rhs = dot(x, vec->xa + fn, s->n);
     double scale = norm2(y, s->m) * norm2(vec->v + fm, s->m);
-    m->adj_err = fmax(m->adj_err, cabs(lhs - rhs) / scale);
+    m->adj_err = wf_worse(m->adj_err, cabs(lhs - rhs) / scale);
     if (!op->loaded) m->dropped = fmax(m->dropped, op->error[f] / op->norm[f]);
     if (!tlrmvm_mine(op->sys, f)) continue;
     for (int adj = 0; adj < 2 && rc == WF_OK; adj++) {
       tlrmvm_naive n;
       rc = adj ? tlrmvm_naive_product(&op->a[f], true, vec->v + fm, vec->xa + fn, &n, st)
                : tlrmvm_naive_product(&op->a[f], false, x, y, &n, st);
-      m->naive[adj].worst = fmax(m->naive[adj].worst, n.worst);
-      m->naive[adj].rel = fmax(m->naive[adj].rel, n.rel);
+      m->naive[adj].worst = wf_worse(m->naive[adj].worst, n.worst);
+      m->naive[adj].rel = wf_worse(m->naive[adj].rel, n.rel);
     }
     if (rc != WF_OK || !s->dense_check) continue;
     if (all->block)
@@ -191,13 +191,15 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
       diff += creal(e) * creal(e) + cimag(e) * cimag(e);
     }
     diff = sqrt(diff);
-    m->err = fmax(m->err, diff / (op->norm[f] * norm2(x, s->n)));
-    m->rel_err = fmax(m->rel_err, diff / norm2(yd, s->m));
+    m->err = wf_worse(m->err, diff / (op->norm[f] * norm2(x, s->n)));
+    m->rel_err = wf_worse(m->rel_err, diff / norm2(yd, s->m));
   }
   /* The largest over every system's frequencies. */
   wf_status_agree(run->comm, st);
   double worst[6] = {m->err, m->rel_err, m->naive[0].worst, m->naive[0].rel, m->naive[1].worst,
                      m->naive[1].rel};
+  for (int k = 0; k < 6; k++) /* MPI_MAX may drop a NaN: as infinite, it fails as it should */
+    if (worst[k] != worst[k]) worst[k] = INFINITY;
   MPI_Allreduce(MPI_IN_PLACE, worst, 6, MPI_DOUBLE, MPI_MAX, run->comm);
   m->err = worst[0], m->rel_err = worst[1];
   m->naive[0] = (tlrmvm_naive){worst[2], worst[3]}, m->naive[1] = (tlrmvm_naive){worst[4], worst[5]};

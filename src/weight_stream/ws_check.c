@@ -1,6 +1,8 @@
 #include "ws_check.h"
 
 #include <math.h>
+
+#include "wf_workload.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +51,7 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
     double norm = 0;
     for (size_t i = 0; i < n; i++) norm += (double)m->g.t[k][i] * m->g.t[k][i];
     norm = sqrt(norm);
-    if (!(norm > 0)) continue;
+    if (norm == 0) continue; /* no direction; a NaN norm goes on, and fails */
     memcpy(saved, m->p.t[k], n * sizeof *saved);
     for (size_t i = 0; i < n; i++) d[i] = m->g.t[k][i] / norm;
     /* a step that moves the loss by `move` of itself: far above its rounding */
@@ -66,7 +68,7 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
     double rich = (4 * dh - d2h) / 3;
     double allowed = fabs(dh - d2h) + 1.5 * eps_loss * base / h;
     double q = fabs(rich - norm) / allowed;
-    if (q > out->worst || out->worst_tensor < 0) out->worst = q, out->worst_tensor = k;
+    if (!(q <= out->worst) || out->worst_tensor < 0) out->worst = q, out->worst_tensor = k;
     out->tensors++;
   }
   m->counting = counting;
@@ -107,7 +109,7 @@ double ws_adamw_probe_compare(const ws_adamw_probe *pr, const ws_gpt *m, const w
      * and clipping factor each rounded once */
     double allowed = 32 * 0x1p-24 * (fabs(p) + lr * fabs(step) + lr * o->weight_decay * fabs(p)) +
                      1e-300;
-    worst = fmax(worst, fabs(m->p.mem[pr->at[i]] - want) / allowed);
+    worst = wf_worse(worst, fabs(m->p.mem[pr->at[i]] - want) / allowed);
   }
   return worst;
 }
@@ -126,7 +128,7 @@ double ws_lr_schedule_check(int warmup, int total, float lr, float min_lr) {
     double want = ws_lr_reference(step, warmup, total, lr, min_lr);
     /* float: a few operations, and cos of an argument below pi */
     double allowed = 16 * 0x1p-24 * fmax(lr, min_lr) + 1e-300;
-    worst = fmax(worst, fabs(ws_lr_schedule(step, warmup, total, lr, min_lr) - want) / allowed);
+    worst = wf_worse(worst, fabs(ws_lr_schedule(step, warmup, total, lr, min_lr) - want) / allowed);
   }
   return worst;
 }

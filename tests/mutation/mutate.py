@@ -46,6 +46,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -130,12 +131,13 @@ def workloads():
 
 
 def apply(m, root):
-    """The mutated text of m's file under root (exactly one match required)."""
-    text = open(os.path.join(root, m.file), encoding="utf-8").read()
-    old, new = "\n".join(m.old), "\n".join(m.new)
+    """The file's bytes under root and its mutated bytes (exactly one match
+    required)."""
+    text = open(os.path.join(root, m.file), "rb").read()
+    old, new = "\n".join(m.old).encode(), "\n".join(m.new).encode()
     count = text.count(old)
     if count != 1:
-        raise ValueError(f"{m.id}: {m.file} has the text {count} times, not once: {old!r}")
+        raise ValueError(f"{m.id}: {m.file} has the text {count} times, not once: {old.decode()!r}")
     return text, text.replace(old, new)
 
 
@@ -204,6 +206,24 @@ def build(only_wafer=False):
     return r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
+class Timeout(Exception):
+    pass
+
+
+def run_group(cmd, cwd, limit):
+    """subprocess.run in a session of its own: on a timeout the whole group
+    (mpiexec and its ranks, ctest and its tests) is killed, nothing else."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise Timeout()
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def default_run(args, limit):
     """(caught, why, seconds) for `wafer ARGS` on RANKS ranks (or `-n N` as
     ARGS begin) in a scratch folder."""
@@ -214,9 +234,8 @@ def default_run(args, limit):
         cmd = ["mpiexec", "-n", str(ranks), os.path.join(BUILD, "wafer"), *args, "--quiet"]
         t0 = time.time()
         try:
-            r = subprocess.run(cmd, cwd=tmp, env=ENV, capture_output=True, text=True,
-                               timeout=limit, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
+            r = run_group(cmd, tmp, limit)
+        except Timeout:
             return True, f"hung (over {limit:.0f} s)", time.time() - t0
         seconds = time.time() - t0
         status = "?"
@@ -239,10 +258,8 @@ def test_set(regex, limit):
     cmd = ["ctest", "-R", regex, "-j", "2", "--stop-on-failure", "--output-on-failure"]
     t0 = time.time()
     try:
-        r = subprocess.run(cmd, cwd=BUILD, env=ENV, capture_output=True, text=True,
-                           timeout=limit, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        subprocess.run(["pkill", "-f", os.path.join(BUILD, "")], check=False)
+        r = run_group(cmd, BUILD, limit)
+    except Timeout:
         return True, [f"hung (over {limit:.0f} s)"], time.time() - t0
     seconds = time.time() - t0
     failed = re.findall(r"^\s*\d+ - (\S+) \(", r.stdout, re.M)
@@ -281,7 +298,7 @@ def run_mutant(m, w, times, test_seconds, bad=(), runs_only=False):
               "date": datetime.date.today().isoformat()}
     t0 = time.time()
     try:
-        with open(path, "w", encoding="utf-8") as f:
+        with open(path, "wb") as f:
             f.write(mutated)
         ok, log = build(runs_only)
         if not ok:
@@ -305,8 +322,12 @@ def run_mutant(m, w, times, test_seconds, bad=(), runs_only=False):
             caught, failed, _ = test_set(w.tests, max(MIN_LIMIT, SLOWDOWN * test_seconds))
             result["tests"] = {"caught": caught, "failed": failed}
     finally:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(original)
+        # back as it was, unless someone changed it meanwhile (then say so)
+        if open(path, "rb").read() == mutated:
+            with open(path, "wb") as f:
+                f.write(original)
+        else:
+            print(f"mutate.py: {m.file} changed during {m.id}: not restored", file=sys.stderr)
     result["seconds"] = round(time.time() - t0, 1)
     return result
 
@@ -324,7 +345,6 @@ def summary_line(r):
 def run(args):
     global WORK, SRC, BUILD, RESULTS
     sample, rev, runs_only, in_place = None, None, False, None
-    keep_going = []
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--sample":
@@ -362,9 +382,20 @@ def run(args):
     if not ok:
         fail("the unmutated tree does not build:\n" + log)
     bases = {}
+    try:
+        results = run_chosen(chosen, bases, in_place, runs_only, rev)
+    finally:
+        build()  # leave the tree built unmutated
+    return verdict(results, all_w)
+
+
+def run_chosen(chosen, bases, in_place, runs_only, rev):
+    results = []
     for w, m in chosen:
-        if in_place:  # built and tested already: no baseline, fixed limits
-            bases[w.name] = ([300 / SLOWDOWN] * len(w.runs), 1200 / SLOWDOWN, set())
+        if in_place and w.name not in bases:  # tested already: the runs' baseline, fixed limits
+            print(f"{w.name}: baseline (default runs, unmutated)", flush=True)
+            times, _, bad = baseline(w, runs_only=True)
+            bases[w.name] = ([max(t, 300 / SLOWDOWN) for t in times], 1200 / SLOWDOWN, bad)
         if w.name not in bases:
             print(f"{w.name}: baseline (default runs and tests, unmutated)", flush=True)
             bases[w.name] = baseline(w, runs_only, tolerate=rev is not None)
@@ -377,8 +408,11 @@ def run(args):
         with open(os.path.join(RESULTS, m.id + ".json"), "w") as f:
             json.dump(r, f, indent=1)
         print(summary_line(r), flush=True)
-        keep_going.append(r)
-    build()  # leave the tree built unmutated
+        results.append(r)
+    return results
+
+
+def verdict(keep_going, all_w):
     unbuilt = [r["id"] for r in keep_going if not r.get("built")]
     if unbuilt:
         fail("mutants that do not build: " + ", ".join(unbuilt))
@@ -501,6 +535,9 @@ def report(args):
 
 
 def main(argv):
+    # SIGTERM (a cancelled CI job) as an exception: the mutated file is
+    # restored by run_mutant's finally
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
