@@ -487,7 +487,8 @@ static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const cro
     const wf_deck *d = run->deck;
     bool drawn = (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0) &&
                  !wf_deck_str(d, "eam", "restart")[0];
-    if (drawn && s->temperature > 0 && isfinite(c.start_temp)) {
+    /* (one atom has no degrees of freedom once its momentum is removed) */
+    if (drawn && s->temperature > 0 && sim->natoms >= 2 && isfinite(c.start_temp)) {
       char what[160];
       snprintf(what, sizeof what, "LAMMPS's temperature of the drawn velocities %.8g K is the "
                "deck's %.8g K to 1e-8", c.start_temp, s->temperature);

@@ -318,6 +318,14 @@ EOF
   expect "[ $? -eq 0 ] && [ -s none.h5 ] && [ ! -e none_series.xmf ]" "a restart without snapshots: $(head -1 err.txt)"
   ;;
 convection)
+  # The demo's convection deck (wafer demo's variant): linear for long
+  # enough that its growth rate is compared with the normal mode's (the
+  # run's check, with the divergence's).
+  mpiexec -n "$ranks" "$wafer" cfd --quiet --set cfd.problem=convection --set wafer.pe_grid=8x1 \
+      --set cfd.nx=32 --set cfd.ny=1 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.steps=300 \
+      --set cfd.poisson=fft --json demo.json > /dev/null
+  expect "[ $? -eq 0 ] && json demo.json \"j['status'] == 'ok' and j['checks'] == {'passed': 2, 'failed': 0} and abs(j['cfd']['growth_rate_linear'] - j['cfd']['growth_rate_theory']) <= j['cfd']['growth_rate_allowed']\"" \
+         "the demo's convection: $(json demo.json 'print(j.get("error") or j.get("cfd")) or 1' 2>&1)"
   # The same flow on 1 rank and on $ranks, in 3D, in 2D and in 2D between
   # side walls (2w): every field and
   # the history to 1e-9 (the solves' sums differ in order); the XDMF sidecar.
