@@ -35,7 +35,9 @@ static inline double complex fft_get(ff_prec p, const void *a, size_t i) {
 }
 
 /* Two fields' difference and the reference's size, as sums of squares over
- * every rank (2-norms: the norm the FFT's error bound is stated in). */
+ * every rank (2-norms: the norm the FFT's error bound is stated in), of the
+ * values scaled by one power of two that brings the largest near 1 (exact:
+ * tiny values' squares would underflow to 0, and huge ones' overflow). */
 typedef struct fft_diff {
   double diff_sq, ref_sq;
 } fft_diff;
@@ -43,6 +45,9 @@ typedef struct fft_diff {
 /* a times scale against ref, n local elements each. Collective. */
 fft_diff fft_compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, size_t n,
                      double scale);
+/* The power of two that brings `largest` (the largest magnitude, over every
+ * rank) to [1, 2): 1 when it is 0. */
+double fft_unit_scale(double largest);
 /* ||a - ref|| / ||ref|| (||a - ref|| when the reference is 0). */
 double fft_rel(fft_diff d);
 /* The relative 2-norm error a computed transform of length N may carry

@@ -25,14 +25,22 @@
 
 fft_diff fft_compare(MPI_Comm comm, ff_prec p, const void *a, const void *ref, size_t n,
                      double scale) {
-  double v[2] = {0, 0}, g[2];
+  double v[2] = {0, 0}, g[2], largest = 0;
+  for (size_t i = 0; i < n; i++)
+    largest = fmax(largest, fmax(cabs(fft_get(p, ref, i)), cabs(fft_get(p, a, i) * scale)));
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  double unit = fft_unit_scale(largest);
   for (size_t i = 0; i < n; i++) {
-    double complex r = fft_get(p, ref, i), e = fft_get(p, a, i) * scale - r;
+    double complex r = fft_get(p, ref, i) * unit, e = fft_get(p, a, i) * scale * unit - r;
     v[0] += creal(e) * creal(e) + cimag(e) * cimag(e);
     v[1] += creal(r) * creal(r) + cimag(r) * cimag(r);
   }
   MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_SUM, comm);
   return (fft_diff){g[0], g[1]};
+}
+
+double fft_unit_scale(double largest) {
+  return largest > 0 && isfinite(largest) ? ldexp(1, -ilogb(largest)) : 1;
 }
 
 double fft_rel(fft_diff d) { return sqrt(d.ref_sq > 0 ? d.diff_sq / d.ref_sq : d.diff_sq); }

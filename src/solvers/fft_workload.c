@@ -317,12 +317,19 @@ static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, co
 static fft_diff compare_input(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
                               const void *ref, double scale) {
   const ff_box *b = ff_in_box(p);
-  double v[2] = {0, 0}, g[2];
+  double v[2] = {0, 0}, g[2], largest = 0;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++)
+        largest = fmax(largest, fmax(cabs(get_input(s, p, ref, x, y, z)),
+                                     cabs(get_input(s, p, a, x, y, z) * scale)));
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  double unit = fft_unit_scale(largest);
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < input_nz(s, p); z++) {
-        double complex r = get_input(s, p, ref, x, y, z);
-        double complex e = get_input(s, p, a, x, y, z) * scale - r;
+        double complex r = get_input(s, p, ref, x, y, z) * unit;
+        double complex e = get_input(s, p, a, x, y, z) * scale * unit - r;
         v[0] += creal(e) * creal(e) + cimag(e) * cimag(e);
         v[1] += creal(r) * creal(r) + cimag(r) * cimag(r);
       }
@@ -349,28 +356,44 @@ static double sum_sq_total(MPI_Comm comm, sum_sq a) {
   return g;
 }
 
-static double input_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a) {
+/* sum |f|^2 of the values times *unit (fft_unit_scale: exact, no underflow). */
+static double input_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
+                           double *unit) {
   const ff_box *b = ff_in_box(p);
+  double largest = 0;
+  for (int y = 0; y < b->ny; y++)
+    for (int x = 0; x < b->nx; x++)
+      for (int z = 0; z < input_nz(s, p); z++)
+        largest = fmax(largest, cabs(get_input(s, p, a, x, y, z)));
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  *unit = fft_unit_scale(largest);
   sum_sq sum = {0, 0};
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < input_nz(s, p); z++) {
-        double complex v = get_input(s, p, a, x, y, z);
+        double complex v = get_input(s, p, a, x, y, z) * *unit;
         sum_sq_add(&sum, creal(v) * creal(v) + cimag(v) * cimag(v));
       }
   return sum_sq_total(comm, sum);
 }
 
-/* sum |F|^2 over the whole spectrum: with r2c, every kz but 0 and nz/2
- * stands for itself and its conjugate at -kz. */
-static double spectrum_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_box *b, const void *a) {
+/* sum |F|^2 over the whole spectrum, of the values times *unit (as
+ * input_sum_sq's): with r2c, every kz but 0 and nz/2 stands for itself and
+ * its conjugate at -kz. */
+static double spectrum_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_box *b, const void *a,
+                              double *unit) {
+  size_t cells = ff_box_cells(b);
+  double largest = 0;
+  for (size_t i = 0; i < cells; i++) largest = fmax(largest, cabs(fft_get(s->prec, a, i)));
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  *unit = fft_unit_scale(largest);
   sum_sq sum = {0, 0};
   for (int y = 0; y < b->ny; y++)
     for (int x = 0; x < b->nx; x++)
       for (int z = 0; z < b->nz; z++) {
         int kz = b->z0 + z;
         double w = !s->r2c || kz == 0 || (s->n[2] % 2 == 0 && kz == s->n[2] / 2) ? 1 : 2;
-        double complex v = fft_get(s->prec, a, ff_index(b, x, y, z));
+        double complex v = fft_get(s->prec, a, ff_index(b, x, y, z)) * *unit;
         sum_sq_add(&sum, w * (creal(v) * creal(v) + cimag(v) * cimag(v)));
       }
   return sum_sq_total(comm, sum);
@@ -403,9 +426,10 @@ static tolerances tolerances_of(const fft_setup *s, int nranks) {
   double u = s->prec == FF_SINGLE ? 0x1p-24 : 0x1p-53, ud = 0x1p-53;
   return (tolerances){
       /* the stored input is the exact field rounded (|d| <= sqrt(2) u), the
-       * exact transform cexp of phases below 6 pi, each wave within 48 ud:
-       * 96 ud for three waves of the 2-norm */
-      .analytic = e + 2 * u + 96 * ud,
+       * exact transform stored at the run's precision too (u), and computed
+       * as cexp of phases below 6 pi, each wave within 48 ud: 96 ud for
+       * three waves of the 2-norm */
+      .analytic = e + 3 * u + 96 * ud,
       /* ||F||^2 (1 + e)^2 against N ||f||^2; two compensated sums (2 ud
        * each) and their sums over the ranks ((P - 1) ud each) */
       .parseval = 2 * e + e * e + 2 * (nranks + 1) * ud,
@@ -438,7 +462,7 @@ static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *or
     free(kept), free(exact), free(t);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a copy of the FFT's output");
   }
-  double norm_in = input_sum_sq(comm, s, p, orig), N = transformed_length(s);
+  double unit_in, norm_in = input_sum_sq(comm, s, p, orig, &unit_in), N = transformed_length(s);
   int rc = WF_OK;
   p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
   /* A signal stops the run between two forward-backward pairs. */
@@ -461,7 +485,11 @@ static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *or
     if (rc != WF_OK) break;
     if (r == 0) {
       memcpy(kept, ff_out(p), out_cells * p->elem);
-      m->parseval = rel_diff(spectrum_sum_sq(comm, s, ob, kept), N * norm_in);
+      /* sum |F|^2 / (N sum |f|^2), each sum of scaled values: scaled back
+       * by the scales' ratio (powers of two: exact) */
+      double unit_out, norm_out = spectrum_sum_sq(comm, s, ob, kept, &unit_out);
+      double ratio = unit_in / unit_out;
+      m->parseval = rel_diff(norm_out * ratio * ratio, N * norm_in);
       if (s->waves) {
         fill(s, ob, exact, waves_transform);
         m->analytic = fft_rel(fft_compare(comm, s->prec, kept, exact, out_cells, 1));

@@ -102,6 +102,13 @@ PY
   fft $SIZE --set fft.input=zero.h5 --set fft.input_dataset=field --json z.json > /dev/null
   expect "[ $? -eq 0 ] && json z.json \"j['status'] == 'ok' and j['checks']['failed'] == 0 and j['fft']['parseval_rel_error'] == 0\"" \
          "all-zero input: $(cat z.json)"
+  # Values of 1e-160: their squares underflow unless scaled first (Parseval
+  # failed, and the round trip compared 0 with 0).
+  /usr/bin/python3 -c "import h5py, numpy as np; h5py.File('tiny.h5', 'w')['field'] = np.random.default_rng(3).standard_normal((9, 8, 11)) * 1e-160 + 0j"
+  # shellcheck disable=SC2086
+  fft $SIZE --set fft.input=tiny.h5 --set fft.input_dataset=field --json t.json > /dev/null
+  expect "[ $? -eq 0 ] && json t.json \"j['status'] == 'ok' and j['checks']['failed'] == 0 and 0 < j['fft']['roundtrip_rel_error'] < 1e-13\"" \
+         "tiny input: $(cat t.json)"
   # The README's example (128^3 on 128 x 128 PEs): its checks' tolerances
   # follow the size (a fixed 1e-12 failed Parseval here).
   fft --set wafer.pe_grid=128x128 --set fft.nx=128 --set fft.ny=128 --set fft.nz=128 --json big.json > /dev/null
