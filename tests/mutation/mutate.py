@@ -253,6 +253,16 @@ def default_run(args, limit):
         return False, "ok", seconds
 
 
+def failed_tests(stdout):
+    """The tests ctest lists as failed (not those it skipped or did not run)."""
+    section = stdout.split("The following tests FAILED:", 1)
+    if len(section) < 2:
+        return []
+    return re.findall(r"^\s*\d+ - (\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess[^)]*|"
+                      r"Child aborted|Illegal|Interrupt|Numerical|OTHER_FAULT|BAD_COMMAND)[^)]*\)",
+                      section[1], re.M)
+
+
 def test_set(regex, limit):
     """(caught, failed test names, seconds) for ctest -R REGEX."""
     cmd = ["ctest", "-R", regex, "-j", "2", "--stop-on-failure", "--output-on-failure"]
@@ -262,7 +272,7 @@ def test_set(regex, limit):
     except Timeout:
         return True, [f"hung (over {limit:.0f} s)"], time.time() - t0
     seconds = time.time() - t0
-    failed = re.findall(r"^\s*\d+ - (\S+) \(", r.stdout, re.M)
+    failed = failed_tests(r.stdout)
     if "No tests were found" in r.stdout + r.stderr:
         fail(f"no test matches {regex!r}")
     return r.returncode != 0, failed or ([] if r.returncode == 0 else ["ctest failed"]), seconds
