@@ -116,20 +116,24 @@ static int read_history(MPI_Comm comm, const char *path, history *h, wf_status *
                  path, len, H_COLS);
 }
 
-/* The kinetic energy's growth rate over the run's second half: half the
- * slope of ln E against t (least squares); NAN without two samples. */
-static double growth_rate(const history *h) {
-  double t_half = 0.5 * h->rows[(size_t)(h->n - 1) * H_COLS + H_T];
+/* Half the slope of ln E against t (least squares) over the rows 0..r1
+ * whose time is in [t0, t1] and energy positive; NAN with fewer than 2. */
+static double log_slope(const history *h, int r1, double t0, double t1) {
   double st = 0, sy = 0, stt = 0, sty = 0;
   int n = 0;
-  for (int r = 0; r < h->n; r++) {
+  for (int r = 0; r <= r1; r++) {
     const double *row = h->rows + (size_t)r * H_COLS;
-    if (row[H_T] < t_half || !(row[H_KINETIC] > 0)) continue;
+    if (row[H_T] < t0 || row[H_T] > t1 || !(row[H_KINETIC] > 0)) continue;
     double y = log(row[H_KINETIC]);
     st += row[H_T], sy += y, stt += row[H_T] * row[H_T], sty += row[H_T] * y, n++;
   }
-  if (n < 2) return NAN;
-  return 0.5 * (n * sty - st * sy) / (n * stt - st * st);
+  return n < 2 ? NAN : 0.5 * (n * sty - st * sy) / (n * stt - st * st);
+}
+
+/* The kinetic energy's growth rate over the run's second half. */
+static double growth_rate(const history *h) {
+  double t_end = h->rows[(size_t)(h->n - 1) * H_COLS + H_T];
+  return log_slope(h, h->n - 1, 0.5 * t_end, t_end);
 }
 
 /* The mean of column `col` over the run's second half. */
@@ -566,20 +570,6 @@ typedef struct conv_findings {
 /* A perturbation is linear while the heat flux it adds (second order in its
  * amplitude) keeps the volume Nusselt number within 1e-3 of 1. */
 static bool linear_row(const double *row) { return fabs(row[H_NU_VOLUME] - 1) < 1e-3; }
-
-/* Half the slope of ln E (least squares) over the rows r0..r1 whose time is
- * in [t0, t1]; NAN with fewer than 2 there. */
-static double log_slope(const history *h, int r1, double t0, double t1) {
-  double st = 0, sy = 0, stt = 0, sty = 0;
-  int n = 0;
-  for (int r = 1; r <= r1; r++) {
-    const double *row = h->rows + (size_t)r * H_COLS;
-    if (row[H_T] < t0 || row[H_T] > t1 || !(row[H_KINETIC] > 0)) continue;
-    double y = log(row[H_KINETIC]);
-    st += row[H_T], sy += y, stt += row[H_T] * row[H_T], sty += row[H_T] * y, n++;
-  }
-  return n < 2 ? NAN : 0.5 * (n * sty - st * sy) / (n * stt - st * st);
-}
 
 /* The kinetic energy's growth rate while the run was linear, past the
  * start's transient: over the second half of the rows before the first that

@@ -282,17 +282,17 @@ def baseline(w, runs_only=False, tolerate=False):
     """Run w's default runs (and its mutants' own runs) and tests unmutated:
     they must pass (with `tolerate`, an older tree's, those that fail are
     left out). The default runs' times, the runs left out."""
-    bad = set()
+    bad, seconds_of = set(), {}
     own = {tuple(a) for m in w.mutants for a in m.runs if a != ["none"]}
-    for args in sorted(own) + [tuple(a) for a in w.runs]:
-        caught, why, seconds = default_run(list(args), 600)
+    for args in sorted(own | {tuple(a) for a in w.runs}):
+        caught, why, seconds_of[args] = default_run(list(args), 600)
         if caught and not tolerate:
             fail(f"baseline: `wafer {' '.join(args)}` is not ok unmutated ({why})")
         if caught:
             print(f"baseline: `wafer {' '.join(args)}` is not ok unmutated ({why}): left out",
                   flush=True)
             bad.add(args)
-    times = [default_run(list(a), 600)[2] if tuple(a) not in bad else 0 for a in w.runs]
+    times = [0 if tuple(a) in bad else seconds_of[tuple(a)] for a in w.runs]
     if runs_only:
         return times, 0, bad
     caught, failed, seconds = test_set(w.tests, 3600)
