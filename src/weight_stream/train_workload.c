@@ -185,6 +185,8 @@ typedef struct trainer {
   int first_step; /* steps done before this run (a restart's) */
   /* The run's first step against the references (ws_check.h; resident). */
   bool step_checked;
+  bool kernels_checked; /* every worker's, resident or streaming */
+  ws_kernel_check kernels;
   ws_grad_check grad;
   double adamw_worst;
   double check_seconds; /* spent checking: not training time */
@@ -275,8 +277,23 @@ static void average_gradients(wf_run *run, ws_gpt *m) {
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }
 
+/* The step's LayerNorm statistics and activations (ws_check_kernels), the
+ * workers' worst; the other ranks take part with nothing. */
+static void check_kernels(trainer *t) {
+  double t0 = MPI_Wtime();
+  ws_kernel_check k = {0};
+  if (t->replica >= 0) k = ws_check_kernels(&t->m);
+  double worst[5] = {k.layernorm, k.activation, k.activation_slope, k.rows, (double)k.elements};
+  for (int i = 0; i < 3; i++) worst[i] = isnan(worst[i]) ? INFINITY : worst[i];
+  MPI_Allreduce(MPI_IN_PLACE, worst, 5, MPI_DOUBLE, MPI_MAX, t->world);
+  t->kernels = (ws_kernel_check){worst[0], worst[1], worst[2], (int)worst[3], (size_t)worst[4]};
+  t->kernels_checked = true;
+  t->check_seconds += MPI_Wtime() - t0;
+}
+
 /* One optimiser step (0-based `step`); the mean loss over the replicas.
- * With `check` (resident), its gradient and AdamW update are checked. */
+ * With `check`, its kernels are checked, and resident, its gradient and
+ * AdamW update. */
 static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *tgt,
                       const ws_adamw *o, bool check, double *loss, wf_status *st) {
   batch(t, c, WS_TRAIN, step, tok, tgt);
@@ -285,16 +302,18 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
   t->m.counting = true; /* ReLU's zeros, in training passes only */
   if (t->streaming) {
     l = ws_stream_train_step(&t->ws, &t->m, tok, tgt, o, step + 1);
+    if (check) check_kernels(t);
   } else {
     l = ws_gpt_forward(&t->m, tok, tgt);
     ws_gpt_backward(&t->m, tok, tgt);
     average_gradients(t->run, &t->m);
     ws_adamw_probe probe;
     if (check) {
+      check_kernels(t);
       double t0 = MPI_Wtime();
       rc = ws_check_gradient(&t->m, tok, tgt, t->run->comm, &t->grad, st);
       if (rc == WF_OK && (rc = ws_gpt_moments(&t->m, st)) == WF_OK) ws_adamw_probe_take(&probe, &t->m);
-      t->check_seconds = MPI_Wtime() - t0;
+      t->check_seconds += MPI_Wtime() - t0;
     }
     if (rc == WF_OK && ws_gpt_update(&t->m, o, st) < 0) rc = st->code;
     if (rc == WF_OK && check) {
@@ -435,7 +454,7 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     double t0 = MPI_Wtime(), loss;
     ws_adamw o = s->opt;
     o.lr = ws_lr_schedule(step, s->warmup, s->steps, s->lr, s->min_lr);
-    rc = train_step(t, c, step, tok, tgt, &o, step == h->first && !t->streaming, &loss, st);
+    rc = train_step(t, c, step, tok, tgt, &o, step == h->first, &loss, st);
     train_seconds += wf_slowest(t->world, MPI_Wtime() - t0 - t->check_seconds);
     t->check_seconds = 0;
     h->train[step] = (float)loss;
@@ -490,14 +509,26 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
 /* The run's first step against references that share none of its code
  * (ws_check.h), and the learning-rate schedule at every step. */
 static void check_first_step(wf_run *run, const trainer *t, const setup *s) {
-  char what[200];
+  char what[240];
+  if (t->kernels_checked) {
+    const ws_kernel_check *k = &t->kernels;
+    snprintf(what, sizeof what,
+             "LayerNorm mean and 1/sqrt(biased variance + 1e-5) of %d rows against their "
+             "definition (worst %.2g of float round-off)",
+             k->rows, k->layernorm);
+    wf_run_check(run, k->layernorm <= 1, what);
+    snprintf(what, sizeof what,
+             "%s of %zu activations against its definition, and its slope against central "
+             "differences of it (worst %.2g and %.2g of float round-off)",
+             s->model.relu ? "ReLU" : "GELU", k->elements, k->activation, k->activation_slope);
+    wf_run_check(run, k->activation <= 1 && k->activation_slope <= 1, what);
+  }
   if (t->step_checked) {
     snprintf(what, sizeof what,
-             "gradient of each of %d tensors against central differences of the loss (worst: "
-             "%s, %.2g of what truncation and rounding allow)",
-             t->grad.tensors, t->grad.worst_tensor >= 0 ? ws_param_names[t->grad.worst_tensor] : "-",
-             t->grad.worst);
-    wf_run_check(run, t->grad.tensors > 0 && t->grad.worst <= 1, what);
+             "gradient of each of %d pieces (tensor, layer, q/k/v) against central differences "
+             "of the loss (worst: %s, %.2g of what truncation and rounding allow)",
+             t->grad.pieces, t->grad.worst_piece, t->grad.worst);
+    wf_run_check(run, t->grad.pieces > 0 && t->grad.worst <= 1, what);
     snprintf(what, sizeof what,
              "AdamW update of %d sampled parameters against AdamW's definition (worst %.2g of "
              "float round-off)",
@@ -508,18 +539,30 @@ static void check_first_step(wf_run *run, const trainer *t, const setup *s) {
                      "weight streaming keeps them on the MemoryX ranks: the same deck without "
                      "memoryx_ranks checks them");
   }
+  double reductions = t->streaming ? ws_stream_reduction_worst(&t->ws) : NAN;
+  if (!isnan(reductions)) {
+    snprintf(what, sizeof what,
+             "MemoryX's averaged gradient blocks at every step against the workers' checksums "
+             "(worst %.2g of float round-off)",
+             reductions);
+    wf_run_check(run, reductions <= 1, what);
+  }
   double lr = ws_lr_schedule_check(s->warmup, s->steps, s->lr, s->min_lr);
   if (run->verbose && t->step_checked)
     printf("train: step %d checked: gradient against finite differences %.2g of its allowance "
-           "(worst tensor %s), AdamW %.2g, schedule %.2g\n",
-           t->first_step + 1, t->grad.worst,
-           t->grad.worst_tensor >= 0 ? ws_param_names[t->grad.worst_tensor] : "-", t->adamw_worst,
-           lr);
+           "(worst piece %s), AdamW %.2g, schedule %.2g\n",
+           t->first_step + 1, t->grad.worst, t->grad.worst_piece, t->adamw_worst, lr);
   wf_json_begin(run->summary, "train_checks");
+  if (t->kernels_checked) {
+    wf_json_num(run->summary, "layernorm_worst_of_allowed", t->kernels.layernorm);
+    wf_json_num(run->summary, "activation_worst_of_allowed", t->kernels.activation);
+    wf_json_num(run->summary, "activation_slope_worst_of_allowed", t->kernels.activation_slope);
+  }
   if (t->step_checked) {
     wf_json_num(run->summary, "gradient_worst_of_allowed", t->grad.worst);
     wf_json_num(run->summary, "adamw_worst_of_allowed", t->adamw_worst);
   }
+  if (!isnan(reductions)) wf_json_num(run->summary, "reductions_worst_of_allowed", reductions);
   wf_json_num(run->summary, "schedule_worst_of_allowed", lr);
   wf_json_end(run->summary);
   snprintf(what, sizeof what,

@@ -3,9 +3,10 @@
  * (the parameters, gradients and moments whole on every replica):
  *
  * - the gradient against central differences of the loss: along each
- *   parameter tensor's own gradient g_k, the replicas' mean loss L(theta + s
- *   g_k / |g_k|) has slope |g_k| at s = 0; the forward pass alone computes
- *   it, no line of the backward pass;
+ *   piece's own gradient g_k (a piece: a tensor's slice for one layer, the
+ *   attention's q, k and v rows apart), the replicas' mean loss L(theta +
+ *   s g_k / |g_k|) has slope |g_k| at s = 0; the forward pass alone
+ *   computes it, no line of the backward pass;
  * - the AdamW step against a scalar AdamW written from its definition
  *   (Loshchilov and Hutter 2019, as torch.optim.AdamW), on a sample of
  *   parameters, with the clipping norm from a plain double sum and the
@@ -19,9 +20,9 @@
 #include "ws_gpt.h"
 
 typedef struct ws_grad_check {
-  double worst;      /* the largest |difference| / allowed over the tensors: <= 1 agrees */
-  int worst_tensor;  /* its tensor (ws_param_names) */
-  int tensors;       /* the tensors compared (a zero gradient has no direction) */
+  double worst;          /* the largest |difference| / allowed over the pieces: <= 1 agrees */
+  char worst_piece[40];  /* its piece, e.g. "qkvw[1].k" */
+  int pieces;            /* the pieces compared (a zero gradient has no direction) */
 } ws_grad_check;
 
 /* m's gradients (the replicas' mean) against the loss's slopes on this
@@ -29,6 +30,29 @@ typedef struct ws_grad_check {
  * Collective over the replicas. */
 int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas,
                       ws_grad_check *out, wf_status *st);
+
+/* The kernels whose definitions are conventions the slope check cannot
+ * see (it checks the backward against the forward, whatever the forward
+ * computes), and the elementwise ones whose errors are too small for it:
+ * from the last forward and backward's activations, every row's LayerNorm
+ * mean and 1/sqrt(biased variance + 1e-5), every MLP activation against
+ * GELU's definition (or ReLU's, exactly) and its slope against central
+ * differences of the definition, in double. Ratios to the float round-off
+ * each may have (<= 1 agrees). Runs on a worker's activations, resident or
+ * streaming. */
+typedef struct ws_kernel_check {
+  double layernorm, activation, activation_slope;
+  int rows;        /* LayerNorm rows */
+  size_t elements; /* activations */
+} ws_kernel_check;
+ws_kernel_check ws_check_kernels(const ws_gpt *m);
+
+/* A checksum of a gradient block for checking its reductions: the sum of
+ * its numbers, each times +1 or -1 by a hash of (block, index), in double;
+ * *magnitude the sum of their absolute values. A reduction that drops,
+ * doubles or keeps a stale part of the block moves it by about the square
+ * root of the number of numbers, far outside the rounding. */
+double ws_checksum(const ws_real *g, size_t n, int block, double *magnitude);
 
 /* Parameters AdamW's check follows through one update: per tensor its
  * first, middle and last numbers and the one with the largest gradient. */

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "wf_mpi.h"
+#include "wf_workload.h"
+#include "ws_check.h"
 
 #define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
 
@@ -46,13 +48,14 @@ static bool allocate(ws_stream *s) {
   int L = s->c.layers, slots = s->prefetch + 1;
   size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
   bool failed = false;
+  s->sums = calloc(2 * (size_t)(L + 1), sizeof *s->sums);
   if (s->role == WF_ROLE_MEMORYX) {
     for (int b = 0; b <= L; b++) s->nown += owner(s, b) == s->index;
     s->own = malloc((size_t)s->nown * sizeof *s->own);
     s->updated = calloc((size_t)s->nown, sizeof *s->updated);
     ws_real ***bufs[4] = {&s->p, &s->g, &s->m, &s->v};
     for (int k = 0; k < 4; k++) *bufs[k] = calloc((size_t)s->nown, sizeof(ws_real *));
-    failed = !s->own || !s->updated || !s->p || !s->g || !s->m || !s->v;
+    failed = !s->sums || !s->own || !s->updated || !s->p || !s->g || !s->m || !s->v;
     for (int b = 0, i = 0; b <= L && !failed; b++) {
       if (owner(s, b) != s->index) continue;
       s->own[i] = b;
@@ -71,7 +74,7 @@ static bool allocate(ws_stream *s) {
   s->gslot = calloc((size_t)slots, sizeof *s->gslot);
   s->greq = malloc((size_t)(slots + 1) * sizeof *s->greq);
   s->segment = calloc((size_t)ws_stream_fetches(&s->c), sizeof *s->segment);
-  failed = !s->head || !s->dhead || !s->slot || !s->gslot || !s->greq || !s->segment;
+  failed = !s->sums || !s->head || !s->dhead || !s->slot || !s->gslot || !s->greq || !s->segment;
   for (int k = 0; k < slots && !failed; k++) {
     s->slot[k] = malloc(nlayer * sizeof(ws_real));
     s->gslot[k] = worker ? malloc(nlayer * sizeof(ws_real)) : NULL;
@@ -91,7 +94,8 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    .index = r->role_rank,
                    .prefetch = prefetch,
                    .link_bytes_per_s = link_gbps * 1e9,
-                   .role_comm = r->role_comm};
+                   .role_comm = r->role_comm,
+                   .world = world};
   /* Each block (a layer, the embeddings) moves as one MPI message. */
   for (int b = 0; b <= c->layers; b++)
     if (block_size(s, b) > WF_MPI_MAX_COUNT)
@@ -139,7 +143,7 @@ void ws_stream_free(ws_stream *s) {
   for (int k = 0; k <= s->prefetch && s->gslot; k++) free(s->gslot[k]);
   free(s->own), free(s->updated), free(s->head), free(s->dhead), free(s->slot), free(s->gslot),
       free(s->greq);
-  free(s->segment);
+  free(s->segment), free(s->sums);
   *s = (ws_stream){.role_comm = MPI_COMM_NULL};
 }
 
@@ -287,10 +291,12 @@ static ws_real worker_step(ws_stream *s, ws_gpt *m, const int *tokens, const int
       memset(s->gslot[k], 0, nlayer * sizeof(ws_real));
       ws_block dw = ws_block_packed(s->gslot[k], &s->c, l);
       ws_backward_layer(m, l, &w, &dw);
+      s->sums[2 * l] = ws_checksum(s->gslot[k], nlayer, l, &s->sums[2 * l + 1]);
       MPI_Ireduce(s->gslot[k], NULL, (int)nlayer, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, l)],
                   &s->greq[k]);
     }
     ws_backward_embed(m, &dhead, tokens);
+    s->sums[2 * L] = ws_checksum(s->dhead, nhead, L, &s->sums[2 * L + 1]);
     s->segment[f.n - 1] += MPI_Wtime() - f.last;
     MPI_Ireduce(s->dhead, NULL, (int)nhead, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, L)],
                 &s->greq[slots]);
@@ -400,6 +406,38 @@ static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
   s->stats.update += MPI_Wtime() - t0;
 }
 
+/* The step's reductions against the workers' checksums: the average MemoryX
+ * keeps of block b is (sum_w g_w) / workers, each number summed in float
+ * over the workers (the SwarmX ranks' zeros are exact) and scaled by a
+ * rounded 1 / workers, so within gamma_{workers+1} of sum_w |g_w| /
+ * workers; a +-1 checksum over the block within that many times the sum of
+ * the magnitudes, and the double sums' own rounding. Collective over world
+ * (the other roles' sums are zero). */
+static void check_reductions(ws_stream *s) {
+  int L = s->c.layers, nb = 2 * (L + 1);
+  if (s->role != WF_ROLE_WAFER) memset(s->sums, 0, (size_t)nb * sizeof *s->sums);
+  MPI_Allreduce(MPI_IN_PLACE, s->sums, nb, MPI_DOUBLE, MPI_SUM, s->world);
+  if (s->role != WF_ROLE_MEMORYX) return;
+  const double u = 0x1p-24;
+  double w = s->nworkers;
+  for (int i = 0; i < s->nown; i++) {
+    int b = s->own[i];
+    size_t n = block_size(s, b);
+    double mag, sum = ws_checksum(s->g[i], n, b, &mag);
+    double want = s->sums[2 * b] / w, size = s->sums[2 * b + 1] / w;
+    double allowed = ((w + 1) * u / (1 - (w + 1) * u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
+    s->reduction_worst = wf_worse(s->reduction_worst, fabs(sum - want) / allowed);
+  }
+  s->reductions_checked++;
+}
+
+double ws_stream_reduction_worst(const ws_stream *s) {
+  double worst[2] = {s->reduction_worst, s->reductions_checked};
+  if (isnan(worst[0])) worst[0] = INFINITY;
+  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, s->world);
+  return worst[1] > 0 ? worst[0] : NAN;
+}
+
 /* ---- SwarmX's side ---- */
 
 /* Take part in this step's broadcasts (an inner node of their trees, a
@@ -428,14 +466,19 @@ static void swarm_relay(ws_stream *s, bool train) {
 ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
                              const ws_adamw *o, int step) {
   switch (s->role) {
-    case WF_ROLE_WAFER:
-      return worker_step(s, m, tokens, targets, true);
+    case WF_ROLE_WAFER: {
+      ws_real loss = worker_step(s, m, tokens, targets, true);
+      check_reductions(s);
+      return loss;
+    }
     case WF_ROLE_SWARMX:
       swarm_relay(s, true);
+      check_reductions(s);
       return 0;
     default:
       memx_serve(s, true);
       memx_update(s, o, step);
+      check_reductions(s);
       return 0;
   }
 }

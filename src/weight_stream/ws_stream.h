@@ -61,6 +61,14 @@ typedef struct ws_stream {
   MPI_Request *greq; /* a gradient slot's pending reduction */
   ws_stream_stats stats;
   double *segment; /* worker: seconds computing after each fetch of a step, summed */
+  /* The reductions checked (every step): each worker's +-1 checksum of each
+   * gradient block it sends and the sum of its magnitudes (2 per block,
+   * summed over `world`), against MemoryX's checksum of the average it
+   * keeps; the worst |difference| / allowed so far (MemoryX; <= 1 agrees). */
+  MPI_Comm world;
+  double *sums;
+  double reduction_worst;
+  int reductions_checked;
 } ws_stream;
 
 /* Collective over `world`, whose roles `r` are; input errors without a
@@ -78,12 +86,17 @@ int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st);
 
 /* One training step: a worker runs the passes on its batch (returns its
  * mean loss); MemoryX serves the weights, takes the gradients, averages
- * them over the replicas and runs AdamW with `o` (update number `step`,
- * 1-based); SwarmX relays. Every rank calls it (only workers use m). */
+ * them over the replicas (checked against the workers' checksums) and
+ * runs AdamW with `o` (update number `step`, 1-based); SwarmX relays.
+ * Every rank calls it (only workers use m). */
 ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
                              const ws_adamw *o, int step);
 /* A forward pass only (validation): the same streaming, no gradients. */
 ws_real ws_stream_forward(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets);
+
+/* The worst reduction check over the MemoryX ranks (collective over
+ * world): |difference| / allowed, <= 1 agrees; NaN before any step. */
+double ws_stream_reduction_worst(const ws_stream *s);
 
 /* Bytes/s the first MemoryX rank moves to the first worker, measured
  * (collective over world). */
