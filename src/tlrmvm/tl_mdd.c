@@ -1,6 +1,7 @@
 #include "tl_mdd.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <stdlib.h>
 
 typedef struct ctx {
@@ -37,21 +38,44 @@ static double norm(const float complex *v, size_t n) {
   return sqrt(s);
 }
 
+/* The residuals frequency by frequency on each frequency's own system,
+ * with its operator directly: not through `blocks`, whose broadcasts the
+ * solves share, so that a solve that went wrong there shows here. Each
+ * system's first rank adds its frequencies' squares to the sums. */
 int tl_mdd_residuals(const tl_mdd *p, bool dense, const float complex *d, const float complex *x,
                      double damp, double *residual, double *normal, wf_status *st) {
-  size_t m = (size_t)p->nfreq * p->m, n = (size_t)p->nfreq * p->n;
+  size_t m = (size_t)p->m, n = (size_t)p->n;
   float complex *r = malloc(m * sizeof *r), *g = malloc(n * sizeof *g);
-  if (!r || !g) {
+  int failed = !r || !g;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, p->world);
+  if (failed) {
     free(r), free(g);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the MDD's residuals");
   }
-  ctx c = {p, dense};
-  blocks(&c, false, x, r);
-  for (size_t i = 0; i < m; i++) r[i] = d[i] - r[i];
-  *residual = norm(r, m);
-  blocks(&c, true, r, g);
-  for (size_t j = 0; j < n; j++) g[j] -= (float)(damp * damp) * x[j];
-  *normal = norm(g, n);
+  int rank;
+  MPI_Comm_rank(p->world, &rank);
+  double sums[2] = {0, 0};
+  for (int f = 0; f < p->nfreq; f++) {
+    if (f % p->systems != p->system) continue;
+    const float complex *xf = x + f * n, *df = d + f * m;
+    if (dense)
+      tl_dense_apply(p->dense, f, false, xf, r);
+    else
+      tl_matrix_apply(&p->tlr[f], false, xf, r, NULL);
+    for (size_t i = 0; i < m; i++) r[i] = df[i] - r[i];
+    if (dense)
+      tl_dense_apply(p->dense, f, true, r, g);
+    else
+      tl_matrix_apply(&p->tlr[f], true, r, g, NULL);
+    for (size_t j = 0; j < n; j++) g[j] -= (float)(damp * damp) * xf[j];
+    if (rank == p->system * p->per) {
+      sums[0] += pow(norm(r, m), 2);
+      sums[1] += pow(norm(g, n), 2);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, p->world);
+  *residual = sqrt(sums[0]);
+  *normal = sqrt(sums[1]);
   free(r), free(g);
   return WF_OK;
 }

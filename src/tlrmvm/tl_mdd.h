@@ -29,7 +29,8 @@ int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_l
 
 /* For x from a solve: ||d - A x|| and ||A^H (d - A x) - damp^2 x|| (the
  * normal equations' residual, zero at the damped least-squares solution),
- * with the TLR or the dense operators. Collective. */
+ * with the TLR or the dense operators, frequency by frequency on each
+ * frequency's system (not through the solves' broadcasts). Collective. */
 int tl_mdd_residuals(const tl_mdd *p, bool dense, const float complex *d, const float complex *x,
                      double damp, double *residual, double *normal, wf_status *st);
 

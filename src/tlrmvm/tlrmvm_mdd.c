@@ -2,6 +2,7 @@
  * docs/tlrmvm.md): LSQR over all frequencies with the TLR and the dense
  * operators, and the bound on their difference. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,17 @@ static int mdd_bound(const tlrmvm_setup *s, const tlrmvm_ops *op, const tl_mdd *
   return WF_OK;
 }
 
+/* Whether x (n numbers) holds the same bits on every rank of comm: a
+ * 64-bit FNV-1a hash of its bytes, its least and largest over the ranks. */
+static bool same_bits(const float complex *x, size_t n, MPI_Comm comm) {
+  const unsigned char *b = (const unsigned char *)x;
+  uint64_t h[2] = {1469598103934665603ull, 0};
+  for (size_t i = 0; i < n * sizeof *x; i++) h[0] = (h[0] ^ b[i]) * 1099511628211ull;
+  h[1] = ~h[0]; /* the largest hash as the least of its complement */
+  MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UINT64_T, MPI_MIN, comm);
+  return h[0] == ~h[1];
+}
+
 /* Data from the dense operators, then the two inversions. */
 int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dense *dense,
                      tlrmvm_mdd *r, wf_status *st) {
@@ -109,6 +121,9 @@ int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dens
     r->err_dense = rel_diff(r->dense, r->truth, xn);
   }
   if (rc == WF_OK && r->damp > 0) rc = mdd_bound(s, op, &p, d, largest, r, st);
+  int ranks;
+  MPI_Comm_size(y->world, &ranks);
+  r->same_on_ranks = ranks < 2 ? -1 : same_bits(r->tlr, xn, y->world) && same_bits(r->dense, xn, y->world);
   free(d);
   return rc;
 }

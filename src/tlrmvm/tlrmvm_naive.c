@@ -5,7 +5,8 @@
  * gathers; only the bases as stored (tl_matrix.h: U_i by rows, W_j
  * column-major, tiles in order inside each stack) and one sum over the
  * ranks. Alongside, the same sums of absolute values give the componentwise
- * scale the single-precision product's round-off is bounded by. */
+ * scale the single-precision product's round-off is bounded by. And the
+ * survey's dense operator against the Green's function's definition. */
 #include <complex.h>
 #include <math.h>
 
@@ -122,4 +123,27 @@ int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *
   res->rel = ref2 > 0 ? sqrt(diff2 / ref2) : sqrt(diff2);
   free(ref), free(scale), free(za), free(z);
   return WF_OK;
+}
+
+/* Each entry of the block against exp(-i k d) / (4 pi d) written as cos
+ * and sin of the phase (no cexp): the float entry rounds its real and
+ * imaginary parts once (sqrt(2) u of |G|); the two double phases k d may
+ * differ by a few units of k d's rounding. */
+double tlrmvm_green_check(const tlrmvm_setup *s, const tl_dense *d, int slot, double hz) {
+  const double pi = 3.14159265358979323846, k = 2 * pi * hz / s->survey.velocity;
+  const float complex *a = d->block[slot];
+  double worst = 0;
+  for (int c = 0; c < d->cols; c++) {
+    const double *ps = s->survey.src_xyz + 3 * (size_t)(d->c0 + c);
+    for (int r = 0; r < d->rows; r++) {
+      const double *pr = s->survey.rec_xyz + 3 * (size_t)(d->r0 + r);
+      double dist = hypot(hypot(pr[0] - ps[0], pr[1] - ps[1]), pr[2] - ps[2]);
+      double g = 1 / (4 * pi * dist), re = g * cos(k * dist), im = -g * sin(k * dist);
+      float complex e = a[(size_t)c * d->rows + (size_t)r];
+      double diff = hypot(crealf(e) - re, cimagf(e) - im);
+      double allowed = g * (sqrt(2.0) * 0x1p-24 + 16 * 0x1p-53 * (1 + k * dist));
+      worst = wf_worse(worst, diff / allowed);
+    }
+  }
+  return worst;
 }

@@ -106,6 +106,11 @@ int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *
 /* What single-precision round-off allows of |out - ref| / scale (docs/tlrmvm.md). */
 double tlrmvm_naive_bound(const tl_matrix *a);
 
+/* The survey's dense block in `slot` of d (frequency hz) against the
+ * Green's function's definition, entry by entry: the worst |difference| /
+ * allowed (<= 1 agrees). */
+double tlrmvm_green_check(const tlrmvm_setup *s, const tl_dense *d, int slot, double hz);
+
 /* A multi-dimensional deconvolution's results. */
 /* ---- multi-dimensional deconvolution ---- */
 
@@ -118,6 +123,10 @@ typedef struct tlrmvm_mdd {
   double err_tlr, err_dense; /* against the true wavefield */
   double damp;               /* absolute */
   double bound;              /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
+  /* Whether every rank's copies of the two solutions hold the same bits
+   * (LSQR runs on every rank with whole vectors, each frequency's products
+   * broadcast from its system): -1 on one rank, nothing to compare. */
+  int same_on_ranks;
 } tlrmvm_mdd;
 
 /* Data from the dense operators, then the inversions with the TLR and the

@@ -42,6 +42,7 @@ typedef struct measured {
   double dropped; /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
   double adj_err; /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
   tlrmvm_naive naive[2]; /* A x and A^H v against their plain recomputation, worst frequency */
+  double green; /* the survey's dense entries against the Green's function (-1: not checked) */
   double triad;   /* STREAM triad, bytes/s */
   long long R;    /* sum of every frequency's total rank */
   double bytes;   /* KAUST's bytes of one product of every frequency */
@@ -185,6 +186,9 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     else if ((rc = tlrmvm_dense_fill(run, s, &one, 0, f, st)) == WF_OK)
       tl_dense_apply(&one, 0, false, x, yd);
     if (rc != WF_OK) break;
+    if (!s->input[0])
+      m->green = wf_worse(m->green, all->block ? tlrmvm_green_check(s, all, f, s->hz[f])
+                                               : tlrmvm_green_check(s, &one, 0, s->hz[f]));
     double diff = 0;
     for (int i = 0; i < s->m; i++) {
       double complex e = (double complex)y[i] - (double complex)yd[i];
@@ -196,11 +200,12 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
   }
   /* The largest over every system's frequencies. */
   wf_status_agree(run->comm, st);
-  double worst[6] = {m->err, m->rel_err, m->naive[0].worst, m->naive[0].rel, m->naive[1].worst,
-                     m->naive[1].rel};
-  for (int k = 0; k < 6; k++) /* MPI_MAX may drop a NaN: as infinite, it fails as it should */
+  double worst[7] = {m->err,          m->rel_err,       m->naive[0].worst, m->naive[0].rel,
+                     m->naive[1].worst, m->naive[1].rel, m->green};
+  for (int k = 0; k < 7; k++) /* MPI_MAX may drop a NaN: as infinite, it fails as it should */
     if (worst[k] != worst[k]) worst[k] = INFINITY;
-  MPI_Allreduce(MPI_IN_PLACE, worst, 6, MPI_DOUBLE, MPI_MAX, run->comm);
+  MPI_Allreduce(MPI_IN_PLACE, worst, 7, MPI_DOUBLE, MPI_MAX, run->comm);
+  m->green = s->dense_check && !s->input[0] ? worst[6] : -1;
   m->err = worst[0], m->rel_err = worst[1];
   m->naive[0] = (tlrmvm_naive){worst[2], worst[3]}, m->naive[1] = (tlrmvm_naive){worst[4], worst[5]};
   if (one.block) tl_dense_free(&one);
@@ -254,6 +259,17 @@ static void check(wf_run *run, const tlrmvm_setup *s, const measured *m, const t
              r->bound);
     wf_run_check(run, r->misfit <= r->bound, what);
   }
+  if (m->green >= 0) {
+    snprintf(what, sizeof what,
+             "the survey's dense operator, entry by entry, against exp(-i k d) / (4 pi d) (worst "
+             "%.2g of float round-off)",
+             m->green);
+    wf_run_check(run, m->green <= 1, what);
+  }
+  if (r && r->same_on_ranks >= 0)
+    wf_run_check(run, r->same_on_ranks,
+                 "every rank's copies of the MDD solutions hold the same bits (each frequency's "
+                 "products reach every rank whole)");
 }
 
 /* ---- model and report ---- */
@@ -387,6 +403,7 @@ static void report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, con
   wf_json_num(j, "naive_worst_of_bound", m->naive[0].worst);
   wf_json_num(j, "adjoint_naive_rel_error", m->naive[1].rel);
   wf_json_num(j, "adjoint_naive_worst_of_bound", m->naive[1].worst);
+  if (m->green >= 0) wf_json_num(j, "green_worst_of_allowed", m->green);
   if (s->dense_check) {
     wf_json_num(j, "error", m->err);
     wf_json_num(j, "error_bound", m->bound);
@@ -562,7 +579,7 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
     printf(
         "tlrmvm: no MDD: it recovers a point source's wavefield through the survey's "
         "geometry, which an input file does not give\n");
-  measured m = {0};
+  measured m = {.green = -1};
   vectors vec = {0};
   tl_dense dense = {0};
   tlrmvm_mdd r = {0};
