@@ -401,6 +401,40 @@ int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_st
   return rc;
 }
 
+double cf_rb_heat_budget(cf_rb *rb) {
+  const st_mesh *m = rb->m;
+  const strides s = strides_of(m);
+  const double ih = 1 / rb->h, ih2 = ih * ih, u = 0x1p-53;
+  const int nz = m->nz;
+  rhs(rb); /* as a step computes it, halos and all */
+  double sum[4] = {0, 0, 0, 0}; /* sum rhs_T, the walls' flux, sum |rhs_T|, rounding scale */
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++) {
+      size_t c = st_idx(m, i, j, 0);
+      const double *U = rb->f[CF_U] + c, *V = rb->f[CF_V] + c, *W = rb->f[CF_W] + c,
+                   *T = rb->f[CF_T] + c, *R = rb->rhs[CF_T] + c;
+      /* walls at 1 (bottom) and 0 (top), half a cell beyond the end centres */
+      sum[1] += 2 * (1 - T[0]) * ih2 + 2 * (0 - T[nz - 1]) * ih2;
+      for (int k = 0; k < nz; k++) {
+        sum[0] += R[k], sum[2] += fabs(R[k]);
+        double up = k + 1 < nz ? T[k + 1] : T[k], down = k > 0 ? T[k - 1] : 2 + T[k];
+        double lap = fabs(T[k + s.x]) + fabs(T[k - s.x]) + fabs(T[k + s.y]) + fabs(T[k - s.y]) +
+                     fabs(up) + fabs(down) + 6 * fabs(T[k]);
+        double adv = fabs(U[k + s.x]) * (fabs(T[k]) + fabs(T[k + s.x])) +
+                     fabs(U[k]) * (fabs(T[k - s.x]) + fabs(T[k])) +
+                     fabs(V[k + s.y]) * (fabs(T[k]) + fabs(T[k + s.y])) +
+                     fabs(V[k]) * (fabs(T[k - s.y]) + fabs(T[k])) +
+                     (k + 1 < nz ? fabs(W[k + 1]) * (fabs(T[k]) + fabs(T[k + 1])) : 0) +
+                     (k > 0 ? fabs(W[k]) * (fabs(T[k - 1]) + fabs(T[k])) : 0);
+        sum[3] += lap * ih2 + 0.5 * adv * ih;
+      }
+    }
+  MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_DOUBLE, MPI_SUM, rb->halo.fab->dc->comm);
+  double cells = (double)m->nx * m->ny * nz, g = 16 * u / (1 - 16 * u);
+  double allowed = g * sum[3] + cells * u * (sum[2] + fabs(sum[1])) + 1e-300;
+  return fabs(sum[0] - sum[1]) / allowed;
+}
+
 /* max |u| + |v| + |w| over this rank's faces. */
 static double local_max_speed(const cf_rb *rb) {
   const st_mesh *m = rb->m;

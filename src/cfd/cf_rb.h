@@ -95,6 +95,17 @@ void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b);
  * the iterations in *its (0 for the FFT). */
 int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_status *st);
 
+/* The heat budget of the temperature's right-hand side at the current
+ * state, as a step computes it: the fluxes between cells cancel (each face's
+ * flux leaves one cell and enters its neighbour; the side walls and the
+ * velocity's walls carry none), so its sum over the cells is what the walls
+ * held at 1 and 0, half a cell beyond the end centres, conduct in:
+ * 2 (1 - T_bottom) / h^2 - 2 T_top / h^2 per column. Returns |difference| /
+ * allowed (<= 1 agrees): each cell's terms rounded within gamma_16 of their
+ * magnitudes, the sums within N u. A stale halo breaks the cancellation.
+ * Collective. */
+double cf_rb_heat_budget(cf_rb *rb);
+
 /* Diagnostics (collective). */
 typedef struct cf_rb_stats {
   double nu_bottom, nu_top; /* -dT/dz at the walls, averaged over the wall */

@@ -565,6 +565,7 @@ typedef struct conv_findings {
    * growth rate measured while the run was linear, the normal mode's, what
    * the grid's truncation allows between them, and the box's onset. */
   double k, growth_linear, growth_theory, growth_allowed, ra_onset;
+  double heat_budget; /* the last state's (cf_rb_heat_budget): difference / allowed */
 } conv_findings;
 
 /* A perturbation is linear while the heat flux it adds (second order in its
@@ -646,6 +647,11 @@ static void check(wf_run *run, const conv_setup *s, const cf_rb *rb, const histo
            "projections)",
            allowed, f->div_ratio, rb->solves);
   wf_run_check(run, rb->solves > 0 && f->div_ratio <= allowed, what);
+  snprintf(what, sizeof what,
+           "heat budget: the temperature's right-hand side sums over the cells to what the "
+           "walls conduct in (%.2g of the round-off bound)",
+           f->heat_budget);
+  wf_run_check(run, f->heat_budget <= 1, what);
   f->growth = growth_rate(h);
   f->nu = late_mean(h, H_NU_VOLUME);
   f->nu_bottom = late_mean(h, H_NU_BOTTOM);
@@ -715,6 +721,7 @@ static void report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv
   wf_json_num(j, "nusselt_bottom", f->nu_bottom);
   wf_json_num(j, "nusselt_top", f->nu_top);
   wf_json_num(j, "kinetic_energy", r->last.kinetic);
+  wf_json_num(j, "heat_budget_of_bound", f->heat_budget);
   if (isfinite(f->growth)) wf_json_num(j, "growth_rate", f->growth);
   wf_json_bool(j, "linear", f->linear);
   wf_json_num(j, "wavenumber", f->k);
@@ -864,6 +871,7 @@ int cfd_convection_run(wf_run *run, wf_status *st) {
     rc = compare_petsc(run, &rb, &s, r.dt_last > 0 ? r.dt_last : cf_rb_dt_limit(&rb), &pc, st);
   if (rc == WF_OK) {
     conv_findings f;
+    f.heat_budget = cf_rb_heat_budget(&rb);
     check(run, &s, &rb, &h, &f);
     if (pc.done) {
       char what[200];

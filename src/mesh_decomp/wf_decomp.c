@@ -22,6 +22,20 @@ int wf_block_owner(int n, int parts, int i) {
   return i < split ? i / (base + 1) : rem + (i - split) / base;
 }
 
+/* Whether wf_block_owner inverts wf_block_range: every index's owner holds
+ * it. The halo exchange reads the ranges, the fabric's collectives and the
+ * atoms' migration the owners; a split the two see differently would send
+ * data to a rank that does not hold it. Checked at every decomposition. */
+static bool owners_hold(int n, int parts) {
+  for (int i = 0; i < n; i++) {
+    int lo, count, o = wf_block_owner(n, parts, i);
+    if (o < 0 || o >= parts) return false;
+    wf_block_range(n, parts, o, &lo, &count);
+    if (i < lo || i >= lo + count) return false;
+  }
+  return true;
+}
+
 int wf_rank_grid_auto(int nranks, int nx, int ny, int *px, int *py) {
   double best = -1;
   for (int a = 1; a <= nranks; a++) {
@@ -65,6 +79,11 @@ int wf_decomp_create(wf_decomp *dc, MPI_Comm comm, int pe_nx, int pe_ny, int px,
     return wf_fail(st, WF_ERR_INPUT, "rank grid %dx%d is larger than the PE grid %dx%d", px, py,
                    pe_nx, pe_ny);
   }
+  if (!owners_hold(pe_nx, px) || !owners_hold(pe_ny, py))
+    return wf_fail(st, WF_ERR_RUNTIME,
+                   "internal error: the block split of the %dx%d PE grid over %dx%d ranks gives "
+                   "some PE an owner whose block does not hold it",
+                   pe_nx, pe_ny, px, py);
   int dims[2] = {px, py}, periods[2] = {1, 1}, coords[2];
   MPI_Cart_create(comm, 2, dims, periods, 0, &dc->comm);
   MPI_Comm_rank(dc->comm, &dc->rank);
