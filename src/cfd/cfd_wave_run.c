@@ -349,6 +349,17 @@ static void check(wave *p, wf_run *run, const double *gather, findings *f) {
            "their Taylor conditions: worst cell %.2g of its round-off bound",
            f->probe);
   wf_run_check(run, f->probe <= 1, what);
+  /* Leapfrog on u_tt = v^2 lap(u) is stable while (v dt / h)^2 3 S(pi) <=
+   * 4, S the 1D operator's symbol, here from the reference coefficients:
+   * the step is cfl times that limit (or, given, within it). */
+  double limit = 2 * s->h / (s->v * sqrt(3 * cf_reference_symbol(CF_RADIUS, ST_PI)));
+  bool given = wf_deck_real(run->deck, "cfd", "dt") > 0;
+  double want = given ? fmin(s->dt, limit) : s->cfl * limit;
+  snprintf(what, sizeof what,
+           "time step %.6g s %s leapfrog's stability limit %.6g s from the reference "
+           "coefficients",
+           s->dt, given ? "within" : "at cfl times", limit);
+  wf_run_check(run, fabs(s->dt - want) <= 8 * 0x1p-53 * limit, what);
   f->balance = -1;
   if (s->init == CFD_INIT_SOURCE && p->first_step == 0 && s->steps >= p->balance.steps) {
     f->balance = cf_balance_check(&p->balance, s->dt, s->v, s->h, s->f0, p->a,

@@ -33,11 +33,11 @@ typedef struct piece {
   size_t at, n;       /* numbers into the tensor */
 } piece;
 
-static int pieces(const ws_gpt *m, piece *out) {
+static int pieces(const ws_gpt *m, bool split, piece *out) {
   int n = 0, L = m->c.layers;
   for (int k = 0; k < WS_NPARAMS; k++) {
-    bool per_layer = ws_param_per_layer(k);
-    int parts = k == WS_QKVW || k == WS_QKVB ? 3 : 1;
+    bool per_layer = split && ws_param_per_layer(k);
+    int parts = split && (k == WS_QKVW || k == WS_QKVB) ? 3 : 1;
     size_t layer_n = m->p.size[k] / (size_t)(per_layer ? L : 1), part_n = layer_n / (size_t)parts;
     for (int l = 0; l < (per_layer ? L : 1); l++)
       for (int p = 0; p < parts; p++)
@@ -63,7 +63,7 @@ static double loss_at(ws_gpt *m, const piece *pc, const ws_real *saved, const do
   return mean_loss(m, tok, tgt, replicas);
 }
 
-int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas,
+int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas, bool split,
                       ws_grad_check *out, wf_status *st) {
   size_t most = 0;
   for (int k = 0; k < WS_NPARAMS; k++)
@@ -78,7 +78,7 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
     free(saved), free(d), free(pcs);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the gradient check");
   }
-  npieces = pieces(m, pcs);
+  npieces = pieces(m, split, pcs);
   *out = (ws_grad_check){.worst = 0};
   /* A float forward pass's loss, relative: its per-token terms each within
    * a few tens of units of round-off, their mean no worse (measured about
@@ -90,6 +90,7 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
   bool counting = m->counting; /* the check's passes are not training's */
   m->counting = false;
   double base = mean_loss(m, tok, tgt, replicas);
+  out->base = base;
   for (int j = 0; j < npieces; j++) {
     const piece *pc = &pcs[j];
     const ws_real *g = m->g.t[pc->k] + pc->at;
@@ -266,6 +267,27 @@ static void relu_elements(const ws_real *x, const ws_real *out, const ws_real *d
   }
 }
 
+/* LayerNorm's gain and bias gradients, sum over the rows of xhat dout and
+ * of dout, xhat = (x - mean) rstd from the stored (checked) statistics, in
+ * double: each float sum of N terms within gamma_{N+3} of the sum of their
+ * sizes (xhat itself two roundings off). */
+static double layernorm_params(const ws_real *in, const ws_real *mean, const ws_real *rstd,
+                               const ws_real *dout, const ws_real *dw, const ws_real *db, int N,
+                               int C) {
+  double worst = 0;
+  for (int c = 0; c < C; c++) {
+    double w = 0, wa = 0, b = 0, ba = 0;
+    for (int i = 0; i < N; i++) {
+      double xhat = ((double)in[(size_t)i * C + c] - mean[i]) * rstd[i];
+      double d = dout[(size_t)i * C + c];
+      w += xhat * d, wa += fabs(xhat * d), b += d, ba += fabs(d);
+    }
+    worst = wf_worse(worst, fabs(dw[c] - w) / (gamma_n(N + 3) * wa + 1e-300));
+    worst = wf_worse(worst, fabs(db[c] - b) / (gamma_n(N) * ba + 1e-300));
+  }
+  return worst;
+}
+
 ws_kernel_check ws_check_kernels(const ws_gpt *m) {
   int L = m->c.layers, C = m->c.channels, N = m->B * m->T;
   size_t NC = (size_t)N * C;
@@ -287,6 +309,23 @@ ws_kernel_check ws_check_kernels(const ws_gpt *m) {
   }
   k.layernorm = wf_worse(k.layernorm, layernorm_rows(m->a.t[WS_RES3] + (size_t)(L - 1) * NC,
                                                      m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], N, C));
+  k.layernorm_grads = -1; /* streaming: the gradients are MemoryX's */
+  for (int l = 0; l < L && m->g.mem; l++) {
+    const ws_real *in = l > 0 ? m->a.t[WS_RES3] + (size_t)(l - 1) * NC : m->a.t[WS_ENCODED];
+    size_t at = (size_t)l * C;
+    double w1 = layernorm_params(in, m->a.t[WS_LN1MEAN] + (size_t)l * N,
+                                 m->a.t[WS_LN1RSTD] + (size_t)l * N, m->da.t[WS_LN1] + (size_t)l * NC,
+                                 m->g.t[WS_LN1W] + at, m->g.t[WS_LN1B] + at, N, C);
+    double w2 = layernorm_params(m->a.t[WS_RES2] + (size_t)l * NC, m->a.t[WS_LN2MEAN] + (size_t)l * N,
+                                 m->a.t[WS_LN2RSTD] + (size_t)l * N, m->da.t[WS_LN2] + (size_t)l * NC,
+                                 m->g.t[WS_LN2W] + at, m->g.t[WS_LN2B] + at, N, C);
+    k.layernorm_grads = wf_worse(wf_worse(k.layernorm_grads, w1), w2);
+  }
+  if (m->g.mem)
+    k.layernorm_grads = wf_worse(
+        k.layernorm_grads,
+        layernorm_params(m->a.t[WS_RES3] + (size_t)(L - 1) * NC, m->a.t[WS_LNFMEAN],
+                         m->a.t[WS_LNFRSTD], m->da.t[WS_LNF], m->g.t[WS_LNFW], m->g.t[WS_LNFB], N, C));
   k.rows = (2 * L + 1) * N;
   k.elements = 4 * NC * (size_t)L;
   return k;

@@ -23,12 +23,13 @@ typedef struct ws_grad_check {
   double worst;          /* the largest |difference| / allowed over the pieces: <= 1 agrees */
   char worst_piece[40];  /* its piece, e.g. "qkvw[1].k" */
   int pieces;            /* the pieces compared (a zero gradient has no direction) */
+  double base;           /* the replicas' mean loss at the checked parameters */
 } ws_grad_check;
 
 /* m's gradients (the replicas' mean) against the loss's slopes on this
  * replica's batch; the parameters are left as they were, bit for bit.
  * Collective over the replicas. */
-int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas,
+int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas, bool split,
                       ws_grad_check *out, wf_status *st);
 
 /* The kernels whose definitions are conventions the slope check cannot
@@ -37,11 +38,18 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
  * from the last forward and backward's activations, every row's LayerNorm
  * mean and 1/sqrt(biased variance + 1e-5), every MLP activation against
  * GELU's definition (or ReLU's, exactly) and its slope against central
- * differences of the definition, in double. Ratios to the float round-off
+ * differences of the definition, in double; resident, the layers'
+ * LayerNorm parameter gradients against their sums over the rows (the
+ * slope check at the first step cannot see a gain gradient scaled by the
+ * gain: the gains start at 1). Ratios to the float round-off
  * each may have (<= 1 agrees). Runs on a worker's activations, resident or
  * streaming. */
 typedef struct ws_kernel_check {
   double layernorm, activation, activation_slope;
+  /* resident: the layers' LayerNorm gain and bias gradients (one
+   * replica's, before the average) against their sums over the rows from
+   * the definition (-1: not compared) */
+  double layernorm_grads;
   int rows;        /* LayerNorm rows */
   size_t elements; /* activations */
 } ws_kernel_check;

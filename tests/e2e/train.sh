@@ -101,7 +101,7 @@ loss)
   # And the first step against its references (ws_check.h): LayerNorm's
   # statistics and GELU against their definitions, the gradient against
   # finite differences, AdamW against its definition, the schedule.
-  expect "[ $? -eq 0 ] && json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 6, 'failed': 0} and max(j['train_checks'].values()) <= 1\"" \
+  expect "[ $? -eq 0 ] && json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 8, 'failed': 0} and max(j['train_checks'].values()) <= 1\"" \
          "loss target: $(json j.json 'print(j["train"], j["checks"]) or 1' 2>&1)"
   expect "json j.json \"abs(j['train']['first_val_loss'] - 5.545) < 0.1\"" "the untrained model is not near uniform"
   expect "[ \"\$(head -c 4 loss.png | tail -c 3)\" = PNG ]" "no loss plot"
@@ -127,6 +127,10 @@ sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k
          "the restarted run differs from the uninterrupted one"
   expect "json r.json \"j['train']['first_step'] == 15 and j['train']['steps'] == 15 and j['train']['last_val_loss'] == json.load(open('f.json'))['train']['last_val_loss']\"" \
          "restart summary"
+  # A restart starts trained: the kernels and AdamW are checked, the
+  # gradient's differences are not (they failed correct gradients there).
+  expect "json r.json \"j['status'] == 'ok' and j['checks']['failed'] == 0 and j['checks']['unchecked'] == 'gradient against central differences of the loss'\"" \
+         "restart checks: $(json r.json 'print(j["checks"]) or 1' 2>&1)"
   expect_bad_input train "channels = 32: checkpoint 'half.h5' was written by a run with channels = 64" --set train.channels=32 --set train.restart=half.h5
   expect_bad_input train "nothing to run" --set train.steps=30 --set train.restart=full.h5
   # Losses that are not those of the checkpoint's steps (more validation
