@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "cf_rb_linear.h"
+#include "cf_wave_balance.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -51,10 +52,24 @@ static void test_monotone(void) {
   CU_ASSERT(last > 0);
 }
 
+/* The steps the source's balance holds, by hand: the field after n steps
+ * reaches 4 (n - 1) cells from the source and must stay max(4, sponge)
+ * cells inside the nearest face. */
+static void test_balance_steps(void) {
+  /* 64^3, source at 32 (31 cells to the +faces), sponge 16: room 15, 1 + 15/4 = 4 */
+  CU_ASSERT_EQUAL(cf_balance_steps((const int[3]){64, 64, 64}, (const int[3]){32, 32, 32}, 16), 4);
+  /* no sponge: the stencil's 4 cells; source 10 cells from the z face: 1 + 6/4 = 2 */
+  CU_ASSERT_EQUAL(cf_balance_steps((const int[3]){64, 64, 21}, (const int[3]){32, 32, 10}, 0), 2);
+  /* a source in the sponge: u^1 alone (the source's own cell) */
+  CU_ASSERT_EQUAL(cf_balance_steps((const int[3]){64, 64, 64}, (const int[3]){2, 32, 32}, 16), 1);
+}
+
 void add_cfd_tests(void) {
   CU_pSuite s = CU_add_suite("convection linear theory", NULL, NULL);
   CU_add_test(s, "onset: Ra_c 1707.762 at k 3.117", test_onset);
   CU_add_test(s, "growth 0 on the neutral curve, any Pr", test_neutral_is_marginal);
   CU_add_test(s, "conduction's decay without buoyancy", test_conduction_limit);
   CU_add_test(s, "growth rises with Ra", test_monotone);
+  CU_pSuite w = CU_add_suite("wave source balance", NULL, NULL);
+  CU_add_test(w, "steps before a face or the sponge", test_balance_steps);
 }
