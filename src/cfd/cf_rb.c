@@ -417,7 +417,7 @@ double cf_rb_heat_budget(cf_rb *rb) {
       sum[1] += 2 * (1 - T[0]) * ih2 + 2 * (0 - T[nz - 1]) * ih2;
       for (int k = 0; k < nz; k++) {
         sum[0] += R[k], sum[2] += fabs(R[k]);
-        double up = k + 1 < nz ? T[k + 1] : T[k], down = k > 0 ? T[k - 1] : 2 + T[k];
+        double up = k + 1 < nz ? T[k + 1] : T[k], down = k > 0 ? T[k - 1] : 2 + fabs(T[k]);
         double lap = fabs(T[k + s.x]) + fabs(T[k - s.x]) + fabs(T[k + s.y]) + fabs(T[k - s.y]) +
                      fabs(up) + fabs(down) + 6 * fabs(T[k]);
         double adv = fabs(U[k + s.x]) * (fabs(T[k]) + fabs(T[k + s.x])) +

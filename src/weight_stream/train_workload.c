@@ -187,7 +187,7 @@ typedef struct trainer {
   bool step_checked;
   bool kernels_checked; /* every worker's, resident or streaming */
   ws_kernel_check kernels;
-  ws_grad_check grad;   /* the worse of the checked steps' */
+  ws_grad_check grad;   /* the first step's, from initialisation */
   double adamw_worst;
   double base_loss, loss_worst; /* the reported loss against the check's mean */
   int last_checked;             /* 1-based */
@@ -593,9 +593,9 @@ static void check_first_step(wf_run *run, const trainer *t, const setup *s) {
   }
   double lr = ws_lr_schedule_check(s->warmup, s->steps, s->lr, s->min_lr);
   if (run->verbose && t->step_checked && from_start)
-    printf("train: steps 1 and %d checked: gradient against finite differences %.2g of its "
-           "allowance (worst piece %s), AdamW %.2g, schedule %.2g\n",
-           t->last_checked, t->grad.worst, t->grad.worst_piece, t->adamw_worst, lr);
+    printf("train: step 1 checked: gradient against finite differences %.2g of its allowance "
+           "(worst piece %s); steps 1 and %d: AdamW %.2g; schedule %.2g\n",
+           t->grad.worst, t->grad.worst_piece, t->last_checked, t->adamw_worst, lr);
   wf_json_begin(run->summary, "train_checks");
   if (t->kernels_checked) {
     wf_json_num(run->summary, "layernorm_worst_of_allowed", t->kernels.layernorm);

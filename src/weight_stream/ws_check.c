@@ -1,4 +1,4 @@
-/* `wafer train`'s in-run checks of its first step (ws_check.h): the
+/* `wafer train`'s in-run checks of its first and last steps (ws_check.h): the
  * gradient against slopes of the loss, the LayerNorm statistics and the MLP
  * activation against their definitions, AdamW and the learning-rate
  * schedule against theirs. */
@@ -216,10 +216,13 @@ static double layernorm_rows(const ws_real *in, const ws_real *mean, const ws_re
   return worst;
 }
 
-/* GELU's tanh form from its definition, in double. */
+/* GELU's tanh form from its definition, in double; for v < 0, 1 + tanh(v)
+ * written as 2 e^{2v} / (1 + e^{2v}) (the sum cancels in double from v =
+ * -13 on: an input of -6.5 would be wrong by 26 times the allowance). */
 static double gelu_definition(double x) {
   const double pi = 3.14159265358979323846;
-  return 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+  double v = sqrt(2 / pi) * (x + 0.044715 * x * x * x);
+  return v >= 0 ? 0.5 * x * (1 + tanh(v)) : x * exp(2 * v) / (1 + exp(2 * v));
 }
 
 /* Its slope by central differences, Richardson-extrapolated; *err bounds
