@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_workload.h"
+
 /* Neighbour strides in a field: x, y (a stored row of columns). */
 typedef struct strides {
   ptrdiff_t x, y;
@@ -430,7 +432,7 @@ double cf_rb_heat_budget(cf_rb *rb) {
       }
     }
   MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_DOUBLE, MPI_SUM, rb->halo.fab->dc->comm);
-  double cells = (double)m->nx * m->ny * nz, g = 16 * u / (1 - 16 * u);
+  double cells = (double)m->nx * m->ny * nz, g = wf_gamma(16, u);
   double allowed = g * sum[3] + cells * u * (sum[2] + fabs(sum[1])) + 1e-300;
   return fabs(sum[0] - sum[1]) / allowed;
 }

@@ -61,7 +61,7 @@ static double wavelet(double t, double f0) {
  * of S_n adds cells u of A_n. */
 double cf_balance_check(const cf_balance *b, double dt, double v, double h, double f0, double a,
                         double cells) {
-  const double u = 0x1p-53, g30 = 30 * u / (1 - 30 * u), C = 19.51;
+  const double u = 0x1p-53, g30 = wf_gamma(30, u), C = 19.51;
   double worst = 0;
   for (int n = 1; n <= b->steps; n++) {
     double want = 0, allowed = cells * u * b->abs[n] + 1e-300;

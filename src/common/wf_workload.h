@@ -84,6 +84,11 @@ typedef struct wf_workload {
                                       convection run besides the default wave) */
 } wf_workload;
 
+/* Higham's gamma_n = n u / (1 - n u): the relative error bound of n
+ * roundings of unit roundoff u (0x1p-24 float, 0x1p-53 double), what the
+ * checks' tolerances are built from. */
+static inline double wf_gamma(double n, double u) { return n * u / (1 - n * u); }
+
 /* The worse of two errors for a check: NaN when either is (fmax drops a
  * NaN, and a comparison with one is false: a NaN must fail a check, never
  * pass it). */

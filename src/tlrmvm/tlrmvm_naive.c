@@ -91,7 +91,7 @@ double tlrmvm_naive_bound(const tl_matrix *a) {
   int ranks;
   MPI_Comm_size(l->comm, &ranks);
   double us = 0x1p-24, ud = 0x1p-53, K = (double)l->nb + (double)widest + ranks + 4;
-  return sqrt(2.0) * K * us / (1 - K * us) + K * ud;
+  return sqrt(2.0) * wf_gamma(K, us) + K * ud;
 }
 
 int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *in,

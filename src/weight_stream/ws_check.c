@@ -185,10 +185,7 @@ double ws_lr_schedule_check(int warmup, int total, float lr, float min_lr) {
 
 /* ---- the forward's LayerNorm statistics and the MLP's activation ---- */
 
-static double gamma_n(double n) { /* Higham's gamma_n for float */
-  const double u = 0x1p-24;
-  return n * u / (1 - n * u);
-}
+static double gamma_n(double n) { return wf_gamma(n, 0x1p-24); } /* float */
 
 /* Each row's mean and 1/sqrt(biased variance + 1e-5) (torch's LayerNorm)
  * from the row in double. The float mean is within gamma_{C+1} mean|x| of

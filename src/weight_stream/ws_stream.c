@@ -425,7 +425,7 @@ static void check_reductions(ws_stream *s) {
     size_t n = block_size(s, b);
     double mag, sum = ws_checksum(s->g[i], n, b, &mag);
     double want = s->sums[2 * b] / w, size = s->sums[2 * b + 1] / w;
-    double allowed = ((w + 1) * u / (1 - (w + 1) * u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
+    double allowed = (wf_gamma(w + 1, u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
     s->reduction_worst = wf_worse(s->reduction_worst, fabs(sum - want) / allowed);
   }
   s->reductions_checked++;
