@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_signal.h"
 #include "wf_workload.h"
 
 /* The replicas' mean loss at the current parameters. */
@@ -92,6 +93,11 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
   double base = mean_loss(m, tok, tgt, replicas);
   out->base = base;
   for (int j = 0; j < npieces; j++) {
+    /* A signal stops the check (about 4 forward passes a piece: seconds
+     * under a sanitizer) so that the run ends within its 2 s; the step
+     * goes on and the training loop's own poll ends the run. */
+    wf_status poll;
+    if (wf_signal_check(replicas, "", &poll) != WF_OK) break;
     const piece *pc = &pcs[j];
     const ws_real *g = m->g.t[pc->k] + pc->at;
     ws_real *p = m->p.t[pc->k] + pc->at;
