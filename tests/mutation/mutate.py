@@ -263,19 +263,22 @@ def failed_tests(stdout):
                       section[1], re.M)
 
 
-def test_set(regex, limit):
-    """(caught, failed test names, seconds) for ctest -R REGEX."""
+def test_set(regex, limit, want_output=False):
+    """(caught, failed test names, seconds) for ctest -R REGEX (and its
+    output, to show why, with want_output)."""
     cmd = ["ctest", "-R", regex, "-j", "2", "--stop-on-failure", "--output-on-failure"]
     t0 = time.time()
     try:
         r = run_group(cmd, BUILD, limit)
     except Timeout:
-        return True, [f"hung (over {limit:.0f} s)"], time.time() - t0
+        hung = (True, [f"hung (over {limit:.0f} s)"], time.time() - t0)
+        return hung + ("",) if want_output else hung
     seconds = time.time() - t0
     failed = failed_tests(r.stdout)
     if "No tests were found" in r.stdout + r.stderr:
         fail(f"no test matches {regex!r}")
-    return r.returncode != 0, failed or ([] if r.returncode == 0 else ["ctest failed"]), seconds
+    result = (r.returncode != 0, failed or ([] if r.returncode == 0 else ["ctest failed"]), seconds)
+    return result + (r.stdout + r.stderr,) if want_output else result
 
 
 def baseline(w, runs_only=False, tolerate=False):
@@ -295,9 +298,9 @@ def baseline(w, runs_only=False, tolerate=False):
     times = [0 if tuple(a) in bad else seconds_of[tuple(a)] for a in w.runs]
     if runs_only:
         return times, 0, bad
-    caught, failed, seconds = test_set(w.tests, 3600)
+    caught, failed, seconds, out = test_set(w.tests, 3600, want_output=True)
     if caught:
-        fail(f"baseline: {w.name}'s tests fail unmutated: {', '.join(failed)}")
+        fail(f"baseline: {w.name}'s tests fail unmutated: {', '.join(failed)}\n{out[-4000:]}")
     return times, seconds, bad
 
 
@@ -402,6 +405,12 @@ def run(args):
 def run_chosen(chosen, bases, in_place, runs_only, rev):
     results = []
     for w, m in chosen:
+        if w.name not in bases:
+            # the last mutant's file is restored but not yet rebuilt: the
+            # baseline must run the unmutated code
+            ok, log = build(runs_only)
+            if not ok:
+                fail("the unmutated tree does not build:\n" + log)
         if in_place and w.name not in bases:  # tested already: the runs' baseline, fixed limits
             print(f"{w.name}: baseline (default runs, unmutated)", flush=True)
             times, _, bad = baseline(w, runs_only=True)
