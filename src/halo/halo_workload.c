@@ -62,20 +62,79 @@ static void fill(const halo_case *c, const wf_halo *h, unsigned char *field, lon
       pe_value(field + wf_halo_index(h, i, j) * c->esz, c->esz, c->dc->x0 + i, c->dc->y0 + j, it);
 }
 
-/* Expected content of local halo cell (i, j): a PE's value, or untouched. */
-static bool expect(const halo_case *c, int i, int j, long it, unsigned char *out) {
+/* Whether local halo cell (i, j) is written by an exchange, and from which
+ * PE (gi, gj) of the grid (wrapped when periodic). */
+static bool halo_source(const halo_case *c, int i, int j, int *gi, int *gj) {
   const wf_decomp *dc = c->dc;
   bool out_x = i < 0 || i >= dc->nx, out_y = j < 0 || j >= dc->ny;
-  int gi = dc->x0 + i, gj = dc->y0 + j;
   bool written = c->corners || !(out_x && out_y);
-  if (gi < 0 || gi >= dc->pe_nx || gj < 0 || gj >= dc->pe_ny) {
+  *gi = dc->x0 + i, *gj = dc->y0 + j;
+  if (*gi < 0 || *gi >= dc->pe_nx || *gj < 0 || *gj >= dc->pe_ny) {
     written = written && c->periodic;
-    gi = (gi + dc->pe_nx) % dc->pe_nx;
-    gj = (gj + dc->pe_ny) % dc->pe_ny;
+    *gi = (*gi + dc->pe_nx) % dc->pe_nx;
+    *gj = (*gj + dc->pe_ny) % dc->pe_ny;
   }
+  return written;
+}
+
+/* Expected content of local halo cell (i, j): a PE's value, or untouched. */
+static bool expect(const halo_case *c, int i, int j, long it, unsigned char *out) {
+  int gi, gj;
+  bool written = halo_source(c, i, j, &gi, &gj);
   if (written) pe_value(out, c->esz, gi, gj, it);
   else memset(out, SENTINEL, c->esz);
   return written;
+}
+
+static bool is_neighbour(const halo_case *c, int dx, int dy) {
+  return (dx || dy) && (c->corners || dx == 0 || dy == 0);
+}
+
+/* The exchange's traffic counted cell by cell, for the fabric's counters:
+ * elements delivered inside this rank (a PE's neighbour in the same block,
+ * or a halo cell this rank itself owns: a periodic wrap) and between ranks
+ * (a halo cell another rank owns), and what one PE takes in (its
+ * neighbourhood, for the model). No region arithmetic of wf_halo's. */
+typedef struct halo_traffic {
+  long long intra, inter, per_pe; /* elements */
+} halo_traffic;
+
+static halo_traffic count_traffic(const halo_case *c) {
+  const wf_decomp *dc = c->dc;
+  halo_traffic t = {0, 0, 0};
+  for (int dy = -c->w; dy <= c->w; dy++)
+    for (int dx = -c->w; dx <= c->w; dx++) t.per_pe += is_neighbour(c, dx, dy);
+  for (int j = -c->w; j < dc->ny + c->w; j++)
+    for (int i = -c->w; i < dc->nx + c->w; i++) {
+      int gi, gj;
+      if (i < 0 || i >= dc->nx || j < 0 || j >= dc->ny) {
+        if (halo_source(c, i, j, &gi, &gj)) {
+          if (wf_decomp_owner(dc, gi, gj) == dc->rank) t.intra++;
+          else t.inter++;
+        }
+        continue;
+      }
+      for (int dy = -c->w; dy <= c->w; dy++)
+        for (int dx = -c->w; dx <= c->w; dx++)
+          if (is_neighbour(c, dx, dy) && i + dx >= 0 && i + dx < dc->nx && j + dy >= 0 &&
+              j + dy < dc->ny)
+            t.intra++;
+    }
+  return t;
+}
+
+/* wf_halo's per-exchange counters and the model's intake against that
+ * count, on every rank. */
+static bool traffic_ok(const wf_run *run, const halo_case *c, const wf_halo *h) {
+  const wf_hw *hw = &run->wafer->hw;
+  halo_traffic t = count_traffic(c);
+  double words = wf_model_words(hw, c->esz);
+  int ok = (double)h->words_intra == (double)t.intra * words &&
+           (double)h->words_inter == (double)t.inter * words &&
+           h->mpi_bytes == t.inter * (long long)c->esz &&
+           wf_model_halo_intake_words(hw, c->esz, c->w, c->corners) == (double)t.per_pe * words;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, run->comm);
+  return ok;
 }
 
 /* Number of halo elements that differ from what they should hold. */
@@ -315,6 +374,9 @@ static int halo_run(wf_run *run, wf_status *st) {
   if (res.verify)
     wf_run_check(run, res.failed == 0, "every received halo element as computed directly");
   wf_run_check(run, res.sum_ok, "grid-wide allreduce of PE ids equals n(n-1)/2");
+  wf_run_check(run, traffic_ok(run, &c, &h),
+               "the words counted inside and between ranks, the MPI bytes and the model's "
+               "per-PE intake equal a cell-by-cell count of the neighbourhoods");
   project(run, &c, &h);
   report(run, &c, &h, &res);
   free(field);

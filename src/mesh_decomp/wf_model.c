@@ -38,13 +38,17 @@ double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, b
   return halo_y_words(hw, elem_bytes, width, corners); /* never fewer than the x links carry */
 }
 
+double wf_model_halo_intake_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners) {
+  double side = 2.0 * width + 1.0;
+  return (corners ? side * side - 1.0 : 4.0 * width) * wf_model_words(hw, elem_bytes);
+}
+
 double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                             bool corners) {
   double words = wf_model_words(hw, elem_bytes);
   double x = width * words, y = halo_y_words(hw, elem_bytes, width, corners);
   double links = corners ? x + y : fmax(x, y);
-  double side = 2.0 * width + 1.0;
-  double in = (corners ? side * side - 1.0 : 4.0 * width) * words;
+  double in = wf_model_halo_intake_words(hw, elem_bytes, width, corners);
   double latency = 2 * hw->ramp_cycles + (corners ? 2 : 1) * width * g->max_link_hops * hw->hop_cycles;
   return fmax(links, wf_model_ramp(hw, in)) + latency;
 }

@@ -50,6 +50,8 @@ double wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int
                                   int width, size_t value_bytes);
 /* Words on the busiest link, one direction, in that exchange. */
 double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
+/* Words entering one PE through its ramp in that exchange: its neighbours' elements. */
+double wf_model_halo_intake_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
 /* Multicast of one element per row (or column) of `n` PEs from position `root`. */
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n, int root);
 /* Reduction of `k` fp32 values over the whole grid as a wafer program does

@@ -73,7 +73,7 @@ halo)
         --set output.file=halo.h5 --json s.json > stdout.txt
     expect "[ $? -eq 0 ]" "wafer halo $opts failed"
     expect "[ \"\$(tail -n 1 stdout.txt)\" = \"\$(cat s.json)\" ]" "last stdout line is not the JSON summary"
-    expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']==2\"" "checks in summary (verified exchanges, allreduce)"
+    expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']==3\"" "checks in summary (verified exchanges, allreduce, traffic counts)"
     expect "json s.json \"j['ranks']==$ranks and j['pe_grid']==[13,11] and j['halo']['bad_elements']==0\"" "grid in summary"
     expect "[ -s halo.h5 ] && [ -s halo.xmf ] && [ ! -e halo.h5.part ]" "HDF5 output and XDMF sidecar"
   done
@@ -91,7 +91,7 @@ halo)
   expect "json s1.json \"j['model']['cycles_per_exchange']==max(2+6, 16)+4+2\"" "model cycles (corners, w=1, 8 B)"
   # Without verification only the allreduce is checked.
   run halo --set wafer.pe_grid=13x11 --set halo.iterations=5 --set halo.verify=false --json nv.json > /dev/null
-  expect "json nv.json \"j['status']=='ok' and j['checks']['passed']==1\"" "unverified halo run: one check"
+  expect "json nv.json \"j['status']=='ok' and j['checks']['passed']==2\"" "unverified halo run: the allreduce and the traffic counts"
   ;;
 defects)
   # What every PE sees is the same on 1 rank and on $ranks ranks, with and without defects.

@@ -75,6 +75,10 @@ static void test_halo(void) {
   /* Busiest link: the y links with corners carry (2w+1) w elements. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 1, true), 6, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_link_words(hw, 8, 2, false), 4, 1e-12);
+  /* Intake: a 5 x 5 neighbourhood less the PE itself, 24 elements of 2 words;
+   * faces only, 2 per side and axis: 8 elements. */
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_intake_words(hw, 8, 2, true), 48, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_intake_words(hw, 8, 2, false), 16, 1e-12);
   /* Detours: with a 3-hop link the hop latency triples: 8 + 4 + 3. */
   g.max_link_hops = 3;
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false), 15, 1e-12);
