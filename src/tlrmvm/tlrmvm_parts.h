@@ -105,6 +105,11 @@ int tlrmvm_naive_product(const tl_matrix *a, bool adjoint, const float complex *
                          const float complex *out, tlrmvm_naive *res, wf_status *st);
 /* What single-precision round-off allows of |out - ref| / scale (docs/tlrmvm.md). */
 double tlrmvm_naive_bound(const tl_matrix *a);
+/* ||A - A_tlr||_F^2 over this rank's tiles, from dense block `slot` of d
+ * minus the stored bases' U W^H (no singular values), and how far its root
+ * may lie from the dropped singular values' figure, relative to ||A||_F. */
+double tlrmvm_naive_residual2(const tl_matrix *a, const tl_dense *d, int slot);
+double tlrmvm_dropped_bound(const tl_layout *l);
 
 /* The survey's dense block in `slot` of d (frequency hz) against the
  * Green's function's definition, entry by entry: the worst |difference| /
@@ -113,6 +118,10 @@ double tlrmvm_green_check(const tlrmvm_setup *s, const tl_dense *d, int slot, do
 
 /* A multi-dimensional deconvolution's results. */
 /* ---- multi-dimensional deconvolution ---- */
+
+typedef struct tlrmvm_residuals {
+  double residual, normal; /* ||d - A x||, ||A^H (d - A x) - damp^2 x|| */
+} tlrmvm_residuals;
 
 typedef struct tlrmvm_mdd {
   float complex *truth, *tlr, *dense; /* nfreq * n each: the wavefield, recovered twice */
@@ -123,6 +132,8 @@ typedef struct tlrmvm_mdd {
   double err_tlr, err_dense; /* against the true wavefield */
   double damp;               /* absolute */
   double bound;              /* on ||x_tlr - x_dense|| / ||x_dense|| (0: none, no damping) */
+  tlrmvm_residuals recomputed[2]; /* TLR, dense: from the solutions, apart from LSQR */
+  double lsqr_worst; /* worst |LSQR's residual - recomputed| / its rounding bound */
   /* Whether every rank's copies of the two solutions hold the same bits
    * (LSQR runs on every rank with whole vectors, each frequency's products
    * broadcast from its system): -1 on one rank, nothing to compare. */

@@ -40,6 +40,7 @@ typedef struct measured {
       rel_err;    /* largest over frequencies: ||y - y_dense|| / (||A||_F ||x||), / ||y_dense|| */
   double bound;   /* the bound acc implies on err */
   double dropped; /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
+  double dropped_check; /* worst |that - its recomputation| / its bound (-1: not checked) */
   double adj_err; /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
   tlrmvm_naive naive[2]; /* A x and A^H v against their plain recomputation, worst frequency */
   double green; /* the survey's dense entries against the Green's function (-1: not checked) */
@@ -158,9 +159,13 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
                           const vectors *vec, measured *m, wf_status *st) {
   tl_dense one = {0};
   float complex *yd = malloc((size_t)s->m * sizeof *yd);
-  int failed = !yd;
+  double *residual2 = calloc((size_t)s->nfreq, sizeof *residual2); /* this rank's tiles' */
+  int failed = !yd || !residual2;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  if (failed) {
+    free(yd), free(residual2);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
   int rc = s->dense_check && !all->block ? tl_dense_create(&one, &op->layout, 1, NULL, st) : WF_OK;
   m->bound = op->bound;
   m->dropped = op->loaded ? -1 : 0;
@@ -186,9 +191,10 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     else if ((rc = tlrmvm_dense_fill(run, s, &one, 0, f, st)) == WF_OK)
       tl_dense_apply(&one, 0, false, x, yd);
     if (rc != WF_OK) break;
-    if (!s->input[0])
-      m->green = wf_worse(m->green, all->block ? tlrmvm_green_check(s, all, f, s->hz[f])
-                                               : tlrmvm_green_check(s, &one, 0, s->hz[f]));
+    const tl_dense *dense = all->block ? all : &one;
+    int slot = all->block ? f : 0;
+    if (!s->input[0]) m->green = wf_worse(m->green, tlrmvm_green_check(s, dense, slot, s->hz[f]));
+    if (!op->loaded) residual2[f] = tlrmvm_naive_residual2(&op->a[f], dense, slot);
     double diff = 0;
     for (int i = 0; i < s->m; i++) {
       double complex e = (double complex)y[i] - (double complex)yd[i];
@@ -208,8 +214,18 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
   m->green = s->dense_check && !s->input[0] ? worst[6] : -1;
   m->err = worst[0], m->rel_err = worst[1];
   m->naive[0] = (tlrmvm_naive){worst[2], worst[3]}, m->naive[1] = (tlrmvm_naive){worst[4], worst[5]};
+  /* The compression's ||A - A_tlr||_F against the dense operator minus the
+   * stored bases, every frequency summed over the ranks holding its tiles. */
+  m->dropped_check = -1;
+  if (s->dense_check && !op->loaded && st->code == WF_OK) {
+    MPI_Allreduce(MPI_IN_PLACE, residual2, s->nfreq, MPI_DOUBLE, MPI_SUM, run->comm);
+    m->dropped_check = 0;
+    for (int f = 0; f < s->nfreq; f++)
+      m->dropped_check = wf_worse(m->dropped_check, fabs(sqrt(residual2[f]) - op->error[f]) /
+                                                        (tlrmvm_dropped_bound(&op->layout) * op->norm[f]));
+  }
   if (one.block) tl_dense_free(&one);
-  free(yd);
+  free(yd), free(residual2);
   return st->code;
 }
 
@@ -245,12 +261,29 @@ static void check(wf_run *run, const tlrmvm_setup *s, const measured *m, const t
     wf_run_check(run, m->err <= m->bound + 1e-5, what);
   }
   wf_run_check(run, m->adj_err <= 1e-4, "<A x, v> = <x, A^H v> to 1e-4 (the adjoint product)");
+  if (m->dropped_check >= 0) {
+    snprintf(what, sizeof what,
+             "the reported ||A - A_tlr||_F (the dropped singular values) against the dense "
+             "operator minus U W^H, tile by tile (worst %.2g of the SVD's round-off)",
+             m->dropped_check);
+    wf_run_check(run, m->dropped_check <= 1, what);
+  } else if (!s->dense_check) {
+    wf_run_unchecked(run, "the TLR products and ||A - A_tlr||_F against the dense operator",
+                     "tlrmvm.dense = none");
+  }
   for (int adj = 0; adj < 2; adj++) {
     snprintf(what, sizeof what,
              "%s equals its plain recomputation from the stored bases within single-precision "
              "round-off (worst entry %.2g of its bound)",
              adj ? "A^H v" : "A x", m->naive[adj].worst);
     wf_run_check(run, m->naive[adj].worst <= 1, what);
+  }
+  if (r) {
+    snprintf(what, sizeof what,
+             "both MDD solves' residual from LSQR's recurrences against ||d - A x|| recomputed "
+             "from the solution (worst %.2g of the rounding bound)",
+             r->lsqr_worst);
+    wf_run_check(run, r->lsqr_worst <= 1, what);
   }
   if (r && r->bound > 0) {
     snprintf(what, sizeof what,
@@ -363,7 +396,11 @@ static void report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, con
     if (s->dense_check)
       printf("tlrmvm: ||y_tlr - y_dense|| = %.2e ||A||_F ||x|| (bound %.2e) = %.2e ||y_dense||\n",
              m->err, m->bound, m->rel_err);
-    if (m->dropped >= 0)
+    if (m->dropped >= 0 && m->dropped_check >= 0)
+      printf("tlrmvm: ||A - A_tlr||_F / ||A||_F = %.2e (the dropped singular values; the dense "
+             "operator minus U W^H agrees to %.2g of the SVD's round-off)\n",
+             m->dropped, m->dropped_check);
+    else if (m->dropped >= 0)
       printf("tlrmvm: ||A - A_tlr||_F / ||A||_F = %.2e (the dropped singular values)\n",
              m->dropped);
     printf("tlrmvm: adjoint: |<A x, v> - <x, A^H v>| = %.2e ||A x|| ||v||\n", m->adj_err);
@@ -410,6 +447,7 @@ static void report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, con
     wf_json_num(j, "rel_error", m->rel_err);
   }
   if (m->dropped >= 0) wf_json_num(j, "dropped", m->dropped);
+  if (m->dropped_check >= 0) wf_json_num(j, "dropped_worst_of_bound", m->dropped_check);
   wf_json_num(j, "adjoint_error", m->adj_err);
   wf_json_end(j);
   snprintf(run->headline, sizeof run->headline, "%dx%d, %d Hz-matrices, R %lld, %.3f ms/MVM%s",

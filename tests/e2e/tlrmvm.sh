@@ -7,9 +7,10 @@ case_name=$1 ranks=$2 wafer=$3
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 tlr() { mpiexec -n "$ranks" "$wafer" tlrmvm --quiet --set tlrmvm.stream=false "$@"; }
-# A survey run checks its dense operator against the Green's function; on
-# more than one rank a run with MDD checks one thing more: every rank's
-# copies of the solutions hold the same bits.
+# A survey run checks its dense operator against the Green's function and
+# the compression's ||A - A_tlr||_F against the dense operator; a run with
+# MDD checks LSQR's residuals against their recomputation and, on more than
+# one rank, that every rank's copies of the solutions hold the same bits.
 same=$((ranks > 1 ? 1 : 0))
 # 20 x 20 grids (400 x 400 operators, 7 x 7 ragged tiles of 60), two frequencies.
 SMALL="--set tlrmvm.src_nx=20 --set tlrmvm.src_ny=20 --set tlrmvm.rec_nx=20 --set tlrmvm.rec_ny=20
@@ -30,7 +31,7 @@ numpy)
     tlr $SMALL --set wafer.rank_grid=$g --set tlrmvm.compressed=c.h5 --set output.file=o.h5 \
         --set tlrmvm.plot=ranks.png --set tlrmvm.mdd_plot=mdd.png --json j.json > /dev/null
     expect "[ $? -eq 0 ]" "ranks $g: run failed"
-    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': $((6 + same)), 'failed': 0}\"" \
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': $((8 + same)), 'failed': 0}\"" \
            "ranks $g: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
     expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 o.h5 20 20 500 60 1e-4 > numpy.txt" \
            "ranks $g: numpy disagrees: $(cat numpy.txt)"
@@ -52,7 +53,7 @@ sys.exit(0 if d <= 1e-5 else 1)\"" "ranks $g: y differs from the 1-rank run's"
   # reported, not counted as a check.
   # shellcheck disable=SC2086
   tlr $SMALL --set tlrmvm.mdd_damp=0 --set tlrmvm.mdd_iterations=15 --json u.json > u.txt
-  expect "json u.json \"j['checks'] == {'passed': $((5 + same)), 'failed': 0} and j['mdd']['iterations'] == 15 and 'misfit_bound' not in j['mdd']\"" \
+  expect "json u.json \"j['checks'] == {'passed': $((7 + same)), 'failed': 0} and j['mdd']['iterations'] == 15 and 'misfit_bound' not in j['mdd']\"" \
          "undamped MDD"
   expect "/usr/bin/python3 -c \"
 import h5py, sys; r = h5py.File('c.h5')['ranks_0'][...]
@@ -70,7 +71,7 @@ systems)
     # shellcheck disable=SC2086
     tlr $SMALL --set tlrmvm.frequencies=10,25,40,55 --set tlrmvm.systems=$k --set tlrmvm.compressed=c.h5 \
         --set output.file=o.h5 --json j.json > /dev/null
-    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 7, 'failed': 0} and j['model']['systems'] == $k\"" \
+    expect "json j.json \"j['status'] == 'ok' and j['checks'] == {'passed': 9, 'failed': 0} and j['model']['systems'] == $k\"" \
            "$k systems: checks $(json j.json 'print(j["checks"]) or 1' 2>&1)"
     expect "/usr/bin/python3 -c \"
 import h5py, numpy as np, sys
@@ -120,7 +121,7 @@ PY
   # shellcheck disable=SC2086
   tlr $SMALL --set tlrmvm.input=dense.h5 --set tlrmvm.compressed=c.h5 --set output.file=d.h5 \
       --json d.json > /dev/null
-  expect "json d.json \"j['status'] == 'ok' and j['checks'] == {'passed': 4, 'failed': 0}\"" \
+  expect "json d.json \"j['status'] == 'ok' and j['checks'] == {'passed': 5, 'failed': 0}\"" \
          "dense input: checks $(json d.json 'print(j["checks"]) or 1' 2>&1)"
   expect "/usr/bin/python3 $here/tlr_numpy.py c.h5 d.h5 20 20 500 60 1e-4 dense.h5 > numpy.txt" \
          "dense input: numpy disagrees: $(cat numpy.txt)"
