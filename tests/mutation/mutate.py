@@ -493,7 +493,9 @@ def report(args):
         "* **tests**: does the workload's test set fail (the ctest regex in its file)?",
         "",
         "A survivor of the tests is listed with why it is equivalent or what would",
-        "catch it; a survivor of the run is what the workload's guide says its run",
+        "catch it. A mutant shown equivalent (it changes no result any correct check",
+        "could see) is left out of both scores and counted apart. A survivor of the",
+        "run is what the workload's guide says its run",
         "cannot see. Mutants the run's code never executes (a fabric primitive only",
         "the tests call) are left out of the run's score and named.",
         "",
@@ -511,21 +513,27 @@ def report(args):
     for w in all_w:
         results = [(m, load_results(RESULTS, m)) for m in w.mutants]
         done = [(m, r) for m, r in results if r and r.get("built")]
+        # a mutant shown equivalent (`survives = equivalent...`) no correct
+        # check can catch: out of both scores, and named
+        equivalent = [(m, r) for m, r in done if m.survives.startswith("equivalent")]
+        done = [(m, r) for m, r in done if not m.survives.startswith("equivalent")]
         ran = [(m, r) for m, r in done if not r.get("no_run")]
         caught_runs = sum(run_caught(r) for _, r in ran)
         asked = [(m, r) for m, r in done if r["tests"] is not None]
         test_caught = sum(r["tests"]["caught"] for _, r in asked)
         dates = sorted({r["date"] for _, r in done})
-        n = len(done)
+        n = len(done) + len(equivalent)
 
         def pct(k, n):
             return f"{k}/{n} ({100 * k / n:.0f}%)" if n else "-"
         span = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "not run"
         missing = len(w.mutants) - n
-        no_run = n - len(ran)
+        no_run = len(done) - len(ran)
+        same = f" (+{len(equivalent)} equivalent)" if equivalent else ""
         cells = [f"{len(w.mutants)}{f' ({missing} not run)' if missing else ''}",
-                 pct(caught_runs, len(ran)) + (f" (+{no_run} no run executes)" if no_run else ""),
-                 pct(test_caught, len(asked))]
+                 pct(caught_runs, len(ran)) + (f" (+{no_run} no run executes)" if no_run else "")
+                 + same,
+                 pct(test_caught, len(asked)) + same]
         if before:
             old = [load_results(before_dir, m) for m, r in ran]
             old = [r for r in old if r and r.get("built")]
