@@ -90,7 +90,7 @@ static bool is_neighbour(const halo_case *c, int dx, int dy) {
   return (dx || dy) && (c->corners || dx == 0 || dy == 0);
 }
 
-/* The exchange's traffic counted cell by cell, for the fabric's counters:
+/* One exchange's traffic counted cell by cell, for the fabric's counters:
  * elements delivered inside this rank (a PE's neighbour in the same block,
  * or a halo cell this rank itself owns: a periodic wrap) and between ranks
  * (a halo cell another rank owns), and what one PE takes in (its
@@ -99,42 +99,51 @@ typedef struct halo_traffic {
   long long intra, inter, per_pe; /* elements */
 } halo_traffic;
 
+/* PEs i of a row of n whose neighbour i + d is in the row too. */
+static long long inside(int n, int d) {
+  long long count = 0;
+  for (int i = 0; i < n; i++) count += i + d >= 0 && i + d < n;
+  return count;
+}
+
 static halo_traffic count_traffic(const halo_case *c) {
   const wf_decomp *dc = c->dc;
   halo_traffic t = {0, 0, 0};
+  /* Pairs inside the block, offset by offset: the x and y counts multiply. */
   for (int dy = -c->w; dy <= c->w; dy++)
-    for (int dx = -c->w; dx <= c->w; dx++) t.per_pe += is_neighbour(c, dx, dy);
+    for (int dx = -c->w; dx <= c->w; dx++)
+      if (is_neighbour(c, dx, dy)) {
+        t.per_pe++;
+        t.intra += inside(dc->nx, dx) * inside(dc->ny, dy);
+      }
+  /* The halo ring, cell by cell: who owns what lands there. */
   for (int j = -c->w; j < dc->ny + c->w; j++)
     for (int i = -c->w; i < dc->nx + c->w; i++) {
       int gi, gj;
-      if (i < 0 || i >= dc->nx || j < 0 || j >= dc->ny) {
-        if (halo_source(c, i, j, &gi, &gj)) {
-          if (wf_decomp_owner(dc, gi, gj) == dc->rank) t.intra++;
-          else t.inter++;
-        }
+      if (i >= 0 && i < dc->nx && j >= 0 && j < dc->ny) {
+        i = dc->nx - 1; /* skip the block's interior */
         continue;
       }
-      for (int dy = -c->w; dy <= c->w; dy++)
-        for (int dx = -c->w; dx <= c->w; dx++)
-          if (is_neighbour(c, dx, dy) && i + dx >= 0 && i + dx < dc->nx && j + dy >= 0 &&
-              j + dy < dc->ny)
-            t.intra++;
+      if (!halo_source(c, i, j, &gi, &gj)) continue;
+      if (wf_decomp_owner(dc, gi, gj) == dc->rank) t.intra++;
+      else t.inter++;
     }
   return t;
 }
 
-/* wf_halo's per-exchange counters and the model's intake against that
- * count, on every rank. */
-static bool traffic_ok(const wf_run *run, const halo_case *c, const wf_halo *h) {
+/* The fabric's counters after `exchanges` exchanges, summed over the ranks
+ * as the report gives them, and the model's per-PE intake, against that
+ * count. */
+static bool traffic_ok(const wf_run *run, const halo_case *c, const halo_traffic *t,
+                       const wf_fabric_counters *totals, long exchanges) {
   const wf_hw *hw = &run->wafer->hw;
-  halo_traffic t = count_traffic(c);
   double words = wf_model_words(hw, c->esz);
-  int ok = (double)h->words_intra == (double)t.intra * words &&
-           (double)h->words_inter == (double)t.inter * words &&
-           h->mpi_bytes == t.inter * (long long)c->esz &&
-           wf_model_halo_intake_words(hw, c->esz, c->w, c->corners) == (double)t.per_pe * words;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, run->comm);
-  return ok;
+  long long mine[3] = {t->intra, t->inter, t->inter * (long long)c->esz}, all[3];
+  MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_SUM, run->comm);
+  return (double)totals->words_intra == (double)all[0] * words * exchanges &&
+         (double)totals->words_inter == (double)all[1] * words * exchanges &&
+         totals->mpi_bytes == all[2] * exchanges &&
+         wf_model_halo_intake_words(hw, c->esz, c->w, c->corners) == (double)t->per_pe * words;
 }
 
 /* Number of halo elements that differ from what they should hold. */
@@ -270,9 +279,8 @@ static bool allreduce_ok(wf_wafer *wf) {
 
 /* The exchange on the wafer: its cycles, and the PE's memory (its element
  * and its neighbourhood's copies). */
-static void project(wf_run *run, const halo_case *c, const wf_halo *h) {
+static void project(wf_run *run, const halo_case *c, const wf_halo *h, long long neigh) {
   const wf_wafer *wf = run->wafer;
-  int neigh = c->corners ? (2 * c->w + 1) * (2 * c->w + 1) - 1 : 4 * c->w;
   run->model = (wf_projection){.valid = true,
                                .unit = "exchange",
                                .seconds = wf_model_seconds(&wf->hw, wf_range_of(h->model_cycles)),
@@ -374,10 +382,11 @@ static int halo_run(wf_run *run, wf_status *st) {
   if (res.verify)
     wf_run_check(run, res.failed == 0, "every received halo element as computed directly");
   wf_run_check(run, res.sum_ok, "grid-wide allreduce of PE ids equals n(n-1)/2");
-  wf_run_check(run, traffic_ok(run, &c, &h),
-               "the words counted inside and between ranks, the MPI bytes and the model's "
-               "per-PE intake equal a cell-by-cell count of the neighbourhoods");
-  project(run, &c, &h);
+  halo_traffic traffic = count_traffic(&c);
+  wf_run_check(run, traffic_ok(run, &c, &traffic, &res.totals, res.iters),
+               "the fabric's counters (words inside and between ranks, MPI bytes) and the "
+               "model's per-PE intake equal a cell-by-cell count of the neighbourhoods");
+  project(run, &c, &h, traffic.per_pe);
   report(run, &c, &h, &res);
   free(field);
   wf_halo_free(&h);

@@ -69,7 +69,7 @@ static void mdd_bound(const tlrmvm_setup *s, const tlrmvm_ops *op, double larges
  * ||d||) / ||d||, K = k + n + nb + P + 4 (Higham 2002, 3.1 and 3.5; the
  * updates' sizes taken as ||x||). The recurrences' own drift, from the
  * bidiagonalisation's lost orthogonality, is assumed inside it: measured
- * at 4e-6 to 7e-6 of it. A search direction gone wrong leaves the
+ * at 5e-6 to 0.054 of it. A search direction gone wrong leaves the
  * recurrences describing another x: 83 to 500 times over; a wrong
  * bidiagonalisation coefficient 6.9 times on the default deck (0.99 on a
  * two-frequency one with damping 0.001: docs/tlrmvm.md). */

@@ -438,10 +438,16 @@ def verdict(keep_going, all_w):
     survived = [r["id"] for r in keep_going
                 if r["tests"] is not None and not r["tests"]["caught"]
                 and not mutant_by_id(all_w, r["id"]).survives]
+    # a mutant said to be equivalent that something catches: the claim or
+    # the check is wrong
+    contradicted = [r["id"] for r in keep_going
+                    if shown_equivalent(mutant_by_id(all_w, r["id"]))
+                    and (run_caught(r) or (r["tests"] or {}).get("caught"))]
+    if contradicted:
+        print("said to be equivalent, but caught: " + ", ".join(contradicted))
     if survived:
         print("survived the tests, with no reason given: " + ", ".join(survived))
-        return 1
-    return 0
+    return 1 if survived or contradicted else 0
 
 
 def mutant_by_id(all_w, ident):
@@ -455,6 +461,10 @@ def mutant_by_id(all_w, ident):
 def load_results(directory, m):
     p = os.path.join(directory, m.id + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
+
+
+def shown_equivalent(m):
+    return m.survives.startswith("equivalent:")
 
 
 def run_caught(r):
@@ -513,15 +523,15 @@ def report(args):
     for w in all_w:
         results = [(m, load_results(RESULTS, m)) for m in w.mutants]
         done = [(m, r) for m, r in results if r and r.get("built")]
-        # a mutant shown equivalent (`survives = equivalent...`) no correct
-        # check can catch: out of both scores, and named
-        equivalent = [(m, r) for m, r in done if m.survives.startswith("equivalent")]
-        done = [(m, r) for m, r in done if not m.survives.startswith("equivalent")]
+        # a mutant shown equivalent (`survives = equivalent: WHY`) no correct
+        # check can catch: out of both scores, counted apart
+        equivalent = [(m, r) for m, r in done if shown_equivalent(m)]
+        done = [(m, r) for m, r in done if not shown_equivalent(m)]
         ran = [(m, r) for m, r in done if not r.get("no_run")]
         caught_runs = sum(run_caught(r) for _, r in ran)
         asked = [(m, r) for m, r in done if r["tests"] is not None]
         test_caught = sum(r["tests"]["caught"] for _, r in asked)
-        dates = sorted({r["date"] for _, r in done})
+        dates = sorted({r["date"] for _, r in done + equivalent})
         n = len(done) + len(equivalent)
 
         def pct(k, n):
