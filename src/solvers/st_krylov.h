@@ -57,6 +57,9 @@ typedef struct st_result {
   int history_cap;
   double seconds;       /* the iterations alone */
   double bytes_per_cell_it; /* memory traffic the kernels need, per cell and iteration */
+  /* The fused CG's last r'r as its accumulator summed it, and the same from
+   * the residual vector in double (0, 0 for the other solvers). */
+  double rr, rr_vector;
 } st_result;
 
 /* Solve A x = b (x starts at 0, or at x with nonzero_guess). b's halo is

@@ -1,6 +1,7 @@
 /* The stencil operator against a direct evaluation of the 7-point formula on
  * the global mesh, for every boundary combination and uneven meshes; the
- * solvers' handling of a NaN in the right-hand side (reported, not hung). */
+ * solvers' handling of a NaN in the right-hand side (reported, not hung);
+ * the fused CG's residual sums in each precision. */
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "deck_wafer.h"
 #include "mpi_check.h"
 #include "st_krylov.h"
+#include "wf_workload.h"
 
 static double f(int x, int y, int z) { return sin(0.3 * x + 1.1) * cos(0.7 * y) + 0.01 * z * z; }
 
@@ -232,6 +234,57 @@ static void test_nonzero_guess(checks *ck) {
   wf_deck_free(&deck);
 }
 
+/* The fused CG's last r'r against its residual vector's squares summed
+ * again in double, in each precision. Each sum of the N cells' squares over
+ * P ranks is within gamma_{N+P+2} of the exact one in its accumulator's
+ * precision (Higham 2002, 3.1: float products are exact in double; single
+ * rounds them in float), so they differ by at most the two gammas. Mixed
+ * precision promises double sums; summed in float they are some 1e-6 off
+ * here, a million times that. */
+static void test_cg_sums(checks *ck) {
+  wf_wafer w;
+  wf_deck deck;
+  if (deck_wafer_create(ck, &w, &deck, 4, 4) != 0) return;
+  wf_status st;
+  st_mesh m;
+  st_op op;
+  bool per[3] = {false, true, false};
+  const int nx = 24, ny = 20, nz = 16;
+  int rc = st_mesh_create(&m, &w, nx, ny, nz, &st);
+  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, NULL, &st);
+  CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
+  if (rc != WF_OK) {
+    wf_wafer_free(&w);
+    wf_deck_free(&deck);
+    return;
+  }
+  double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
+  for (int j = 0; j < m.lny; j++)
+    for (int i = 0; i < m.lnx; i++)
+      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+  int ranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  double terms = (double)nx * ny * nz + ranks + 2;
+  const st_precision precs[3] = {ST_DOUBLE, ST_SINGLE, ST_MIXED};
+  const char *names[3] = {"double", "single", "mixed"};
+  for (int q = 0; q < 3; q++) {
+    st_opts o = {.rtol = 1e-5, .dtol = 1e5, .max_its = 200, .precision = precs[q]};
+    st_result res;
+    CHECK(ck, st_solve(&op, ST_CG, b, x, &o, &res, &st) == WF_OK && res.its > 0, "%s: solve",
+          names[q]);
+    double u = precs[q] == ST_SINGLE ? 0x1p-24 : 0x1p-53;
+    double allowed = (wf_gamma(terms, u) + wf_gamma(terms, 0x1p-53)) * res.rr_vector;
+    CHECK(ck, res.rr_vector > 0 && fabs(res.rr - res.rr_vector) <= allowed,
+          "%s: r'r %.17g, from the vector %.17g (%.2g of the rounding bound)", names[q], res.rr,
+          res.rr_vector, fabs(res.rr - res.rr_vector) / allowed);
+    st_result_free(&res);
+  }
+  free(b), free(x);
+  st_op_free(&op);
+  wf_wafer_free(&w);
+  wf_deck_free(&deck);
+}
+
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
   test_operator(&ck, 4, 3, 1);   /* one column per PE, nz = 1 */
@@ -241,5 +294,6 @@ int main(int argc, char **argv) {
   test_general_operator(&ck, 4, 3, 1);
   test_nan_rhs(&ck);
   test_nonzero_guess(&ck);
+  test_cg_sums(&ck);
   return checks_finish(&ck, "test_stencil");
 }
