@@ -446,7 +446,6 @@ static int transpose(ff_plan *p, ff_exchange *x, wf_axis axis, bool back, int fr
   }
   p->transpose_seconds += MPI_Wtime() - t0;
   p->transpose_bytes += 2.0 * (double)ff_box_cells(fb) * (double)p->elem;
-  p->transposed[axis == WF_ALONG_ROWS ? 0 : 1] += (double)ff_box_cells(fb);
   return rc;
 }
 

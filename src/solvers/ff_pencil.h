@@ -98,7 +98,6 @@ typedef struct ff_plan {
   wf_fabric *fab;
   double fft_seconds, transpose_seconds; /* accumulated by ff_execute */
   double transpose_bytes;                /* bytes this rank read and wrote in transposes */
-  double transposed[2]; /* values this rank sent through the row and the column transposes */
 } ff_plan;
 
 typedef struct ff_opts {

@@ -151,8 +151,9 @@ static int CG_NAME(cg)(st_op *op, bool jacobi, const double *b, double *x, const
   res->seconds = MPI_Wtime() - t0;
   monitor_end(&mo);
   /* The last r'r against r's squares summed again in double by a plain
-   * loop (for the tests: the accumulator's precision is a claim). Plain
-   * MPI: the fabric's counters count the solve, not this. */
+   * loop, for the tests (the accumulator's precision is a claim): one pass
+   * per solve, outside the timed iterations. Plain MPI: the fabric's
+   * counters count the solve, not this. */
   double rr_vector = 0;
   for (int j = 0; j < m->lny; j++)
     for (size_t k = st_row(m, j); k < st_row(m, j) + st_row_len(m); k++)

@@ -87,7 +87,7 @@ static void test_nan_rhs(checks *ck) {
   if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
   st_opts o = {.rtol = 1e-8, .atol = 1e-50, .dtol = 1e5, .max_its = 500, .precision = ST_DOUBLE};
   for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
-    st_result res;
+    st_result res = {0};
     CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
     CHECK(ck, res.reason == ST_DIVERGED_NONFINITE, "method %d: reason %s, not diverged_nonfinite",
           method, st_reason_name(res.reason));
@@ -205,7 +205,7 @@ static void test_nonzero_guess(checks *ck) {
     for (int i = 0; i < m.lnx; i++)
       for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
   st_opts o = {.rtol = 1e-10, .dtol = 1e5, .max_its = 1000, .precision = ST_DOUBLE};
-  st_result res;
+  st_result res = {0};
   CHECK(ck, st_solve(&op, ST_PCG, b, x, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
         "solve from zero");
   int cold = res.its;
@@ -269,7 +269,7 @@ static void test_cg_sums(checks *ck) {
   const char *names[3] = {"double", "single", "mixed"};
   for (int q = 0; q < 3; q++) {
     st_opts o = {.rtol = 1e-5, .dtol = 1e5, .max_its = 200, .precision = precs[q]};
-    st_result res;
+    st_result res = {0};
     CHECK(ck, st_solve(&op, ST_CG, b, x, &o, &res, &st) == WF_OK && res.its > 0, "%s: solve",
           names[q]);
     double u = precs[q] == ST_SINGLE ? 0x1p-24 : 0x1p-53;
