@@ -31,7 +31,7 @@ int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_l
   return tl_lsqr(blocks, &c, p->nfreq * p->m, p->nfreq * p->n, d, o, x, history, r, st);
 }
 
-static double norm(const float complex *v, size_t n) {
+double tl_norm2(const float complex *v, size_t n) {
   double s = 0;
   for (size_t i = 0; i < n; i++)
     s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
@@ -69,8 +69,8 @@ int tl_mdd_residuals(const tl_mdd *p, bool dense, const float complex *d, const 
       tl_matrix_apply(&p->tlr[f], true, r, g, NULL);
     for (size_t j = 0; j < n; j++) g[j] -= (float)(damp * damp) * xf[j];
     if (rank == p->system * p->per) {
-      sums[0] += pow(norm(r, m), 2);
-      sums[1] += pow(norm(g, n), 2);
+      sums[0] += pow(tl_norm2(r, m), 2);
+      sums[1] += pow(tl_norm2(g, n), 2);
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, p->world);

@@ -34,4 +34,7 @@ int tl_mdd_solve(const tl_mdd *p, bool dense, const float complex *d, const tl_l
 int tl_mdd_residuals(const tl_mdd *p, bool dense, const float complex *d, const float complex *x,
                      double damp, double *residual, double *normal, wf_status *st);
 
+/* ||v||_2 of n complex floats, summed in double (for checks; LSQR keeps its own). */
+double tl_norm2(const float complex *v, size_t n);
+
 #endif

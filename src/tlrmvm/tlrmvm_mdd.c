@@ -79,18 +79,12 @@ static double lsqr_allowed(const tlrmvm_setup *s, int iterations, int ranks, dou
   return wf_gamma(K, 0x1p-24) * (largest * xnorm + dnorm) / dnorm;
 }
 
-static double norm2f(const float complex *v, size_t n) {
-  double sum = 0;
-  for (size_t i = 0; i < n; i++) sum += pow(cabsf(v[i]), 2);
-  return sqrt(sum);
-}
-
 /* Each solve's residuals recomputed from its solution through its own
  * operator, and LSQR's recurrences against them. */
 static int recompute(const tlrmvm_setup *s, const tl_mdd *p, const float complex *d,
                      double largest, int ranks, tlrmvm_mdd *r, double xnorm[2], wf_status *st) {
   size_t xn = (size_t)s->nfreq * s->n;
-  double dnorm = norm2f(d, (size_t)s->nfreq * s->m);
+  double dnorm = tl_norm2(d, (size_t)s->nfreq * s->m);
   r->lsqr_worst = 0;
   for (int dense = 0; dense < 2; dense++) {
     const float complex *x = dense ? r->dense : r->tlr;
@@ -98,7 +92,7 @@ static int recompute(const tlrmvm_setup *s, const tl_mdd *p, const float complex
     tlrmvm_residuals *t = &r->recomputed[dense];
     if (tl_mdd_residuals(p, dense, d, x, r->damp, &t->residual, &t->normal, st) != WF_OK)
       return st->code;
-    xnorm[dense] = norm2f(x, xn);
+    xnorm[dense] = tl_norm2(x, xn);
     if (dnorm > 0) {
       double gap = fabs(claim->residual - t->residual / dnorm);
       r->lsqr_worst = wf_worse(r->lsqr_worst, gap / lsqr_allowed(s, claim->iterations, ranks,

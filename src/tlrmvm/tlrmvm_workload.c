@@ -18,6 +18,7 @@
 #include "tl_compress.h"
 #include "tl_dense.h"
 #include "tl_matrix.h"
+#include "tl_mdd.h"
 #include "tl_model.h"
 #include "tl_survey.h"
 #include "tlrmvm_parts.h"
@@ -58,13 +59,6 @@ static void random_vector(long seed, uint64_t stream, int len, float complex *v)
     v[i] = (float)(2 * wf_uniform((uint64_t)seed, e) - 1) +
            I * (float)(2 * wf_uniform((uint64_t)seed, e + 1) - 1);
   }
-}
-
-static double norm2(const float complex *v, int len) {
-  double s = 0;
-  for (int i = 0; i < len; i++)
-    s += (double)crealf(v[i]) * crealf(v[i]) + (double)cimagf(v[i]) * cimagf(v[i]);
-  return sqrt(s);
 }
 
 /* <u, v> = sum conj(u) v, in double. */
@@ -175,7 +169,7 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     const float complex *x = vec->x + fn, *y = vec->y + fm;
     /* Adjoint: <A x, v> = <x, A^H v>. */
     double complex lhs = dot(y, vec->v + fm, s->m), rhs = dot(x, vec->xa + fn, s->n);
-    double scale = norm2(y, s->m) * norm2(vec->v + fm, s->m);
+    double scale = tl_norm2(y, s->m) * tl_norm2(vec->v + fm, s->m);
     m->adj_err = wf_worse(m->adj_err, cabs(lhs - rhs) / scale);
     if (!op->loaded) m->dropped = wf_worse(m->dropped, op->error[f] / op->norm[f]);
     if (!tlrmvm_mine(op->sys, f)) continue;
@@ -202,8 +196,8 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
       diff += creal(e) * creal(e) + cimag(e) * cimag(e);
     }
     diff = sqrt(diff);
-    m->err = wf_worse(m->err, diff / (op->norm[f] * norm2(x, s->n)));
-    m->rel_err = wf_worse(m->rel_err, diff / norm2(yd, s->m));
+    m->err = wf_worse(m->err, diff / (op->norm[f] * tl_norm2(x, s->n)));
+    m->rel_err = wf_worse(m->rel_err, diff / tl_norm2(yd, s->m));
   }
   /* The largest over every system's frequencies. */
   wf_status_agree(run->comm, st);

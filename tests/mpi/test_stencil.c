@@ -64,40 +64,56 @@ static void test_operator(checks *ck, int nx, int ny, int nz) {
   wf_deck_free(&deck);
 }
 
-static void test_nan_rhs(checks *ck) {
+/* A mesh and its operator on a wafer of PEs, as the solver tests need them. */
+typedef struct problem {
   wf_wafer w;
   wf_deck deck;
-  if (deck_wafer_create(ck, &w, &deck, 4, 4) != 0) return;
-  wf_status st;
   st_mesh m;
   st_op op;
-  bool per[3] = {false, false, false};
-  int rc = st_mesh_create(&m, &w, 9, 8, 5, &st);
-  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, NULL, &st);
+} problem;
+
+/* On pe_nx x pe_ny PEs: 0, or -1 (the failure recorded, nothing left to free). */
+static int problem_create(checks *ck, problem *p, int pe_nx, int pe_ny, int nx, int ny, int nz,
+                          const bool per[3], const st_coef_spec *coef) {
+  if (deck_wafer_create(ck, &p->w, &p->deck, pe_nx, pe_ny) != 0) return -1;
+  wf_status st;
+  int rc = st_mesh_create(&p->m, &p->w, nx, ny, nz, &st);
+  if (rc == WF_OK) rc = st_op_create(&p->op, &p->m, &p->w.fab, per, coef, &st);
   CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
-  if (rc != WF_OK) {
-    wf_wafer_free(&w);
-    wf_deck_free(&deck);
-    return;
-  }
-  double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
-  for (int j = 0; j < m.lny; j++)
-    for (int i = 0; i < m.lnx; i++)
-      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = 1.0;
-  if (m.x0 == 0 && m.y0 == 0) b[st_idx(&m, 0, 0, 2)] = NAN;
+  if (rc == WF_OK) return 0;
+  wf_wafer_free(&p->w);
+  wf_deck_free(&p->deck);
+  return -1;
+}
+
+static void problem_free(problem *p) {
+  st_op_free(&p->op);
+  wf_wafer_free(&p->w);
+  wf_deck_free(&p->deck);
+}
+
+static void test_nan_rhs(checks *ck) {
+  problem pb;
+  bool per[3] = {false, false, false};
+  if (problem_create(ck, &pb, 4, 4, 9, 8, 5, per, NULL) != 0) return;
+  const st_mesh *m = &pb.m;
+  wf_status st;
+  double *b = st_field_alloc(m), *x = st_field_alloc(m);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) b[st_idx(m, i, j, k)] = 1.0;
+  if (m->x0 == 0 && m->y0 == 0) b[st_idx(m, 0, 0, 2)] = NAN;
   st_opts o = {.rtol = 1e-8, .atol = 1e-50, .dtol = 1e5, .max_its = 500, .precision = ST_DOUBLE};
   for (int method = ST_CG; method <= ST_BICGSTAB; method++) {
     st_result res = {0};
-    CHECK(ck, st_solve(&op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
+    CHECK(ck, st_solve(&pb.op, (st_method)method, b, x, &o, &res, &st) == WF_OK, "solve");
     CHECK(ck, res.reason == ST_DIVERGED_NONFINITE, "method %d: reason %s, not diverged_nonfinite",
           method, st_reason_name(res.reason));
     CHECK(ck, res.its <= 1, "method %d went on for %d iterations with a NaN", method, res.its);
     st_result_free(&res);
   }
   free(b), free(x);
-  st_op_free(&op);
-  wf_wafer_free(&w);
-  wf_deck_free(&deck);
+  problem_free(&pb);
 }
 
 /* The general operator: with contrast 1 it is the Laplacian (plus the upwind
@@ -184,43 +200,35 @@ static void test_general_operator(checks *ck, int nx, int ny, int nz) {
  * from half of it, it reaches the same solution; rtol stays relative to
  * ||b||, so both meet the same residual as the solve from zero. */
 static void test_nonzero_guess(checks *ck) {
-  wf_wafer w;
-  wf_deck deck;
-  if (deck_wafer_create(ck, &w, &deck, 4, 3) != 0) return;
-  wf_status st;
-  st_mesh m;
-  st_op op;
+  problem pb;
   bool per[3] = {true, false, false};
   st_coef_spec walls = {.kind = "random", .contrast = 10, .seed = 3};
-  int rc = st_mesh_create(&m, &w, 13, 9, 7, &st);
-  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, &walls, &st);
-  CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
-  if (rc != WF_OK) {
-    wf_wafer_free(&w);
-    wf_deck_free(&deck);
-    return;
-  }
-  double *b = st_field_alloc(&m), *x = st_field_alloc(&m), *y = st_field_alloc(&m);
-  for (int j = 0; j < m.lny; j++)
-    for (int i = 0; i < m.lnx; i++)
-      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+  if (problem_create(ck, &pb, 4, 3, 13, 9, 7, per, &walls) != 0) return;
+  const st_mesh *m = &pb.m;
+  wf_status st;
+  double *b = st_field_alloc(m), *x = st_field_alloc(m), *y = st_field_alloc(m);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) b[st_idx(m, i, j, k)] = f(m->x0 + i, m->y0 + j, k);
   st_opts o = {.rtol = 1e-10, .dtol = 1e5, .max_its = 1000, .precision = ST_DOUBLE};
   st_result res = {0};
-  CHECK(ck, st_solve(&op, ST_PCG, b, x, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
+  CHECK(ck,
+        st_solve(&pb.op, ST_PCG, b, x, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
         "solve from zero");
   int cold = res.its;
   st_result_free(&res);
   o.nonzero_guess = true;
-  memcpy(y, x, m.n_stored * sizeof *y);
-  CHECK(ck, st_solve(&op, ST_PCG, b, y, &o, &res, &st) == WF_OK && res.its == 0,
+  memcpy(y, x, m->n_stored * sizeof *y);
+  CHECK(ck, st_solve(&pb.op, ST_PCG, b, y, &o, &res, &st) == WF_OK && res.its == 0,
         "from the solution: %d iterations, not 0", res.its);
   st_result_free(&res);
-  for (size_t c = 0; c < m.n_stored; c++) y[c] = 0.5 * x[c];
-  CHECK(ck, st_solve(&op, ST_PCG, b, y, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
+  for (size_t c = 0; c < m->n_stored; c++) y[c] = 0.5 * x[c];
+  CHECK(ck,
+        st_solve(&pb.op, ST_PCG, b, y, &o, &res, &st) == WF_OK && st_reason_converged(res.reason),
         "from half the solution");
   double diff = 0, norm = 0;
-  for (int j = 0; j < m.lny; j++)
-    for (size_t c = st_row(&m, j); c < st_row(&m, j) + st_row_len(&m); c++)
+  for (int j = 0; j < m->lny; j++)
+    for (size_t c = st_row(m, j); c < st_row(m, j) + st_row_len(m); c++)
       diff = fmax(diff, fabs(y[c] - x[c])), norm = fmax(norm, fabs(x[c]));
   double v[2] = {diff, norm};
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -229,9 +237,7 @@ static void test_nonzero_guess(checks *ck) {
         cold);
   st_result_free(&res);
   free(b), free(x), free(y);
-  st_op_free(&op);
-  wf_wafer_free(&w);
-  wf_deck_free(&deck);
+  problem_free(&pb);
 }
 
 /* The fused CG's last r'r against its residual vector's squares summed
@@ -242,26 +248,16 @@ static void test_nonzero_guess(checks *ck) {
  * precision promises double sums; summed in float they are some 1e-6 off
  * here, a million times that. */
 static void test_cg_sums(checks *ck) {
-  wf_wafer w;
-  wf_deck deck;
-  if (deck_wafer_create(ck, &w, &deck, 4, 4) != 0) return;
-  wf_status st;
-  st_mesh m;
-  st_op op;
+  problem pb;
   bool per[3] = {false, true, false};
   const int nx = 24, ny = 20, nz = 16;
-  int rc = st_mesh_create(&m, &w, nx, ny, nz, &st);
-  if (rc == WF_OK) rc = st_op_create(&op, &m, &w.fab, per, NULL, &st);
-  CHECK(ck, rc == WF_OK, "mesh and operator: %s", st.msg);
-  if (rc != WF_OK) {
-    wf_wafer_free(&w);
-    wf_deck_free(&deck);
-    return;
-  }
-  double *b = st_field_alloc(&m), *x = st_field_alloc(&m);
-  for (int j = 0; j < m.lny; j++)
-    for (int i = 0; i < m.lnx; i++)
-      for (int k = 0; k < m.nz; k++) b[st_idx(&m, i, j, k)] = f(m.x0 + i, m.y0 + j, k);
+  if (problem_create(ck, &pb, 4, 4, nx, ny, nz, per, NULL) != 0) return;
+  const st_mesh *m = &pb.m;
+  wf_status st;
+  double *b = st_field_alloc(m), *x = st_field_alloc(m);
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) b[st_idx(m, i, j, k)] = f(m->x0 + i, m->y0 + j, k);
   int ranks;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   double terms = (double)nx * ny * nz + ranks + 2;
@@ -270,7 +266,7 @@ static void test_cg_sums(checks *ck) {
   for (int q = 0; q < 3; q++) {
     st_opts o = {.rtol = 1e-5, .dtol = 1e5, .max_its = 200, .precision = precs[q]};
     st_result res = {0};
-    CHECK(ck, st_solve(&op, ST_CG, b, x, &o, &res, &st) == WF_OK && res.its > 0, "%s: solve",
+    CHECK(ck, st_solve(&pb.op, ST_CG, b, x, &o, &res, &st) == WF_OK && res.its > 0, "%s: solve",
           names[q]);
     double u = precs[q] == ST_SINGLE ? 0x1p-24 : 0x1p-53;
     double allowed = (wf_gamma(terms, u) + wf_gamma(terms, 0x1p-53)) * res.rr_vector;
@@ -280,9 +276,7 @@ static void test_cg_sums(checks *ck) {
     st_result_free(&res);
   }
   free(b), free(x);
-  st_op_free(&op);
-  wf_wafer_free(&w);
-  wf_deck_free(&deck);
+  problem_free(&pb);
 }
 
 int main(int argc, char **argv) {
