@@ -10,7 +10,11 @@
 #              to the worker each step: tokens/s and the stall;
 #   slow link  the same with MemoryX paced to train.memoryx_gbps = SLOW_GBPS,
 #              so the no-stall condition fails: the stall measured against
-#              the one the link model predicts from the measured compute.
+#              the one the link model predicts from the measured compute;
+#   one wafer  one replica's step on 1 and 2 ranks of one wafer (its weight
+#              matrices in 2D tiles over them, train.wafer_ranks): the
+#              speedup and the fraction of the machine's sgemm each rank
+#              keeps, at batch GRID_BATCH.
 # Writes bench/train/results.md.
 #   bench/train/run.sh            (after `make build`)
 set -euo pipefail
@@ -20,6 +24,7 @@ source bench/lib.sh
 REPEATS=${REPEATS:-5}
 STEPS=${STEPS:-40}
 SLOW_GBPS=${SLOW_GBPS:-0.1}
+GRID_BATCH=${GRID_BATCH:-8}
 out=bench/train/out
 mkdir -p "$out"
 SHAPE="--set train.layers=4 --set train.heads=4 --set train.channels=256 --set train.seq=64
@@ -35,6 +40,7 @@ run() { # run NAME RANKS ARGS...: one run, its JSON in $out/NAME.json
 }
 
 tok=() gf=() frac=() sg=() torch=() stok=() sstall=() slow=() slowstall=() slowpred=()
+g1=() g2=() g1frac=() g2frac=()
 for rep in $(seq "$REPEATS"); do
   run res 1
   tok+=("$(field "$out/res.json" "j['train']['tokens_per_s']")")
@@ -49,15 +55,26 @@ for rep in $(seq "$REPEATS"); do
   slow+=("$(field "$out/slow.json" "j['train']['tokens_per_s']")")
   slowstall+=("$(field "$out/slow.json" "j['train']['streaming']['stall_seconds']")")
   slowpred+=("$(field "$out/slow.json" "j['train']['streaming']['predicted_stall_seconds']")")
+  run g1 1 --set train.batch="$GRID_BATCH"
+  run g2 2 --set train.batch="$GRID_BATCH"
+  g1+=("$(field "$out/g1.json" "j['train']['tokens_per_s']")")
+  g2+=("$(field "$out/g2.json" "j['train']['tokens_per_s']")")
+  g1frac+=("$(field "$out/g1.json" "j['train']['fraction_of_sgemm']")")
+  g2frac+=("$(field "$out/g2.json" "j['train']['fraction_of_sgemm']")")
+  echo "run $rep: one wafer of 1 rank ${g1[-1]} tokens/s, of 2 ranks ${g2[-1]}"
   echo "run $rep: wafer $(m "${tok[-1]}") tokens/s, torch ${torch[-1]}, streamed ${stok[-1]} (stall ${sstall[-1]}), slow link ${slow[-1]} (stall ${slowstall[-1]} s, predicted ${slowpred[-1]} s)"
 done
 
 $py - "$out" "$REPEATS" "$STEPS" "$SLOW_GBPS" "$(m "${tok[@]}")" "$(m "${gf[@]}")" "$(m "${sg[@]}")" \
     "$(m "${frac[@]}")" "$(m "${torch[@]}")" "$(m "${stok[@]}")" "$(m "${sstall[@]}")" "$(m "${slow[@]}")" \
-    "$(m "${slowstall[@]}")" "$(m "${slowpred[@]}")" <<'PY'
+    "$(m "${slowstall[@]}")" "$(m "${slowpred[@]}")" "$(m "${g1[@]}")" "$(m "${g2[@]}")" \
+    "$(m "${g1frac[@]}")" "$(m "${g2frac[@]}")" "$GRID_BATCH" <<'PY'
 import sys, json, datetime, platform, subprocess
 out, reps, steps, slow_gbps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tok, gf, sg, frac, torch, stok, sstall, slow, slowstall, slowpred = map(float, sys.argv[5:15])
+g1, g2, g1frac, g2frac = map(float, sys.argv[15:19])
+grid_batch = sys.argv[19]
+g = json.load(open(out + "/g2.json"))["train"]
 s = json.load(open(out + "/str.json"))["train"]["streaming"]
 w = json.load(open(out + "/slow.json"))["train"]["streaming"]
 cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True, text=True).stdout.strip()
@@ -83,6 +100,16 @@ Weight streaming, 1 MemoryX rank and 1 worker on the two cores:
 | --- | ---: | ---: | ---: | ---: |
 | as fast as MPI ({s['link_bytes_per_s']/1e9:.1f} GB/s measured) | {s['no_stall_tokens_required']:.0f} | {s['tokens_per_replica']:.0f} | {100*sstall:.1f}% | {1e3*s['predicted_stall_seconds']:.2f} ms |
 | paced to {slow_gbps} GB/s | {w['no_stall_tokens_required']:.0f} | {w['tokens_per_replica']:.0f} | {1e3*slowstall:.1f} ms of {step:.0f} ms | {1e3*slowpred:.1f} ms |
+
+One replica (batch {grid_batch}) on one wafer of 1 and of 2 ranks, its weight matrices in 2D
+tiles over them ({g['wafer_rank_grid'][0]} x {g['wafer_rank_grid'][1]}; a step moves
+{g['step_reduce_words']:.3g} words of partial sums and {g['step_multicast_words']:.3g} of
+multicast activations between the two):
+
+| wafer of | tokens/s | speedup | of sgemm, each rank |
+| --- | ---: | ---: | ---: |
+| 1 rank | {g1:.0f} | 1 | {100*g1frac:.0f}% |
+| 2 ranks | {g2:.0f} | {g2/g1:.2f} | {100*g2frac:.0f}% |
 
 The fraction of sgemm is the training step's counted FLOP/s (3 x the forward's
 multiply-adds) over the rate of one 512^3 cblas_sgemm on one thread, measured in the

@@ -1,6 +1,7 @@
-/* `wafer train` (train_workload.h): data-parallel training of ws_gpt on a
- * byte corpus, the gradients averaged over the replicas after each
- * backward pass, AdamW on every replica alike; the validation loss checked
+/* `wafer train` (train_workload.h): training of ws_gpt on a byte corpus by
+ * wafers of ranks (each wafer's weight matrices in 2D tiles over its ranks:
+ * ws_grid.h), the wafers data-parallel replicas whose gradients are
+ * averaged after each backward pass, AdamW on every replica alike; the validation loss checked
  * to fall; tokens/s, GFLOP/s against this machine's sgemm; the loss curve in
  * HDF5 and a PNG; the step projected onto the wafer. */
 #include "train_workload.h"
@@ -25,6 +26,7 @@
 #include "ws_checkpoint.h"
 #include "ws_corpus.h"
 #include "ws_gpt.h"
+#include "ws_grid.h"
 #include "ws_model.h"
 #include "ws_stream.h"
 
@@ -81,6 +83,10 @@ static const wf_key train_keys[] = {
     {"prefetch", WF_KEY_INT, "1", 0, 16, NULL,
      "weight streaming ([wafer] memoryx_ranks > 0): layers broadcast ahead of the one computing",
      NULL},
+    {"wafer_ranks", WF_KEY_INT, "0", 0, 1e6, NULL,
+     "ranks that make up one wafer (a data-parallel replica), its weight matrices in 2D tiles "
+     "over them (0: one wafer over all the wafer ranks; with weight streaming, one a rank)",
+     NULL},
     {"memoryx_gbps", WF_KEY_REAL, "0", 0, 1e6, NULL,
      "weight streaming: each MemoryX rank sends at most this many GB/s, to play a slower link "
      "(0: as fast as MPI goes)",
@@ -88,16 +94,19 @@ static const wf_key train_keys[] = {
 };
 static const wf_section train_section = {
     "train",
-    "A GPT-style decoder trained on bytes of text, data-parallel over the wafer ranks; with "
+    "A GPT-style decoder trained on bytes of text by wafers of ranks (weight matrices in 2D "
+    "tiles over a wafer's ranks; wafers data-parallel); with "
     "[wafer] memoryx_ranks (and swarmx_ranks) the weights stream from MemoryX ranks.",
     train_keys, (int)(sizeof train_keys / sizeof train_keys[0]),
     "restart",
-    "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target"};
+    "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target "
+    "wafer_ranks"};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
   ws_config model;
   int batch, steps, warmup, eval_every, eval_batches, checkpoint_every, stop_at, prefetch;
+  int wafer_ranks; /* 0: the default (one wafer resident, one a rank streaming) */
   double memoryx_gbps;
   ws_adamw opt;
   float lr, min_lr;
@@ -134,6 +143,7 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->checkpoint_every = (int)wf_deck_int(d, "train", "checkpoint_every");
   s->stop_at = (int)wf_deck_int(d, "train", "stop_at");
   s->prefetch = (int)wf_deck_int(d, "train", "prefetch");
+  s->wafer_ranks = (int)wf_deck_int(d, "train", "wafer_ranks");
   s->memoryx_gbps = wf_deck_real(d, "train", "memoryx_gbps");
   s->checkpoint = wf_deck_str(d, "train", "checkpoint");
   s->restart = wf_deck_str(d, "train", "restart");
@@ -169,14 +179,19 @@ typedef struct history {
   float *val;
 } history;
 
-/* Who holds what. Resident: every rank a replica with the whole model.
- * Weight streaming (MemoryX ranks in [wafer]): the wafer ranks are the
- * replicas, holding activations; MemoryX ranks the weights (ws_stream). */
+/* Who holds what. Resident: the wafer ranks make wafers of K ranks, each
+ * a data-parallel replica; with K > 1 a wafer's weight matrices are in 2D
+ * tiles over its ranks (ws_grid.h). Weight streaming (MemoryX ranks in
+ * [wafer]): every wafer rank a replica holding activations, MemoryX ranks
+ * the weights (ws_stream). */
 typedef struct trainer {
   wf_run *run;
   const setup *s;
   bool streaming;
   MPI_Comm world;        /* every rank */
+  int K;                 /* ranks a wafer */
+  ws_grid grid;          /* the wafers' rank grids, when `tiled` (K > 1) */
+  bool tiled;
   int replicas, replica; /* this rank's replica, -1 on MemoryX and SwarmX ranks */
   int B;                 /* sequences a replica's batch */
   ws_gpt m;              /* resident: the model; streaming: a worker's activations */
@@ -192,9 +207,11 @@ typedef struct trainer {
   double base_loss, loss_worst; /* the reported loss against the check's mean */
   int last_checked;             /* 1-based */
   double check_seconds; /* spent checking: not training time */
+  ws_grid_counts step_words; /* tiled: this rank's words in the last training step's passes */
 } trainer;
 
 static void trainer_free(trainer *t) {
+  if (t->tiled) ws_grid_free(&t->grid);
   ws_gpt_free(&t->m);
   ws_gpt_free(&t->whole);
   if (t->streaming) ws_stream_free(&t->ws);
@@ -212,8 +229,24 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
   const wf_roles *r = run->roles;
   *t = (trainer){.run = run, .s = s, .world = run->world};
   t->streaming = r->count[WF_ROLE_MEMORYX] + r->count[WF_ROLE_SWARMX] > 0;
-  t->replicas = r->count[WF_ROLE_WAFER];
-  t->replica = r->role == WF_ROLE_WAFER ? r->role_rank : -1;
+  int workers = r->count[WF_ROLE_WAFER];
+  t->K = s->wafer_ranks > 0 ? s->wafer_ranks : t->streaming ? 1 : workers;
+  if (t->streaming && t->K > 1)
+    return wf_deck_fail(run->deck, "train", "wafer_ranks", st,
+                        "weight streaming runs wafers of one rank so far (%d asked)", t->K);
+  if (workers % t->K != 0)
+    return wf_deck_fail(run->deck, "train", "wafer_ranks", st,
+                        "%d wafer ranks do not make wafers of %d ranks", workers, t->K);
+  t->replicas = workers / t->K;
+  t->replica = r->role == WF_ROLE_WAFER ? r->role_rank / t->K : -1;
+  if (t->K > 1) {
+    if (ws_grid_create(&t->grid, run->comm, t->K, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny,
+                       st) != WF_OK) {
+      ws_grid_free(&t->grid);
+      return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
+    }
+    t->tiled = true;
+  }
   if (t->streaming &&
       ws_stream_create(&t->ws, r, t->world, &s->model, s->prefetch, s->memoryx_gbps, st) != WF_OK) {
     t->streaming = false;
@@ -222,13 +255,16 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
   }
   if (s->batch % t->replicas != 0)
     return wf_deck_fail(run->deck, "train", "batch", st,
-                        "%d sequences do not split evenly over %d replicas (wafer ranks)", s->batch,
-                        t->replicas);
+                        "%d sequences do not split evenly over %d replicas (wafers of %d rank%s)",
+                        s->batch, t->replicas, t->K, t->K > 1 ? "s" : "");
   t->B = s->batch / t->replicas;
   int rc = WF_OK;
   if (!t->streaming) {
-    rc = ws_gpt_create(&t->m, &s->model, t->B, s->model.seq, st);
-    if (rc == WF_OK) rc = initial_model(t, &t->m, run->comm, st);
+    rc = ws_gpt_create_on(&t->m, &s->model, t->B, s->model.seq, t->tiled ? &t->grid : NULL, st);
+    if (rc != WF_OK && t->tiled && st->code == WF_ERR_INPUT)
+      return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
+    if (rc != WF_OK) return rc;
+    rc = initial_model(t, &t->m, run->comm, st);
     t->first_step = t->m.steps;
     return rc;
   }
@@ -268,14 +304,18 @@ static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt, int *s
     if (*sig) return 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, t->world);
-  return (float)(sum / ((double)t->s->eval_batches * t->replicas));
+  /* every rank of a wafer holds its replica's loss */
+  return (float)(sum / ((double)t->s->eval_batches * t->replicas * t->K));
 }
 
-/* The replicas' gradients averaged (every replica's batch is the same size). */
-static void average_gradients(wf_run *run, ws_gpt *m) {
-  if (run->nranks == 1) return;
-  wf_allreduce_inplace(m->g.mem, m->g.count, MPI_FLOAT, MPI_SUM, run->comm);
-  float inv = 1.0f / (float)run->nranks;
+/* The replicas' gradients averaged (every replica's batch is the same
+ * size): over the ranks at the same place in each wafer. */
+static void average_gradients(trainer *t) {
+  ws_gpt *m = &t->m;
+  if (t->replicas == 1) return;
+  MPI_Comm peers = t->tiled ? t->grid.peers : t->run->comm;
+  wf_allreduce_inplace(m->g.mem, m->g.count, MPI_FLOAT, MPI_SUM, peers);
+  float inv = 1.0f / (float)t->replicas;
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }
 
@@ -311,10 +351,12 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
     l = ws_stream_train_step(&t->ws, &t->m, tok, tgt, o, step + 1);
     if (check) check_kernels(t);
   } else {
+    if (t->tiled) t->grid.counts = (ws_grid_counts){0};
     l = ws_gpt_forward(&t->m, tok, tgt);
     ws_gpt_backward(&t->m, tok, tgt);
+    if (t->tiled) t->step_words = t->grid.counts;
     if (check) check_kernels(t); /* this replica's gradients, before the average */
-    average_gradients(t->run, &t->m);
+    average_gradients(t);
     ws_adamw_probe probe;
     ws_grad_check g = {0};
     if (check) {
@@ -333,8 +375,11 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
     if (rc == WF_OK && check) {
       const setup *s = t->s;
       double lr = ws_lr_reference(step, s->warmup, s->steps, s->lr, s->min_lr);
-      t->adamw_worst = wf_worse(t->adamw_worst, ws_adamw_probe_compare(&probe, &t->m, o, lr,
-                                                                       t->m.steps));
+      /* every rank's samples: on a grid, each its own tiles' */
+      double worst = ws_adamw_probe_compare(&probe, &t->m, o, lr, t->m.steps);
+      worst = isnan(worst) ? INFINITY : worst;
+      MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, t->run->comm);
+      t->adamw_worst = wf_worse(t->adamw_worst, worst);
       t->step_checked = true;
     }
     if (check) t->last_checked = step + 1;
@@ -342,11 +387,12 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
   }
   t->m.counting = false;
   MPI_Allreduce(MPI_IN_PLACE, &l, 1, MPI_DOUBLE, MPI_SUM, t->world);
-  *loss = l / t->replicas;
+  int holders = t->replicas * t->K; /* every rank of a wafer holds its replica's loss */
+  *loss = l / holders;
   if (check && !t->streaming && step == 0) {
     /* the reported loss against the check's own mean over the replicas of
      * the same forward passes: two sums of the same values in double */
-    double allowed = 4 * (t->replicas + 1) * 0x1p-53 * fabs(t->base_loss) + 1e-300;
+    double allowed = 4 * (holders + 1) * 0x1p-53 * fabs(t->base_loss) + 1e-300;
     t->loss_worst = wf_worse(t->loss_worst, fabs(*loss - t->base_loss) / allowed);
   }
   return rc;
@@ -404,6 +450,7 @@ typedef struct measured {
   ws_stream_stats stream; /* summed over the steps, the slowest rank's */
   double link;            /* bytes/s a MemoryX link moves (streaming) */
   double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
+  double grid_words[2];   /* tiled: a step's reduce and multicast words, summed over a wafer */
 } measured;
 
 /* Each layer's share of zero ReLU activations over the training passes of
@@ -518,6 +565,11 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
     out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
     if (s->model.relu) zero_fractions(t, out->sparsity);
+    if (t->tiled) {
+      out->grid_words[0] = t->step_words.reduce_words;
+      out->grid_words[1] = t->step_words.multicast_words;
+      MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 2, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
+    }
     if (t->streaming) {
       out->stream = t->ws.stats;
       MPI_Allreduce(MPI_IN_PLACE, &out->stream, sizeof out->stream / sizeof(double), MPI_DOUBLE,
@@ -663,10 +715,15 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
         steps, s->batch, s->model.seq, t->replicas, t->replicas > 1 ? "s" : "", r->seconds,
         r->tokens_per_s, r->gflops);
     if (r->sgemm > 0)
-      printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d replica%s)", 100 * r->gflops / r->sgemm,
-             r->sgemm, t->replicas, t->replicas > 1 ? "s" : "");
+      printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d rank%s)", 100 * r->gflops / r->sgemm,
+             r->sgemm, t->replicas * t->K, t->replicas * t->K > 1 ? "s" : "");
     printf("\ntrain: loss %.4f -> %.4f, validation %.4f -> %.4f (ln 256 = 5.545)\n", r->first_loss,
            r->last_loss, r->first_val, r->last_val);
+    if (t->tiled)
+      printf("train: a wafer is %d ranks as %dx%d, each holding its 2D tiles of the weight "
+             "matrices: a step's products move %.4g words of partial sums and %.4g of "
+             "multicast activations between them\n",
+             t->K, t->grid.px, t->grid.py, r->grid_words[0], r->grid_words[1]);
     if (t->streaming) {
       printf(
           "train: weight streaming from %d MemoryX rank%s (%d SwarmX), prefetch %d: a step %.2f "
@@ -718,6 +775,13 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
   wf_json_int(j, "first_step", h->first);
   wf_json_int(j, "steps", steps);
   wf_json_int(j, "replicas", t->replicas);
+  wf_json_int(j, "wafer_ranks", t->K);
+  if (t->tiled) {
+    long long grid[2] = {t->grid.px, t->grid.py};
+    wf_json_ints(j, "wafer_rank_grid", grid, 2);
+    wf_json_num(j, "step_reduce_words", r->grid_words[0]);
+    wf_json_num(j, "step_multicast_words", r->grid_words[1]);
+  }
   wf_json_str(j, "mode", t->streaming ? "streaming" : "resident");
   wf_json_num(j, "seconds", r->seconds);
   wf_json_num(j, "tokens_per_s", r->tokens_per_s);
@@ -878,7 +942,8 @@ static int train_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && t.streaming) r.link = ws_stream_link_rate(run->world, run->roles);
   if (rc == WF_OK) rc = train(&t, &c, &h, &r, st);
   if (rc == WF_OK) {
-    if (wf_deck_bool(d, "train", "sgemm")) r.sgemm = sgemm_rate(run->world) * t.replicas;
+    if (wf_deck_bool(d, "train", "sgemm"))
+      r.sgemm = sgemm_rate(run->world) * t.replicas * t.K;
     char what[160];
     if (s.loss_target > 0)
       snprintf(what, sizeof what, "validation loss %.4f at most the target %.4f after %d steps",
@@ -919,7 +984,7 @@ static int train_run(wf_run *run, wf_status *st) {
 
 const wf_workload wf_train_workload = {
     .name = "train",
-    .help = "a GPT-style decoder trained on bytes of text, data-parallel over the ranks",
+    .help = "a GPT-style decoder trained on bytes of text, on wafers of ranks (2D weight tiles)",
     .sections = train_sections,
     .nsections = 1,
     .run = train_run,

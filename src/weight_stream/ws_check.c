@@ -12,6 +12,7 @@
 
 #include "wf_signal.h"
 #include "wf_workload.h"
+#include "ws_grid.h"
 
 /* The replicas' mean loss at the current parameters. */
 static double mean_loss(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replicas) {
@@ -34,17 +35,31 @@ typedef struct piece {
   size_t at, n;       /* numbers into the tensor */
 } piece;
 
+/* The pieces, each as this rank holds it: on a wafer of several ranks a
+ * piece of a weight matrix is this rank's tile's share of it (the q, k or
+ * v rows among the tile's), possibly none. */
 static int pieces(const ws_gpt *m, bool split, piece *out) {
   int n = 0, L = m->c.layers;
   for (int k = 0; k < WS_NPARAMS; k++) {
     bool per_layer = split && ws_param_per_layer(k);
     int parts = split && (k == WS_QKVW || k == WS_QKVB) ? 3 : 1;
-    size_t layer_n = m->p.size[k] / (size_t)(per_layer ? L : 1), part_n = layer_n / (size_t)parts;
+    ws_tile tl = ws_gpt_tile(m, k);
+    size_t layer_n = m->p.size[k] / (size_t)(per_layer ? L : 1);
     for (int l = 0; l < (per_layer ? L : 1); l++)
-      for (int p = 0; p < parts; p++)
-        if (!(k == WS_QKVB && p == 1))
-          out[n++] = (piece){k, per_layer ? l : -1, parts > 1 ? p : -1,
-                           (size_t)l * layer_n + (size_t)p * part_n, part_n};
+      for (int p = 0; p < parts; p++) {
+        if (k == WS_QKVB && p == 1) continue;
+        size_t at = (size_t)l * layer_n, len = layer_n;
+        if (parts > 1 && tl.full_rows == 1) { /* a vector: q, k, v by columns */
+          len = layer_n / (size_t)parts, at += (size_t)p * len;
+        } else if (parts > 1) { /* a matrix: q, k, v rows among the tile's */
+          int third = tl.full_rows / parts, lo = p * third, hi = lo + third;
+          lo = lo > tl.row0 ? lo : tl.row0;
+          hi = hi < tl.row0 + tl.rows ? hi : tl.row0 + tl.rows;
+          len = hi > lo ? (size_t)(hi - lo) * (size_t)tl.cols : 0;
+          at += hi > lo ? (size_t)(lo - tl.row0) * (size_t)tl.cols : 0;
+        }
+        out[n++] = (piece){k, per_layer ? l : -1, parts > 1 ? p : -1, at, len};
+      }
   }
   return n;
 }
@@ -103,8 +118,18 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
     ws_real *p = m->p.t[pc->k] + pc->at;
     double norm = 0;
     for (size_t i = 0; i < pc->n; i++) norm += (double)g[i] * g[i];
+    if (m->grid && ws_param_tiled(pc->k)) /* the piece's share on each rank */
+      MPI_Allreduce(MPI_IN_PLACE, &norm, 1, MPI_DOUBLE, MPI_SUM, m->grid->wafer);
     norm = sqrt(norm);
-    if (norm == 0) continue; /* no direction; a NaN norm goes on, and fails */
+    if (norm == 0) {
+      /* No direction to move along; but at a random initialisation every
+       * piece's exact gradient is nonzero (the k bias, whose is zero, is
+       * not a piece): a backward pass that never wrote one fails here. */
+      out->worst = INFINITY;
+      piece_name(pc, out->worst_piece, sizeof out->worst_piece);
+      out->pieces++;
+      continue;
+    } /* a NaN norm goes on, and fails */
     memcpy(saved, p, pc->n * sizeof *saved);
     for (size_t i = 0; i < pc->n; i++) d[i] = g[i] / norm;
     /* a step that moves the loss by `move` of itself: far above its rounding */
@@ -145,9 +170,19 @@ void ws_adamw_probe_take(ws_adamw_probe *pr, const ws_gpt *m) {
     size_t a = pr->at[i];
     pr->p[i] = m->p.mem[a], pr->m[i] = m->m[a], pr->v[i] = m->v[a], pr->g[i] = m->g.mem[a];
   }
-  double sum = 0;
-  for (size_t i = 0; i < m->g.count; i++) sum += (double)m->g.mem[i] * m->g.mem[i];
-  pr->norm = sqrt(sum);
+  /* The whole gradient: on a wafer of several ranks, the weight matrices'
+   * tiles summed over its ranks and the other tensors (whole on each) once. */
+  double tiles = 0, rest = 0;
+  for (int k = 0; k < WS_NPARAMS; k++)
+    for (size_t i = 0; i < m->g.size[k]; i++) {
+      double x = (double)m->g.t[k][i] * m->g.t[k][i];
+      if (m->grid && ws_param_tiled(k))
+        tiles += x;
+      else
+        rest += x;
+    }
+  if (m->grid) MPI_Allreduce(MPI_IN_PLACE, &tiles, 1, MPI_DOUBLE, MPI_SUM, m->grid->wafer);
+  pr->norm = sqrt(tiles + rest);
 }
 
 double ws_adamw_probe_compare(const ws_adamw_probe *pr, const ws_gpt *m, const ws_adamw *o,

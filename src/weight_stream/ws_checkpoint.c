@@ -4,6 +4,8 @@
 #include <stdint.h>
 
 #include "wf_checkpoint.h"
+#include "wf_mpi.h"
+#include "ws_grid.h"
 
 /* The model's shape: vocab, seq, layers, heads, channels, relu. */
 enum { SHAPE = 6 };
@@ -12,8 +14,57 @@ static void shape_of(const ws_config *c, int64_t s[SHAPE]) {
   s[5] = c->relu;
 }
 
+static int write_whole(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
+                       const wf_ckpt_var *extra, int nextra, wf_status *st);
+
+/* A whole model (activations for one token), its moments zero, on every
+ * rank where `want`; agreed over `comm`. */
+static int whole_model(ws_gpt *whole, const ws_config *c, bool want, MPI_Comm comm,
+                       wf_status *st) {
+  *whole = (ws_gpt){0};
+  int ok = !want || (ws_gpt_create(whole, c, 1, 1, st) == WF_OK && ws_gpt_moments(whole, st) == WF_OK);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (ok) return WF_OK;
+  ws_gpt_free(whole);
+  return st->code != WF_OK ? st->code
+                           : wf_fail(st, WF_ERR_RUNTIME, "a rank is out of memory for the model");
+}
+
+/* A wafer of several ranks: the first wafer's ranks assemble the whole model
+ * from their tiles (each number from its one holder, zeros elsewhere: the
+ * sums are exact) for rank 0 to write. */
+static int write_tiles(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
+                       const wf_ckpt_var *extra, int nextra, wf_status *st) {
+  const ws_grid *g = m->grid;
+  bool first = g->wafer_id == 0;
+  ws_gpt whole;
+  int ok = ws_gpt_moments(m, st) == WF_OK;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) return st->code != WF_OK ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  if (whole_model(&whole, &m->c, first, comm, st) != WF_OK) return st->code;
+  if (first) {
+    ws_real *mine[3] = {m->p.mem, m->m, m->v}, *all[3] = {whole.p.mem, whole.m, whole.v};
+    for (int i = 0; i < 3; i++) {
+      ws_gpt_tiles_copy(m, mine[i], all[i], false, g->rank == 0);
+      wf_allreduce_inplace(all[i], whole.p.count, MPI_FLOAT, MPI_SUM, g->wafer);
+    }
+    whole.steps = m->steps;
+  }
+  /* rank 0 (the first wafer's first) writes; the others only take part */
+  int rc = write_whole(comm, path, state, first ? &whole : m, extra, nextra, st);
+  ws_gpt_free(&whole);
+  return rc;
+}
+
 int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                         const wf_ckpt_var *extra, int nextra, wf_status *st) {
+  return m->grid ? write_tiles(comm, path, state, m, extra, nextra, st)
+                 : write_whole(comm, path, state, m, extra, nextra, st);
+}
+
+/* Rank 0 of `comm` writes m, whole; the others write nothing. */
+static int write_whole(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
+                       const wf_ckpt_var *extra, int nextra, wf_status *st) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int ok = rank != 0 || ws_gpt_moments(m, st) == WF_OK;
@@ -44,7 +95,25 @@ int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status
              : wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' holds an impossible shape", path);
 }
 
+/* A wafer of several ranks: every rank reads the whole model and keeps its
+ * tiles. */
+static int read_tiles(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st) {
+  ws_gpt whole;
+  if (whole_model(&whole, &m->c, true, comm, st) != WF_OK) return st->code;
+  int rc = ws_checkpoint_read(comm, path, &whole, st);
+  if (rc == WF_OK) rc = ws_gpt_moments(m, st);
+  if (rc == WF_OK) {
+    ws_gpt_tiles_copy(m, m->p.mem, whole.p.mem, true, true);
+    ws_gpt_tiles_copy(m, m->m, whole.m, true, true);
+    ws_gpt_tiles_copy(m, m->v, whole.v, true, true);
+    m->steps = whole.steps;
+  }
+  ws_gpt_free(&whole);
+  return rc;
+}
+
 int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st) {
+  if (m->grid && m->p.mem) return read_tiles(comm, path, m, st);
   ws_config c;
   if (ws_checkpoint_shape(comm, path, &c, st) != WF_OK) return st->code;
   if (c.vocab != m->c.vocab || c.seq != m->c.seq || c.layers != m->c.layers ||

@@ -9,12 +9,55 @@
 
 #include "wf_memory.h"
 #include "wf_random.h"
+#ifndef WS_DOUBLE /* the gradient test's double build runs on one rank */
+#include "ws_grid.h"
+#endif
 
 const char *const ws_param_names[WS_NPARAMS] = {
     "wte",  "wpe",  "ln1w", "ln1b", "qkvw",    "qkvb",    "attprojw", "attprojb",
     "ln2w", "ln2b", "fcw",  "fcb",  "fcprojw", "fcprojb", "lnfw",     "lnfb"};
 
 int ws_param_per_layer(int k) { return k != WS_WTE && k != WS_WPE && k != WS_LNFW && k != WS_LNFB; }
+
+int ws_param_tiled(int k) {
+  return k == WS_WTE || k == WS_QKVW || k == WS_ATTPROJW || k == WS_FCW || k == WS_FCPROJW;
+}
+
+/* The rows and columns of tensor k's matrix (a layer's, for per-layer
+ * tensors): output by input features for the weight matrices; 1 x its
+ * numbers for the others. */
+static void shape_of(const ws_config *c, int k, int *rows, int *cols) {
+  int C = c->channels;
+  *rows = 1;
+  switch (k) {
+  case WS_WTE: *rows = c->vocab, *cols = C; break;
+  case WS_QKVW: *rows = 3 * C, *cols = C; break;
+  case WS_ATTPROJW: *rows = C, *cols = C; break;
+  case WS_FCW: *rows = 4 * C, *cols = C; break;
+  case WS_FCPROJW: *rows = C, *cols = 4 * C; break;
+  case WS_WPE: *cols = c->seq * C; break;
+  case WS_QKVB: *cols = 3 * C; break;
+  case WS_FCB: *cols = 4 * C; break;
+  default: *cols = C; break;
+  }
+}
+
+static ws_tile tile_of(const ws_config *c, const struct ws_grid *grid, int k) {
+  ws_tile t;
+  shape_of(c, k, &t.full_rows, &t.full_cols);
+  t.row0 = t.col0 = 0, t.rows = t.full_rows, t.cols = t.full_cols;
+#ifndef WS_DOUBLE
+  if (grid && ws_param_tiled(k)) {
+    ws_grid_rows(grid, t.full_rows, &t.row0, &t.rows);
+    ws_grid_cols(grid, t.full_cols, &t.col0, &t.cols);
+  }
+#else
+  (void)grid;
+#endif
+  return t;
+}
+
+ws_tile ws_gpt_tile(const ws_gpt *m, int k) { return tile_of(&m->c, m->grid, k); }
 
 int ws_config_check(const ws_config *c, wf_status *st) {
   if (c->vocab < 2 || c->seq < 1 || c->layers < 1 || c->channels < 1)
@@ -65,6 +108,14 @@ static void act_sizes(const ws_config *c, int B, int T, size_t *s) {
   memcpy(s, sizes, sizeof sizes);
 }
 
+/* The numbers of each tensor this rank holds: tiles on a grid. */
+static void local_sizes(const ws_config *c, const struct ws_grid *grid, size_t *s) {
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    ws_tile t = tile_of(c, grid, k);
+    s[k] = (size_t)(ws_param_per_layer(k) ? c->layers : 1) * (size_t)t.rows * (size_t)t.cols;
+  }
+}
+
 size_t ws_param_count(const ws_config *c) {
   size_t s[WS_NPARAMS], n = 0;
   param_sizes(c, s);
@@ -91,13 +142,25 @@ static ws_real *carve(ws_real **t, const size_t *size, int n, size_t *count) {
   return mem;
 }
 
-static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident, wf_status *st) {
-  *m = (ws_gpt){.c = *c, .B = B, .T = T};
+static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
+                  struct ws_grid *grid, wf_status *st) {
+  *m = (ws_gpt){.c = *c, .B = B, .T = T, .grid = grid};
   if (ws_config_check(c, st) != WF_OK) return st->code;
   if (B < 1 || T < 1 || T > c->seq)
     return wf_fail(st, WF_ERR_INPUT, "a batch of %d sequences of %d tokens (at most %d)", B, T,
                    c->seq);
-  param_sizes(c, m->p.size);
+#ifndef WS_DOUBLE
+  /* the same verdict on every rank: the grid's sides, not this rank's tile */
+  for (int k = 0; k < WS_NPARAMS && grid; k++) {
+    ws_tile t = tile_of(c, grid, k);
+    if (ws_param_tiled(k) && (t.full_rows < grid->py || t.full_cols < grid->px))
+      return wf_fail(st, WF_ERR_INPUT,
+                     "%s (%d x %d a layer) has fewer rows or columns than the wafer's %dx%d rank "
+                     "grid: tiles of it would be empty",
+                     ws_param_names[k], t.full_rows, t.full_cols, grid->px, grid->py);
+  }
+#endif
+  local_sizes(c, grid, m->p.size);
   memcpy(m->g.size, m->p.size, sizeof m->p.size);
   act_sizes(c, B, T, m->a.size);
   memcpy(m->da.size, m->a.size, sizeof m->a.size);
@@ -117,11 +180,29 @@ static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident, wf
 }
 
 int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
-  return create(m, c, B, T, true, st);
+  return create(m, c, B, T, true, NULL, st);
+}
+
+int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid *grid,
+                     wf_status *st) {
+  int rc = create(m, c, B, T, true, grid, st);
+#ifndef WS_DOUBLE
+  if (grid) { /* collective: a failure anywhere (out of memory) fails every rank */
+    int failed = rc != WF_OK;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, grid->wafer);
+    int most = c->vocab > 4 * c->channels ? c->vocab : 4 * c->channels;
+    if (failed && rc == WF_OK)
+      rc = wf_fail(st, WF_ERR_RUNTIME, "another rank of the wafer could not build its model");
+    else if (!failed)
+      rc = ws_grid_reserve(grid, (size_t)B * T, (size_t)most, st);
+    if (rc != WF_OK) ws_gpt_free(m);
+  }
+#endif
+  return rc;
 }
 
 int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
-  return create(m, c, B, T, false, st);
+  return create(m, c, B, T, false, NULL, st);
 }
 
 /* ---- blocks ---- */
@@ -135,9 +216,9 @@ size_t ws_block_size(const ws_config *c, int b) {
   return n;
 }
 
-ws_block ws_block_of(ws_real *whole, const ws_config *c, int b) {
-  size_t sizes[WS_NPARAMS], at = 0;
-  param_sizes(c, sizes);
+/* Block b of a buffer whose tensors have `sizes` numbers. */
+static ws_block block_in(ws_real *whole, const size_t *sizes, const ws_config *c, int b) {
+  size_t at = 0;
   ws_block v = {{NULL}};
   for (int k = 0; k < WS_NPARAMS; k++) {
     bool layer = ws_param_per_layer(k);
@@ -146,6 +227,16 @@ ws_block ws_block_of(ws_real *whole, const ws_config *c, int b) {
     at += sizes[k];
   }
   return v;
+}
+
+ws_block ws_block_of(ws_real *whole, const ws_config *c, int b) {
+  size_t sizes[WS_NPARAMS];
+  param_sizes(c, sizes);
+  return block_in(whole, sizes, c, b);
+}
+
+ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b) {
+  return block_in(whole, m->p.size, &m->c, b);
 }
 
 ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b) {
@@ -185,6 +276,26 @@ double ws_block_sumsq(const ws_block *g, const ws_config *c) {
   return sum;
 }
 
+void ws_gpt_tiles_copy(const ws_gpt *m, ws_real *mine, ws_real *whole, bool to_mine,
+                       bool untiled) {
+  size_t sizes[WS_NPARAMS];
+  param_sizes(&m->c, sizes);
+  ws_real *w = whole, *t = mine;
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    ws_tile tl = ws_gpt_tile(m, k);
+    int slices = ws_param_per_layer(k) ? m->c.layers : 1;
+    size_t row = (size_t)tl.cols * sizeof *t;
+    if (ws_param_tiled(k) || untiled)
+      for (int l = 0; l < slices; l++)
+        for (int r = 0; r < tl.rows; r++) {
+          ws_real *a = t + ((size_t)l * tl.rows + r) * tl.cols;
+          ws_real *b = w + ((size_t)l * tl.full_rows + tl.row0 + r) * tl.full_cols + tl.col0;
+          memcpy(to_mine ? a : b, to_mine ? b : a, row);
+        }
+    w += sizes[k], t += m->p.size[k];
+  }
+}
+
 void ws_gpt_free(ws_gpt *m) {
   free(m->p.mem), free(m->g.mem), free(m->a.mem), free(m->da.mem), free(m->m), free(m->v);
   free(m->zeros), free(m->seen);
@@ -200,15 +311,26 @@ static ws_real normal(uint64_t seed, uint64_t i) {
 
 void ws_gpt_init(ws_gpt *m, unsigned long long seed) {
   const ws_real std = 0.02f, resid = std / WS_SQRT(2.0f * m->c.layers);
-  uint64_t i = 0;
+  size_t whole[WS_NPARAMS];
+  param_sizes(&m->c, whole);
+  uint64_t base = 0; /* the tensor's first number's place in the whole model */
   for (int k = 0; k < WS_NPARAMS; k++) {
     ws_real *t = m->p.t[k];
-    size_t n = m->p.size[k];
     bool gain = k == WS_LN1W || k == WS_LN2W || k == WS_LNFW;
     bool bias = k == WS_LN1B || k == WS_LN2B || k == WS_LNFB || k == WS_QKVB || k == WS_ATTPROJB ||
                 k == WS_FCB || k == WS_FCPROJB;
     ws_real s = k == WS_ATTPROJW || k == WS_FCPROJW ? resid : std;
-    for (size_t e = 0; e < n; e++, i++) t[e] = gain ? 1.0f : bias ? 0.0f : s * normal(seed, i);
+    ws_tile tl = ws_gpt_tile(m, k);
+    int slices = ws_param_per_layer(k) ? m->c.layers : 1;
+    size_t e = 0;
+    for (int l = 0; l < slices; l++)
+      for (int r = tl.row0; r < tl.row0 + tl.rows; r++)
+        for (int col = tl.col0; col < tl.col0 + tl.cols; col++, e++) {
+          uint64_t i = base + ((uint64_t)l * (uint64_t)tl.full_rows + (uint64_t)r) *
+                                  (uint64_t)tl.full_cols + (uint64_t)col;
+          t[e] = gain ? 1.0f : bias ? 0.0f : s * normal(seed, i);
+        }
+    base += whole[k];
   }
 }
 
@@ -240,9 +362,17 @@ static void layernorm_forward(ws_real *out, ws_real *mean, ws_real *rstd, const 
   }
 }
 
-/* out[N][OC] = in[N][IC] w^T (w: OC x IC) + bias. */
-static void matmul_forward(ws_real *out, const ws_real *in, const ws_real *w, const ws_real *bias,
-                           int N, int IC, int OC) {
+/* out[N][OC] = in[N][IC] w^T (w: OC x IC, or m's tile of it) + bias. */
+static void matmul_forward(const ws_gpt *m, ws_real *out, const ws_real *in, const ws_real *w,
+                           const ws_real *bias, int N, int IC, int OC) {
+#ifndef WS_DOUBLE
+  if (m->grid) {
+    ws_grid_matmul_forward(m->grid, out, in, w, bias, N, IC, OC);
+    return;
+  }
+#else
+  (void)m;
+#endif
   WS_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0f, in, IC, w, IC, 0.0f, out, OC);
   if (bias)
     for (int i = 0; i < N; i++)
@@ -378,6 +508,13 @@ static ws_real *layer_dinput(ws_gpt *m, int l) {
 }
 
 void ws_forward_embed(ws_gpt *m, const ws_block *head, const int *tokens) {
+#ifndef WS_DOUBLE
+  if (m->grid) {
+    ws_grid_embed_forward(m->grid, m->a.t[WS_ENCODED], tokens, head->t[WS_WTE], head->t[WS_WPE],
+                          m->B * m->T, m->T, m->c.channels, m->c.vocab);
+    return;
+  }
+#endif
   encoder_forward(m->a.t[WS_ENCODED], tokens, head->t[WS_WTE], head->t[WS_WPE], m->B, m->T,
                   m->c.channels);
 }
@@ -388,16 +525,16 @@ void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
   const ws_real *residual = layer_input(m, l);
   layernorm_forward(A(WS_LN1, l), A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), residual, w->t[WS_LN1W],
                     w->t[WS_LN1B], N, C);
-  matmul_forward(A(WS_QKV, l), A(WS_LN1, l), w->t[WS_QKVW], w->t[WS_QKVB], N, C, 3 * C);
+  matmul_forward(m, A(WS_QKV, l), A(WS_LN1, l), w->t[WS_QKVW], w->t[WS_QKVB], N, C, 3 * C);
   poll(m);
   attention_forward(A(WS_ATTY, l), A(WS_PREATT, l), A(WS_ATT, l), A(WS_QKV, l), B, T, C, NH);
   poll(m);
-  matmul_forward(A(WS_ATTPROJ, l), A(WS_ATTY, l), w->t[WS_ATTPROJW], w->t[WS_ATTPROJB], N, C, C);
+  matmul_forward(m, A(WS_ATTPROJ, l), A(WS_ATTY, l), w->t[WS_ATTPROJW], w->t[WS_ATTPROJB], N, C, C);
   add(A(WS_RES2, l), residual, A(WS_ATTPROJ, l), NC);
   layernorm_forward(A(WS_LN2, l), A(WS_LN2MEAN, l), A(WS_LN2RSTD, l), A(WS_RES2, l), w->t[WS_LN2W],
                     w->t[WS_LN2B], N, C);
   poll(m);
-  matmul_forward(A(WS_FCH, l), A(WS_LN2, l), w->t[WS_FCW], w->t[WS_FCB], N, C, 4 * C);
+  matmul_forward(m, A(WS_FCH, l), A(WS_LN2, l), w->t[WS_FCW], w->t[WS_FCB], N, C, 4 * C);
   poll(m);
   if (m->c.relu) {
     size_t zeros = relu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
@@ -405,7 +542,7 @@ void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
   } else {
     gelu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
   }
-  matmul_forward(A(WS_FCPROJ, l), A(WS_FCHGELU, l), w->t[WS_FCPROJW], w->t[WS_FCPROJB], N, 4 * C,
+  matmul_forward(m, A(WS_FCPROJ, l), A(WS_FCHGELU, l), w->t[WS_FCPROJW], w->t[WS_FCPROJB], N, 4 * C,
                  C);
   add(A(WS_RES3, l), A(WS_RES2, l), A(WS_FCPROJ, l), NC);
   poll(m);
@@ -415,7 +552,7 @@ ws_real ws_forward_head(ws_gpt *m, const ws_block *head, const int *targets) {
   int C = m->c.channels, V = m->c.vocab, N = m->B * m->T;
   layernorm_forward(m->a.t[WS_LNF], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD],
                     layer_input(m, m->c.layers), head->t[WS_LNFW], head->t[WS_LNFB], N, C);
-  matmul_forward(m->a.t[WS_LOGITS], m->a.t[WS_LNF], head->t[WS_WTE], NULL, N, C, V);
+  matmul_forward(m, m->a.t[WS_LOGITS], m->a.t[WS_LNF], head->t[WS_WTE], NULL, N, C, V);
   softmax_forward(m->a.t[WS_PROBS], m->a.t[WS_LOGITS], N, V);
   if (!targets) return 0;
   double loss = 0;
@@ -428,10 +565,10 @@ ws_real ws_forward_head(ws_gpt *m, const ws_block *head, const int *targets) {
 }
 
 ws_real ws_gpt_forward(ws_gpt *m, const int *tokens, const int *targets) {
-  ws_block head = ws_block_of(m->p.mem, &m->c, m->c.layers);
+  ws_block head = ws_gpt_block(m, m->p.mem, m->c.layers);
   ws_forward_embed(m, &head, tokens);
   for (int l = 0; l < m->c.layers; l++) {
-    ws_block w = ws_block_of(m->p.mem, &m->c, l);
+    ws_block w = ws_gpt_block(m, m->p.mem, l);
     ws_forward_layer(m, l, &w);
   }
   return ws_forward_head(m, &head, targets);
@@ -473,8 +610,17 @@ static void layernorm_backward(ws_real *din, ws_real *dw, ws_real *db, const ws_
 }
 
 /* For out = in w^T + bias: din += dout w, dw += dout^T in, dbias += sum dout. */
-static void matmul_backward(ws_real *din, ws_real *dw, ws_real *dbias, const ws_real *dout,
-                            const ws_real *in, const ws_real *w, int N, int IC, int OC) {
+static void matmul_backward(const ws_gpt *m, ws_real *din, ws_real *dw, ws_real *dbias,
+                            const ws_real *dout, const ws_real *in, const ws_real *w, int N, int IC,
+                            int OC) {
+#ifndef WS_DOUBLE
+  if (m->grid) {
+    ws_grid_matmul_backward(m->grid, din, dw, dbias, dout, in, w, N, IC, OC);
+    return;
+  }
+#else
+  (void)m;
+#endif
   WS_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout, OC, w, IC, 1.0f, din,
           IC);
   WS_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout, OC, in, IC, 1.0f, dw, IC);
@@ -557,7 +703,7 @@ void ws_backward_head(ws_gpt *m, const ws_block *head, const ws_block *dhead, co
     ws_real *dl = dlogits + (size_t)i * V;
     for (int v = 0; v < V; v++) dl[v] = (p[v] - (v == targets[i] ? 1.0f : 0.0f)) / N;
   }
-  matmul_backward(m->da.t[WS_LNF], dhead->t[WS_WTE], NULL, dlogits, m->a.t[WS_LNF], head->t[WS_WTE],
+  matmul_backward(m, m->da.t[WS_LNF], dhead->t[WS_WTE], NULL, dlogits, m->a.t[WS_LNF], head->t[WS_WTE],
                   N, C, V);
   layernorm_backward(layer_dinput(m, L), dhead->t[WS_LNFW], dhead->t[WS_LNFB], m->da.t[WS_LNF],
                      layer_input(m, L), head->t[WS_LNFW], m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], N,
@@ -571,14 +717,14 @@ void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw) 
   /* res3 = res2 + fcproj */
   accumulate(DA(WS_RES2, l), DA(WS_RES3, l), NC);
   accumulate(DA(WS_FCPROJ, l), DA(WS_RES3, l), NC);
-  matmul_backward(DA(WS_FCHGELU, l), dw->t[WS_FCPROJW], dw->t[WS_FCPROJB], DA(WS_FCPROJ, l),
+  matmul_backward(m, DA(WS_FCHGELU, l), dw->t[WS_FCPROJW], dw->t[WS_FCPROJB], DA(WS_FCPROJ, l),
                   A(WS_FCHGELU, l), w->t[WS_FCPROJW], N, 4 * C, C);
   poll(m);
   if (m->c.relu)
     relu_backward(DA(WS_FCH, l), A(WS_FCH, l), DA(WS_FCHGELU, l), 4 * NC);
   else
     gelu_backward(DA(WS_FCH, l), A(WS_FCH, l), DA(WS_FCHGELU, l), 4 * NC);
-  matmul_backward(DA(WS_LN2, l), dw->t[WS_FCW], dw->t[WS_FCB], DA(WS_FCH, l), A(WS_LN2, l),
+  matmul_backward(m, DA(WS_LN2, l), dw->t[WS_FCW], dw->t[WS_FCB], DA(WS_FCH, l), A(WS_LN2, l),
                   w->t[WS_FCW], N, C, 4 * C);
   poll(m);
   layernorm_backward(DA(WS_RES2, l), dw->t[WS_LN2W], dw->t[WS_LN2B], DA(WS_LN2, l), A(WS_RES2, l),
@@ -586,13 +732,13 @@ void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw) 
   /* res2 = residual + attproj */
   accumulate(dresidual, DA(WS_RES2, l), NC);
   accumulate(DA(WS_ATTPROJ, l), DA(WS_RES2, l), NC);
-  matmul_backward(DA(WS_ATTY, l), dw->t[WS_ATTPROJW], dw->t[WS_ATTPROJB], DA(WS_ATTPROJ, l),
+  matmul_backward(m, DA(WS_ATTY, l), dw->t[WS_ATTPROJW], dw->t[WS_ATTPROJB], DA(WS_ATTPROJ, l),
                   A(WS_ATTY, l), w->t[WS_ATTPROJW], N, C, C);
   poll(m);
   attention_backward(DA(WS_QKV, l), DA(WS_PREATT, l), DA(WS_ATT, l), DA(WS_ATTY, l), A(WS_QKV, l),
                      A(WS_ATT, l), B, T, C, NH);
   poll(m);
-  matmul_backward(DA(WS_LN1, l), dw->t[WS_QKVW], dw->t[WS_QKVB], DA(WS_QKV, l), A(WS_LN1, l),
+  matmul_backward(m, DA(WS_LN1, l), dw->t[WS_QKVW], dw->t[WS_QKVB], DA(WS_QKV, l), A(WS_LN1, l),
                   w->t[WS_QKVW], N, C, 3 * C);
   layernorm_backward(dresidual, dw->t[WS_LN1W], dw->t[WS_LN1B], DA(WS_LN1, l), residual,
                      w->t[WS_LN1W], A(WS_LN1MEAN, l), A(WS_LN1RSTD, l), N, C);
@@ -600,6 +746,13 @@ void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw) 
 }
 
 void ws_backward_embed(ws_gpt *m, const ws_block *dhead, const int *tokens) {
+#ifndef WS_DOUBLE
+  if (m->grid) {
+    ws_grid_embed_backward(m->grid, dhead->t[WS_WTE], dhead->t[WS_WPE], m->da.t[WS_ENCODED],
+                           tokens, m->B * m->T, m->T, m->c.channels, m->c.vocab);
+    return;
+  }
+#endif
   encoder_backward(dhead->t[WS_WTE], dhead->t[WS_WPE], m->da.t[WS_ENCODED], tokens, m->B, m->T,
                    m->c.channels);
 }
@@ -607,16 +760,32 @@ void ws_backward_embed(ws_gpt *m, const ws_block *dhead, const int *tokens) {
 void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
   int L = m->c.layers;
   memset(m->g.mem, 0, m->g.count * sizeof *m->g.mem);
-  ws_block head = ws_block_of(m->p.mem, &m->c, L), dhead = ws_block_of(m->g.mem, &m->c, L);
+  ws_block head = ws_gpt_block(m, m->p.mem, L), dhead = ws_gpt_block(m, m->g.mem, L);
   ws_backward_head(m, &head, &dhead, targets);
   for (int l = L - 1; l >= 0; l--) {
-    ws_block w = ws_block_of(m->p.mem, &m->c, l), dw = ws_block_of(m->g.mem, &m->c, l);
+    ws_block w = ws_gpt_block(m, m->p.mem, l), dw = ws_gpt_block(m, m->g.mem, l);
     ws_backward_layer(m, l, &w, &dw);
   }
   ws_backward_embed(m, &dhead, tokens);
 }
 
 /* ---- optimiser ---- */
+
+#ifndef WS_DOUBLE
+double ws_gpt_grad_sumsq(const ws_gpt *m) {
+  double tiled = 0, whole = 0;
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    const ws_real *x = m->g.t[k];
+    double sum = 0;
+    for (size_t i = 0; i < m->g.size[k]; i++) sum += (double)x[i] * x[i];
+    if (m->grid && ws_param_tiled(k))
+      tiled += sum;
+    else
+      whole += sum;
+  }
+  return m->grid ? ws_grid_sumsq(m->grid, tiled, whole) : tiled + whole;
+}
+#endif
 
 int ws_gpt_moments(ws_gpt *m, wf_status *st) {
   if (m->m) return WF_OK;
@@ -656,10 +825,15 @@ ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
   /* The norm block by block (layers, then the head), as weight streaming's
    * MemoryX ranks add it up. */
   double sum = 0;
-  for (int b = 0; b <= m->c.layers; b++) {
-    ws_block g = ws_block_of(m->g.mem, &m->c, b);
-    sum += ws_block_sumsq(&g, &m->c);
-  }
+#ifndef WS_DOUBLE
+  if (m->grid)
+    sum = ws_gpt_grad_sumsq(m);
+  else
+#endif
+    for (int b = 0; b <= m->c.layers; b++) {
+      ws_block g = ws_gpt_block(m, m->g.mem, b);
+      sum += ws_block_sumsq(&g, &m->c);
+    }
   ws_real norm = (ws_real)sqrt(sum);
   m->steps++;
   ws_adamw_apply(m->p.mem, m->m, m->v, m->g.mem, m->p.count, o, ws_clip_scale(o, norm), m->steps);

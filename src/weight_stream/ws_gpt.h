@@ -71,6 +71,18 @@ enum {
 extern const char *const ws_param_names[WS_NPARAMS];
 /* Whether tensor k has one slice per layer. */
 int ws_param_per_layer(int k);
+/* Whether tensor k is a weight matrix (wte, qkvw, attprojw, fcw, fcprojw),
+ * which a wafer of several ranks cuts into 2D tiles (ws_grid.h); the other
+ * tensors (vectors and the position table) are whole on every rank. */
+int ws_param_tiled(int k);
+
+/* The part of tensor k's matrix (a layer's slice of a per-layer tensor) one
+ * rank holds: rows [row0, row0 + rows) and columns [col0, col0 + cols) of
+ * its full_rows x full_cols, row-major; the tile is the whole matrix on one
+ * rank and for untiled tensors (1 x its numbers). */
+typedef struct ws_tile {
+  int row0, rows, col0, cols, full_rows, full_cols;
+} ws_tile;
 
 typedef struct ws_params {
   ws_real *t[WS_NPARAMS];
@@ -135,10 +147,15 @@ void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c)
  * gradient norm is bitwise the same resident and streamed. */
 double ws_block_sumsq(const ws_block *g, const ws_config *c);
 
+struct ws_grid; /* a wafer of several ranks: ws_grid.h */
+
 typedef struct ws_gpt {
   ws_config c;
   int B, T;       /* the batch the activations are sized for */
-  ws_params p, g; /* parameters and their gradients (resident only) */
+  /* NULL: this rank holds every tensor whole; else the weight matrices are
+   * this rank's tiles of them and their products run over the grid. */
+  struct ws_grid *grid;
+  ws_params p, g; /* parameters and their gradients (resident only; tiles on a grid) */
   ws_acts a, da;  /* activations and their gradients */
   ws_real *m, *v; /* AdamW's moments (NULL until the first update) */
   int steps;      /* AdamW updates done */
@@ -161,10 +178,27 @@ size_t ws_act_count(const ws_config *c, int B, int T);
 /* Parameters (uninitialised), gradients and activations for batches of B x T.
  * Without `resident`, activations only: the weights come block by block. */
 int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
+/* The same with the weight matrices in this rank's tiles of `grid` (NULL:
+ * whole); input error if a matrix has fewer rows or columns than the grid. */
+int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid *grid,
+                     wf_status *st);
+/* What this rank holds of tensor k. */
+ws_tile ws_gpt_tile(const ws_gpt *m, int k);
+/* Between a buffer in m's layout (`mine`: tiles on a grid) and one of the
+ * whole model's (`whole`, ws_param_count numbers): this rank's tiles copied
+ * into `mine` (to_mine) or placed into `whole`; the untiled tensors too
+ * when `untiled`. */
+void ws_gpt_tiles_copy(const ws_gpt *m, ws_real *mine, ws_real *whole, bool to_mine,
+                       bool untiled);
+/* Block b of one of m's buffers laid out as its parameters (tiles on a
+ * grid): ws_block_of for m's own layout. */
+ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b);
 int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
 void ws_gpt_free(ws_gpt *m);
 /* GPT-2's initialisation: normal(0, 0.02) weights, the residual projections
- * scaled by 1/sqrt(2L), zero biases, unit LayerNorm gains; from `seed`. */
+ * scaled by 1/sqrt(2L), zero biases, unit LayerNorm gains; from `seed`,
+ * each number drawn by its place in the whole model (a tile holds the same
+ * numbers as the whole model's). */
 void ws_gpt_init(ws_gpt *m, unsigned long long seed);
 
 /* Forward over tokens [B][T]; with targets, returns the mean loss (else 0). */
@@ -198,6 +232,9 @@ ws_real ws_clip_scale(const ws_adamw *o, ws_real norm);
 
 /* AdamW's moments, zero, if not there yet. */
 int ws_gpt_moments(ws_gpt *m, wf_status *st);
+/* The gradient's sum of squares in double, tensor by tensor, over the
+ * wafer's ranks (collective over them on a grid). */
+double ws_gpt_grad_sumsq(const ws_gpt *m);
 /* One AdamW update from m->g; returns the gradient norm before clipping
  * (negative, with st set, when the moments cannot be allocated). */
 ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st);

@@ -13,7 +13,8 @@ replicas)
   # batch B: the same loss curve to 1e-6 (the gradient sums' order differs).
   mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=20 \
       --set output.file=one.h5 > /dev/null
-  train --set train.steps=20 --set output.file=many.h5 --json j.json > /dev/null
+  train --set train.steps=20 --set output.file=many.h5 --set train.wafer_ranks=1 \
+      --json j.json > /dev/null
   expect "json j.json \"j['status'] == 'ok' and j['train']['replicas'] == $ranks\"" "run on $ranks ranks"
   expect "/usr/bin/python3 -c \"
 import h5py, numpy as np, sys
@@ -29,7 +30,7 @@ streaming)
   # streamed run stopped and restarted continues bit for bit.
   replicas=$((ranks / 2))
   mpiexec -n $replicas "$wafer" train --quiet --set train.sgemm=false --set train.steps=12 \
-      --set train.checkpoint=res.ck.h5 --set output.file=res.h5 > /dev/null
+      --set train.wafer_ranks=1 --set train.checkpoint=res.ck.h5 --set output.file=res.h5 > /dev/null
   expect "[ $? -eq 0 ]" "resident run on $replicas ranks"
   same() { # same NAME: NAME.h5 and NAME.ck.h5 hold the resident run's bits
     /usr/bin/python3 -c "
@@ -72,6 +73,70 @@ sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', '
   [ "$ranks" -ge 4 ] && expect_bad_input train "3 MemoryX ranks for 2 blocks" \
       --set wafer.memoryx_ranks=3 --set train.layers=1
   expect_bad_input train "needs at least one MemoryX rank" --set wafer.swarmx_ranks=1
+  ;;
+grid)
+  # One wafer over all the ranks (the default), its weight matrices in 2D
+  # tiles over them (ws_grid.h): the 1-rank run's loss curve to 1e-6 and its
+  # parameters to float round-off, every check passing (the gradient through
+  # the distributed products against finite differences); on 4 ranks also
+  # two wafers of two against one rank.
+  mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=20 \
+      --set output.file=one.h5 --set train.checkpoint=one.ck.h5 > /dev/null
+  close() { # close NAME: NAME.h5 and NAME.ck.h5 are the 1-rank run's to round-off
+    /usr/bin/python3 -c "
+import h5py, numpy as np, sys
+a, b = h5py.File('one.h5')['train_loss'][...], h5py.File('$1.h5')['train_loss'][...]
+p, q = h5py.File('one.ck.h5')['parameters'][...], h5py.File('$1.ck.h5')['parameters'][...]
+dl, dp = np.abs(a - b).max() / np.abs(a).max(), np.abs(p - q).max() / np.abs(p).max()
+print('$1: loss curve %.2g, parameters %.2g apart (relative)' % (dl, dp))
+sys.exit(0 if a.shape == b.shape and dl <= 1e-6 and dp <= 1e-4 else 1)"
+  }
+  on_grid() { # on_grid NAME ARGS...
+    train --set train.steps=20 --set output.file="$1.h5" --set train.checkpoint="$1.ck.h5" \
+        --json "$1.json" "${@:2}" > /dev/null
+  }
+  on_grid g
+  expect "[ $? -eq 0 ] && json g.json \"j['status'] == 'ok' and j['checks'] == {'passed': 8, 'failed': 0} and j['train']['replicas'] == 1 and j['train']['wafer_ranks'] == $ranks\"" \
+         "one wafer of $ranks ranks: $(json g.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
+  expect "close g" "one wafer of $ranks ranks differs from one rank"
+  # A step's words between the ranks, by hand (batch 8 x 64 = 512 tokens on
+  # one wafer; C = 64, V = 256, 2 layers). Forward, each product's partial
+  # sums go to the other ranks of a grid row (px - 1 of them) and the
+  # reduced blocks to the other ranks of a column; backward the same with
+  # rows and columns swapped. 2 ranks (2 x 1): forward 2 x 512 x (2 x (192
+  # + 64 + 256 + 64) + 256) = 1441792 words of partial sums; backward each
+  # rank takes the other's half of every din: 512 x (2 x (64 + 64 + 64 +
+  # 256) + 64) = 491520, plus the embedding's rows from their holders,
+  # 512 x 64 = 32768: 524288 multicast.
+  [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 1441792 and j['train']['step_multicast_words'] == 524288\"" \
+      "words a step on 2 ranks: $(json g.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words")) or 1' 2>&1)"
+  if [ "$ranks" -eq 4 ]; then
+    on_grid w2 --set train.wafer_ranks=2
+    expect "[ $? -eq 0 ] && json w2.json \"j['status'] == 'ok' and j['train']['replicas'] == 2 and j['train']['wafer_rank_grid'] == [2, 1]\"" \
+           "two wafers of two: $(json w2.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
+    expect "close w2" "two wafers of two ranks differ from one rank"
+  fi
+  # Stopped and restarted on the same wafer: bit for bit; its checkpoint (the
+  # tiles assembled) restarts a run on one rank.
+  train --set train.steps=20 --set train.stop_at=8 --set train.checkpoint=half.h5 > /dev/null
+  on_grid re --set train.restart=half.h5
+  expect "[ $? -eq 0 ] && /usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('g.ck.h5'), h5py.File('re.ck.h5')
+sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+         "a wafer of $ranks ranks restarted differs from its uninterrupted run"
+  mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=20 \
+      --set train.restart=half.h5 --json one_re.json > /dev/null
+  expect "[ $? -eq 0 ] && json one_re.json \"j['train']['first_step'] == 8 and abs(j['train']['last_loss'] - json.load(open('g.json'))['train']['last_loss']) < 1e-5\"" \
+         "the wafer's checkpoint does not restart one rank"
+  # Bad input: wafers that do not divide the ranks, a grid finer than a
+  # layer, tiles with weight streaming (not yet).
+  expect_bad_input train "wafer_ranks = $((ranks + 1)): $ranks wafer ranks do not make wafers of $((ranks + 1)) ranks" \
+      --set train.wafer_ranks=$((ranks + 1))
+  expect_bad_input train "wafer_ranks = 0: wte (256 x 1 a layer) has fewer rows or columns than the wafer's" \
+      --set train.channels=1 --set train.heads=1
+  expect_bad_input train "weight streaming runs wafers of one rank so far" \
+      --set wafer.memoryx_ranks=1 --set train.wafer_ranks=2
   ;;
 relu)
   # The ReLU MLP: the loss falls; each layer's share of zero activations is
@@ -173,7 +238,7 @@ bad_input)
   expect_bad_input train "heads = 0: out of range" --set train.heads=0
   expect_bad_input train "64 channels do not split into 3 heads" --set train.heads=3
   [ "$ranks" -gt 1 ] && expect_bad_input train "do not split evenly over $ranks replicas" \
-      --set train.batch=$((ranks + 1))
+      --set train.batch=$((ranks + 1)) --set train.wafer_ranks=1
   # A checkpoint whose AdamW second moment went negative (edited, damaged):
   # the next update would take its square root.
   mpiexec -n "$ranks" "$wafer" train --set train.steps=4 --set train.stop_at=2 --set train.eval_every=1 \

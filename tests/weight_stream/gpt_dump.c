@@ -1,15 +1,20 @@
 /* One training step of a small GPT, written out for gpt_torch.py to redo in
- * PyTorch: usage gpt_dump DIR [V T L NH C B SEED].
+ * PyTorch: usage [mpiexec -n K] gpt_dump DIR [V T L NH C B SEED [RELU]].
+ * On K > 1 ranks the model is one wafer of K ranks, its weight matrices in
+ * tiles over them (ws_grid.h); the tiles are assembled for the files.
  * DIR/meta.txt: the shape, the batch, the loss, the AdamW settings and the
  * gradient norm; DIR/{params,grads,updated}.f32: the parameters before the
  * step, their gradients, the parameters after it (one float32 buffer each,
  * in ws_gpt's order); DIR/{tokens,targets}.i32. */
 #include "wf_cblas.h"
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_mpi.h"
 #include "ws_gpt.h"
+#include "ws_grid.h"
 
 static int dump(const char *dir, const char *name, const void *data, size_t bytes) {
   char path[1024];
@@ -22,7 +27,26 @@ static int dump(const char *dir, const char *name, const void *data, size_t byte
   return 0;
 }
 
+/* The whole model's numbers of a buffer in m's layout (`mine`) into `whole`,
+ * on every rank (each number from its one holder, zeros elsewhere). */
+static void assemble(const ws_gpt *m, ws_real *mine, float *whole, size_t n) {
+  memset(whole, 0, n * sizeof *whole);
+  int rank = 0;
+  if (m->grid) MPI_Comm_rank(m->grid->wafer, &rank);
+  ws_gpt_tiles_copy(m, mine, whole, false, rank == 0);
+  if (m->grid) wf_allreduce_inplace(whole, n, MPI_FLOAT, MPI_SUM, m->grid->wafer);
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rc = run(argc, argv);
+  MPI_Finalize();
+  return rc;
+}
+
+static int run(int argc, char **argv) {
   if (argc != 2 && argc != 9 && argc != 10) {
     fprintf(stderr, "usage: gpt_dump DIR [V T L NH C B SEED [RELU]]\n");
     return 2;
@@ -38,7 +62,15 @@ int main(int argc, char **argv) {
   int T = c.seq;
   ws_gpt m;
   wf_status st;
-  if (ws_gpt_create(&m, &c, B, T, &st) != WF_OK) {
+  int K, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &K);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  ws_grid grid;
+  if (K > 1 && ws_grid_create(&grid, MPI_COMM_WORLD, K, 64, 64, &st) != WF_OK) {
+    fprintf(stderr, "gpt_dump: %s\n", st.msg);
+    return 2;
+  }
+  if (ws_gpt_create_on(&m, &c, B, T, K > 1 ? &grid : NULL, &st) != WF_OK) {
     fprintf(stderr, "gpt_dump: %s\n", st.msg);
     return 2;
   }
@@ -50,8 +82,15 @@ int main(int argc, char **argv) {
   }
   float loss = ws_gpt_forward(&m, tok, tgt);
   ws_gpt_backward(&m, tok, tgt);
-  size_t bytes = m.p.count * sizeof(float);
-  int rc = dump(argv[1], "params.f32", m.p.mem, bytes) || dump(argv[1], "grads.f32", m.g.mem, bytes);
+  size_t n = ws_param_count(&c), bytes = n * sizeof(float);
+  float *whole = malloc(bytes);
+  if (!whole) return 1;
+  const char *dir = rank == 0 ? argv[1] : NULL; /* rank 0 writes */
+#define DUMP(name, data, size) (dir && dump(dir, name, data, size))
+  assemble(&m, m.p.mem, whole, n);
+  int rc = DUMP("params.f32", whole, bytes);
+  assemble(&m, m.g.mem, whole, n);
+  rc = rc || DUMP("grads.f32", whole, bytes);
   /* A clip below the gradient's norm, so that clipping takes part. eps
    * 1e-6: Adam's first step moves a parameter by lr g / (|g| + eps), so a
    * gradient that is zero but for round-off (the key biases': softmax does
@@ -60,9 +99,17 @@ int main(int argc, char **argv) {
   ws_adamw o = {.lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-6f, .weight_decay = 0.1f,
                 .clip = 0.5f};
   float norm = ws_gpt_update(&m, &o, &st);
-  rc = rc || dump(argv[1], "updated.f32", m.p.mem, bytes) ||
-       dump(argv[1], "tokens.i32", tok, (size_t)B * T * sizeof *tok) ||
-       dump(argv[1], "targets.i32", tgt, (size_t)B * T * sizeof *tgt);
+  assemble(&m, m.p.mem, whole, n);
+  rc = rc || DUMP("updated.f32", whole, bytes) ||
+       DUMP("tokens.i32", tok, (size_t)B * T * sizeof *tok) ||
+       DUMP("targets.i32", tgt, (size_t)B * T * sizeof *tgt);
+  free(whole);
+  if (!dir) {
+    free(tok), free(tgt);
+    ws_gpt_free(&m);
+    if (K > 1) ws_grid_free(&grid);
+    return rc;
+  }
   char path[1024];
   snprintf(path, sizeof path, "%s/meta.txt", argv[1]);
   FILE *f = fopen(path, "w");
@@ -76,5 +123,6 @@ int main(int argc, char **argv) {
   rc = rc || fclose(f) != 0;
   free(tok), free(tgt);
   ws_gpt_free(&m);
+  if (K > 1) ws_grid_free(&grid);
   return rc;
 }

@@ -1,0 +1,193 @@
+/* A wafer's rank grid for training (ws_grid.h): 2D weight tiles, the
+ * distributed products over them and the embedding lookup, with the words
+ * each rank receives counted. */
+#include "ws_grid.h"
+
+#include "wf_cblas.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wf_decomp.h"
+#include "wf_mpi.h"
+
+int ws_grid_create(ws_grid *g, MPI_Comm comm, int K, int pe_nx, int pe_ny, wf_status *st) {
+  *g = (ws_grid){.wafer = MPI_COMM_NULL, .row = MPI_COMM_NULL, .col = MPI_COMM_NULL,
+                 .peers = MPI_COMM_NULL};
+  int n, me;
+  MPI_Comm_size(comm, &n);
+  MPI_Comm_rank(comm, &me);
+  if (K < 1 || n % K != 0)
+    return wf_fail(st, WF_ERR_INPUT, "%d wafer ranks do not make wafers of %d ranks", n, K);
+  if (wf_rank_grid_auto(K, pe_nx, pe_ny, &g->px, &g->py) != 0)
+    return wf_fail(st, WF_ERR_INPUT, "no grid of %d ranks fits a %dx%d PE grid", K, pe_nx, pe_ny);
+  g->ranks = K, g->rank = me % K, g->wafers = n / K, g->wafer_id = me / K;
+  g->cx = g->rank / g->py, g->cy = g->rank % g->py;
+  MPI_Comm_split(comm, g->wafer_id, g->rank, &g->wafer);
+  MPI_Comm_split(g->wafer, g->cy, g->cx, &g->row);
+  MPI_Comm_split(g->wafer, g->cx, g->cy, &g->col);
+  MPI_Comm_split(comm, g->rank, g->wafer_id, &g->peers);
+  int fail = !(g->counts_buf = malloc(2 * (size_t)(g->px + g->py) * sizeof *g->counts_buf));
+  MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, comm);
+  return fail ? wf_fail(st, WF_ERR_RUNTIME, "out of memory for a rank grid") : WF_OK;
+}
+
+void ws_grid_free(ws_grid *g) {
+  MPI_Comm *comms[] = {&g->wafer, &g->row, &g->col, &g->peers};
+  for (int i = 0; i < 4; i++)
+    if (*comms[i] != MPI_COMM_NULL) MPI_Comm_free(comms[i]);
+  free(g->scratch), free(g->counts_buf);
+  g->scratch = NULL, g->scratch_n = 0, g->counts_buf = NULL;
+}
+
+int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
+  /* A product's partials from a line of ranks plus the whole result. */
+  size_t line = (size_t)(g->px > g->py ? g->px : g->py);
+  size_t need = N * dim * (line + 1);
+  int bad = N * dim > (size_t)INT_MAX;
+  if (!bad && need > g->scratch_n) {
+    float *s = realloc(g->scratch, need * sizeof *s);
+    if (s)
+      g->scratch = s, g->scratch_n = need;
+    else
+      bad = 2;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, g->wafer);
+  if (bad == 1)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "a product of %zu tokens by %zu features is beyond one MPI message", N, dim);
+  if (bad) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the wafer's partial sums");
+  return WF_OK;
+}
+
+void ws_grid_rows(const ws_grid *g, int OC, int *lo, int *n) { wf_block_range(OC, g->py, g->cy, lo, n); }
+void ws_grid_cols(const ws_grid *g, int IC, int *lo, int *n) { wf_block_range(IC, g->px, g->cx, lo, n); }
+
+/* Sum the `parts` blocks of `n` numbers at `all` (gathered from a line of
+ * ranks, in their order) into `out`: the same order on every rank. */
+static void sum_parts(float *out, const float *all, int parts, size_t n) {
+  memcpy(out, all, n * sizeof *out);
+  for (int p = 1; p < parts; p++) {
+    const float *a = all + (size_t)p * n;
+    for (size_t i = 0; i < n; i++) out[i] += a[i];
+  }
+}
+
+/* Every rank of `line` (ranked by `place` of `parts`) holds the block of
+ * columns [lo_p, lo_p + n_p) of an N x width matrix, n_p from splitting
+ * `width` over `parts` (block: N x n_p, contiguous); afterwards `whole`
+ * (N x width) holds them all, added to it when `accumulate`. Returns the
+ * numbers received from the others. */
+static double gather_columns(const ws_grid *g, float *whole, const float *block, float *tmp, int N,
+                             int width, int parts, int place, MPI_Comm line, int accumulate) {
+  int *counts = g->counts_buf, *displs = g->counts_buf + parts;
+  for (int p = 0, at = 0; p < parts; p++) {
+    int lo, n;
+    wf_block_range(width, parts, p, &lo, &n);
+    counts[p] = N * n, displs[p] = at, at += N * n;
+  }
+  MPI_Allgatherv(block, counts[place], MPI_FLOAT, tmp, counts, displs, MPI_FLOAT, line);
+  double received = 0;
+  for (int p = 0; p < parts; p++) {
+    int lo, n;
+    wf_block_range(width, parts, p, &lo, &n);
+    const float *b = tmp + displs[p];
+    for (int i = 0; i < N; i++) {
+      float *o = whole + (size_t)i * width + lo;
+      const float *s = b + (size_t)i * n;
+      if (accumulate)
+        for (int j = 0; j < n; j++) o[j] += s[j];
+      else
+        memcpy(o, s, (size_t)n * sizeof *o);
+    }
+    if (p != place) received += counts[p];
+  }
+  return received;
+}
+
+void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float *w,
+                            const float *bias, int N, int IC, int OC) {
+  int r0, nr, c0, nc;
+  ws_grid_rows(g, OC, &r0, &nr);
+  ws_grid_cols(g, IC, &c0, &nc);
+  size_t part = (size_t)N * nr;
+  float *mine = g->scratch, *all = mine + part, *blk = mine; /* blk reuses mine once summed */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, nr, nc, 1.0f, in + c0, IC, w, nc, 0.0f,
+              mine, nr);
+  /* Partial sums reduced along the grid row, in cx order. */
+  MPI_Allgather(mine, (int)part, MPI_FLOAT, all, (int)part, MPI_FLOAT, g->row);
+  sum_parts(blk, all, g->px, part);
+  if (bias)
+    for (int i = 0; i < N; i++)
+      for (int o = 0; o < nr; o++) blk[(size_t)i * nr + o] += bias[r0 + o];
+  g->counts.reduce_words += (double)(g->px - 1) * (double)part;
+  /* The reduced blocks multicast along the grid column. */
+  g->counts.multicast_words += gather_columns(g, out, blk, all, N, OC, g->py, g->cy, g->col, 0);
+  g->counts.products++;
+}
+
+void ws_grid_matmul_backward(ws_grid *g, float *din, float *dw, float *dbias, const float *dout,
+                             const float *in, const float *w, int N, int IC, int OC) {
+  int r0, nr, c0, nc;
+  ws_grid_rows(g, OC, &r0, &nr);
+  ws_grid_cols(g, IC, &c0, &nc);
+  if (dbias)
+    for (int i = 0; i < N; i++)
+      for (int o = 0; o < OC; o++) dbias[o] += dout[(size_t)i * OC + o];
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nr, nc, N, 1.0f, dout + r0, OC, in + c0, IC,
+              1.0f, dw, nc);
+  size_t part = (size_t)N * nc;
+  float *mine = g->scratch, *all = mine + part, *blk = mine;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, nc, nr, 1.0f, dout + r0, OC, w, nc,
+              0.0f, mine, nc);
+  /* Partial sums reduced along the grid column, in cy order. */
+  MPI_Allgather(mine, (int)part, MPI_FLOAT, all, (int)part, MPI_FLOAT, g->col);
+  sum_parts(blk, all, g->py, part);
+  g->counts.reduce_words += (double)(g->py - 1) * (double)part;
+  /* ... and multicast along the grid row. */
+  g->counts.multicast_words += gather_columns(g, din, blk, all, N, IC, g->px, g->cx, g->row, 1);
+  g->counts.products++;
+}
+
+void ws_grid_embed_forward(ws_grid *g, float *out, const int *tok, const float *table,
+                           const float *add, int N, int T, int C, int V) {
+  int r0, nr, c0, nc;
+  ws_grid_rows(g, V, &r0, &nr);
+  ws_grid_cols(g, C, &c0, &nc);
+  memset(out, 0, (size_t)N * C * sizeof *out);
+  double held = 0;
+  for (int n = 0; n < N; n++) {
+    int t = tok[n] - r0;
+    if (t < 0 || t >= nr) continue;
+    memcpy(out + (size_t)n * C + c0, table + (size_t)t * nc, (size_t)nc * sizeof *out);
+    held += nc;
+  }
+  wf_allreduce_inplace(out, (size_t)N * C, MPI_FLOAT, MPI_SUM, g->wafer);
+  g->counts.multicast_words += (double)N * C - held;
+  for (int n = 0; n < N; n++) {
+    float *o = out + (size_t)n * C;
+    const float *a = add + (size_t)(n % T) * C;
+    for (int c = 0; c < C; c++) o[c] += a[c];
+  }
+}
+
+void ws_grid_embed_backward(const ws_grid *g, float *dtable, float *dadd, const float *dout,
+                            const int *tok, int N, int T, int C, int V) {
+  int r0, nr, c0, nc;
+  ws_grid_rows(g, V, &r0, &nr);
+  ws_grid_cols(g, C, &c0, &nc);
+  for (int n = 0; n < N; n++) {
+    const float *s = dout + (size_t)n * C;
+    float *a = dadd + (size_t)(n % T) * C;
+    for (int c = 0; c < C; c++) a[c] += s[c];
+    int t = tok[n] - r0;
+    if (t < 0 || t >= nr) continue;
+    float *d = dtable + (size_t)t * nc;
+    for (int j = 0; j < nc; j++) d[j] += s[c0 + j];
+  }
+}
+
+double ws_grid_sumsq(const ws_grid *g, double tiled, double whole) {
+  MPI_Allreduce(MPI_IN_PLACE, &tiled, 1, MPI_DOUBLE, MPI_SUM, g->wafer);
+  return tiled + whole;
+}

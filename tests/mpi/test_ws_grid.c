@@ -1,0 +1,170 @@
+/* The wafer's rank grid for training (ws_grid.h) on 1, 2 and 4 ranks:
+ * distributed products and the embedding lookup against dense products in
+ * double (within the float sums' rounding bound), the same bits on every
+ * rank of a wafer, and the words each moves against hand counts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+#include "ws_grid.h"
+
+enum { N = 5, IC = 7, OC = 6, V = 9, T = 3 };
+
+/* A reproducible number in [-1, 1) for place i of stream s. */
+static float value(int s, int i) {
+  unsigned x = (unsigned)(i + 1) * 2654435761u ^ (unsigned)(s + 1) * 40503u;
+  x ^= x >> 13, x *= 0x5bd1e995u, x ^= x >> 15;
+  return (float)(x % 20001u) / 10000.0f - 1.0f;
+}
+
+/* gamma_n of float: n u / (1 - n u). */
+static double gamma_n(int n) { return n * 0x1p-24 / (1 - n * 0x1p-24); }
+
+/* Every rank of the wafer holds the same bits of x. */
+static int same_everywhere(const float *x, size_t n, MPI_Comm comm) {
+  float *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+  MPI_Allreduce(x, lo, (int)n, MPI_FLOAT, MPI_MIN, comm);
+  MPI_Allreduce(x, hi, (int)n, MPI_FLOAT, MPI_MAX, comm);
+  int same = memcmp(lo, hi, n * sizeof *lo) == 0;
+  free(lo), free(hi);
+  return same;
+}
+
+/* Words received, summed over the wafer's ranks: reduce, multicast. */
+static void words(const ws_grid *g, double *reduce, double *multicast) {
+  double w[2] = {g->counts.reduce_words, g->counts.multicast_words};
+  MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_DOUBLE, MPI_SUM, g->wafer);
+  *reduce = w[0], *multicast = w[1];
+}
+
+static void test_products(checks *c, int K) {
+  ws_grid g;
+  wf_status st;
+  CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, 64, 64, &st) == WF_OK, "grid of %d: %s", K, st.msg);
+  CHECK(c, ws_grid_reserve(&g, N, OC > IC ? OC : IC, &st) == WF_OK, "reserve");
+  int r0, nr, c0, nc;
+  ws_grid_rows(&g, OC, &r0, &nr);
+  ws_grid_cols(&g, IC, &c0, &nc);
+  float in[N * IC], w[OC * IC], bias[OC], out[N * OC], dout[N * OC], din[N * IC], dbias[OC];
+  float *tile = malloc((size_t)nr * nc * sizeof *tile), *dw = calloc((size_t)nr * nc, sizeof *dw);
+  for (int i = 0; i < N * IC; i++) in[i] = value(1, i), din[i] = value(4, i);
+  for (int i = 0; i < OC * IC; i++) w[i] = value(2, i);
+  for (int o = 0; o < OC; o++) bias[o] = value(3, o), dbias[o] = value(6, o);
+  for (int i = 0; i < N * OC; i++) dout[i] = value(5, i);
+  for (int r = 0; r < nr; r++)
+    for (int j = 0; j < nc; j++) tile[r * nc + j] = w[(r0 + r) * IC + c0 + j];
+  float din0[N * IC], dbias0[OC];
+  memcpy(din0, din, sizeof din), memcpy(dbias0, dbias, sizeof dbias);
+
+  ws_grid_matmul_forward(&g, out, in, tile, bias, N, IC, OC);
+  double worst = 0;
+  for (int i = 0; i < N; i++)
+    for (int o = 0; o < OC; o++) {
+      double ref = bias[o], mag = fabs(bias[o]);
+      for (int k = 0; k < IC; k++)
+        ref += (double)in[i * IC + k] * w[o * IC + k], mag += fabs((double)in[i * IC + k] * w[o * IC + k]);
+      worst = fmax(worst, fabs(out[i * OC + o] - ref) / (gamma_n(IC + 1) * mag + 1e-30));
+    }
+  CHECK(c, worst <= 1, "forward: %.3g of the rounding bound (K = %d)", worst, K);
+  CHECK(c, same_everywhere(out, N * OC, g.wafer), "forward: ranks of a wafer differ");
+
+  ws_grid_matmul_backward(&g, din, dw, dbias, dout, in, tile, N, IC, OC);
+  worst = 0;
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < IC; k++) { /* din += dout w */
+      double ref = din0[i * IC + k], mag = fabs(ref);
+      for (int o = 0; o < OC; o++)
+        ref += (double)dout[i * OC + o] * w[o * IC + k], mag += fabs((double)dout[i * OC + o] * w[o * IC + k]);
+      worst = fmax(worst, fabs(din[i * IC + k] - ref) / (gamma_n(OC + 1) * mag + 1e-30));
+    }
+  for (int r = 0; r < nr; r++) /* the tile of dw = dout^T in */
+    for (int j = 0; j < nc; j++) {
+      double ref = 0, mag = 0;
+      for (int i = 0; i < N; i++) {
+        double x = (double)dout[i * OC + r0 + r] * in[i * IC + c0 + j];
+        ref += x, mag += fabs(x);
+      }
+      worst = fmax(worst, fabs(dw[r * nc + j] - ref) / (gamma_n(N) * mag + 1e-30));
+    }
+  for (int o = 0; o < OC; o++) {
+    double ref = dbias0[o], mag = fabs(ref);
+    for (int i = 0; i < N; i++) ref += dout[i * OC + o], mag += fabs(dout[i * OC + o]);
+    worst = fmax(worst, fabs(dbias[o] - ref) / (gamma_n(N + 1) * mag + 1e-30));
+  }
+  CHECK(c, worst <= 1, "backward: %.3g of the rounding bound (K = %d)", worst, K);
+  CHECK(c, same_everywhere(din, N * IC, g.wafer), "backward: ranks of a wafer differ");
+
+  /* Hand counts, summed over a wafer's ranks, of one product each way
+   * (N = 5 tokens, IC = 7, OC = 6). K = 2: a 2 x 1 grid; forward, each
+   * rank receives the other's 5 x 6 partials (60 in all), no multicast;
+   * backward, no reduction, each rank the other's block of din (5 x 3 and
+   * 5 x 4: 35). K = 4: 2 x 2; forward, each rank one 5 x 3 partial (60)
+   * and one 5 x 3 block (60); backward, the partials and blocks of 5 x 4
+   * (columns 0-3) and 5 x 3 (4-6): 2 x 20 + 2 x 15 = 70 each. */
+  double red, mc;
+  words(&g, &red, &mc);
+  const double want[5][2] = {{0, 0}, {0, 0}, {60 + 0, 0 + 35}, {0, 0}, {60 + 70, 60 + 70}};
+  CHECK(c, red == want[K][0] && mc == want[K][1], "K = %d: %g reduce and %g multicast words, want %g, %g",
+        K, red, mc, want[K][0], want[K][1]);
+  CHECK(c, g.counts.products == 2, "products counted");
+
+  /* The embedding: rows of a V x IC table looked up by token, plus a
+   * position table; its backward adds the rows back. */
+  int tok[N];
+  for (int i = 0; i < N; i++) tok[i] = (i * 4 + 1) % V;
+  int v0, nv, e0, ne;
+  ws_grid_rows(&g, V, &v0, &nv);
+  ws_grid_cols(&g, IC, &e0, &ne);
+  float table[V * IC], add[T * IC], emb[N * IC], dadd[T * IC] = {0};
+  float *etile = malloc((size_t)nv * ne * sizeof *etile), *dtile = calloc((size_t)nv * ne, sizeof *dtile);
+  for (int i = 0; i < V * IC; i++) table[i] = value(7, i);
+  for (int i = 0; i < T * IC; i++) add[i] = value(8, i);
+  for (int r = 0; r < nv; r++)
+    for (int j = 0; j < ne; j++) etile[r * ne + j] = table[(v0 + r) * IC + e0 + j];
+  double before = g.counts.multicast_words;
+  ws_grid_embed_forward(&g, emb, tok, etile, add, N, T, IC, V);
+  int exact = 1;
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < IC; k++) exact &= emb[i * IC + k] == table[tok[i] * IC + k] + add[(i % T) * IC + k];
+  CHECK(c, exact, "embedding rows are not the table's plus the positions' (K = %d)", K);
+  double held = 0;
+  for (int i = 0; i < N; i++) held += tok[i] >= v0 && tok[i] < v0 + nv ? ne : 0;
+  CHECK(c, g.counts.multicast_words - before == N * IC - held, "embedding words");
+  ws_grid_embed_backward(&g, dtile, dadd, in, tok, N, T, IC, V);
+  exact = 1;
+  for (int r = 0; r < nv; r++)
+    for (int j = 0; j < ne; j++) {
+      float ref = 0;
+      for (int i = 0; i < N; i++)
+        if (tok[i] == v0 + r) ref += in[i * IC + e0 + j];
+      exact &= dtile[r * ne + j] == ref;
+    }
+  for (int p = 0; p < T; p++)
+    for (int k = 0; k < IC; k++) {
+      float ref = 0;
+      for (int i = p; i < N; i += T) ref += in[i * IC + k];
+      exact &= dadd[p * IC + k] == ref;
+    }
+  CHECK(c, exact, "embedding backward (K = %d)", K);
+  free(tile), free(dw), free(etile), free(dtile);
+  ws_grid_free(&g);
+}
+
+int main(int argc, char **argv) {
+  checks c = checks_start(&argc, &argv);
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  test_products(&c, n); /* one wafer of every rank */
+  if (n == 4) test_products(&c, 2); /* two wafers of two */
+  /* Bad input: K that does not divide the ranks; a grid the PEs cannot hold. */
+  ws_grid g;
+  wf_status st;
+  if (n > 1) {
+    CHECK(&c, ws_grid_create(&g, MPI_COMM_WORLD, n + 1, 64, 64, &st) == WF_ERR_INPUT, "K = n + 1");
+    ws_grid_free(&g);
+    CHECK(&c, ws_grid_create(&g, MPI_COMM_WORLD, n, 1, 1, &st) == WF_ERR_INPUT, "a 1 x 1 PE grid");
+    ws_grid_free(&g);
+  }
+  return checks_finish(&c, "test_ws_grid");
+}
