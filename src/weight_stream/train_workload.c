@@ -49,7 +49,7 @@ static const wf_key train_keys[] = {
     {"channels", WF_KEY_INT, "64", 1, 65536, NULL, "width of the residual stream", NULL},
     {"seq", WF_KEY_INT, "64", 1, 65536, NULL, "tokens (bytes) a sequence", NULL},
     {"batch", WF_KEY_INT, "8", 1, 1e6, NULL,
-     "sequences a step, over all replicas (a multiple of the rank count)", NULL},
+     "sequences a step, over all replicas (a multiple of their count: train.wafer_ranks)", NULL},
     {"steps", WF_KEY_INT, "60", 1, 1e9, NULL, "optimiser steps", NULL},
     {"lr", WF_KEY_REAL, "3e-3", 0, 10, NULL, "peak learning rate", NULL},
     {"min_lr", WF_KEY_REAL, "3e-4", 0, 10, NULL, "learning rate at the end of the cosine decay",
@@ -309,12 +309,20 @@ static float validate(trainer *t, const ws_corpus *c, int *tok, int *tgt, int *s
 }
 
 /* The replicas' gradients averaged (every replica's batch is the same
- * size): over the ranks at the same place in each wafer. */
+ * size): over the ranks at the same place in each wafer. The tensors that
+ * are whole on every rank of a wafer are summed once, by its first rank's
+ * peers, and broadcast over the wafer: sums over other communicators could
+ * differ in the last bit, and a wafer's ranks must hold the same numbers. */
 static void average_gradients(trainer *t) {
   ws_gpt *m = &t->m;
   if (t->replicas == 1) return;
   MPI_Comm peers = t->tiled ? t->grid.peers : t->run->comm;
-  wf_allreduce_inplace(m->g.mem, m->g.count, MPI_FLOAT, MPI_SUM, peers);
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    bool shared = t->tiled && !ws_param_tiled(k);
+    if (!shared || t->grid.rank == 0)
+      wf_allreduce_inplace(t->m.g.t[k], t->m.g.size[k], MPI_FLOAT, MPI_SUM, peers);
+    if (shared) MPI_Bcast(t->m.g.t[k], (int)t->m.g.size[k], MPI_FLOAT, 0, t->grid.wafer);
+  }
   float inv = 1.0f / (float)t->replicas;
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;
 }

@@ -48,6 +48,9 @@ static int pieces(const ws_gpt *m, bool split, piece *out) {
     for (int l = 0; l < (per_layer ? L : 1); l++)
       for (int p = 0; p < parts; p++) {
         if (k == WS_QKVB && p == 1) continue;
+        /* One token a sequence: each softmax is over one score, exactly 1
+         * whatever q and k are, so their exact gradients are 0 too. */
+        if (m->T == 1 && parts > 1 && p < 2) continue;
         size_t at = (size_t)l * layer_n, len = layer_n;
         if (parts > 1 && tl.full_rows == 1) { /* a vector: q, k, v by columns */
           len = layer_n / (size_t)parts, at += (size_t)p * len;

@@ -156,7 +156,7 @@ static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
     if (ws_param_tiled(k) && (t.full_rows < grid->py || t.full_cols < grid->px))
       return wf_fail(st, WF_ERR_INPUT,
                      "%s (%d x %d a layer) has fewer rows or columns than the wafer's %dx%d rank "
-                     "grid: tiles of it would be empty",
+                     "grid: tiles of it would be empty (more channels, or fewer ranks a wafer)",
                      ws_param_names[k], t.full_rows, t.full_cols, grid->px, grid->py);
   }
 #endif

@@ -44,6 +44,7 @@ int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
   /* A product's partials from a line of ranks plus the whole result. */
   size_t line = (size_t)(g->px > g->py ? g->px : g->py);
   size_t need = N * dim * (line + 1);
+  if (need < 2 * (size_t)g->ranks) need = 2 * (size_t)g->ranks; /* ws_grid_sumsq's doubles */
   int bad = N * dim > (size_t)INT_MAX;
   if (!bad && need > g->scratch_n) {
     float *s = realloc(g->scratch, need * sizeof *s);
@@ -187,7 +188,17 @@ void ws_grid_embed_backward(const ws_grid *g, float *dtable, float *dadd, const 
   }
 }
 
+/* The `n` numbers at `x` added in order. */
+static double sum_parts_double(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  return s;
+}
+
 double ws_grid_sumsq(const ws_grid *g, double tiled, double whole) {
-  MPI_Allreduce(MPI_IN_PLACE, &tiled, 1, MPI_DOUBLE, MPI_SUM, g->wafer);
-  return tiled + whole;
+  /* Gathered and added in rank order, not MPI_Allreduce: every rank must
+   * clip by the same bits. */
+  double *all = (double *)g->scratch; /* a product's room is far more than K doubles */
+  MPI_Allgather(&tiled, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, g->wafer);
+  return sum_parts_double(all, g->ranks) + whole;
 }

@@ -129,6 +129,11 @@ sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', '
       --set train.restart=half.h5 --json one_re.json > /dev/null
   expect "[ $? -eq 0 ] && json one_re.json \"j['train']['first_step'] == 8 and abs(j['train']['last_loss'] - json.load(open('g.json'))['train']['last_loss']) < 1e-5\"" \
          "the wafer's checkpoint does not restart one rank"
+  # One token a sequence: each softmax is over one score, so q and k have
+  # exactly no gradient, and the gradient check leaves them out.
+  train --set train.seq=1 --set train.steps=3 --json s1.json > /dev/null
+  expect "[ $? -eq 0 ] && json s1.json \"j['status'] == 'ok' and j['checks']['failed'] == 0\"" \
+         "sequences of one token: $(json s1.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
   # Bad input: wafers that do not divide the ranks, a grid finer than a
   # layer, tiles with weight streaming (not yet).
   expect_bad_input train "wafer_ranks = $((ranks + 1)): $ranks wafer ranks do not make wafers of $((ranks + 1)) ranks" \

@@ -101,10 +101,12 @@ static void test_products(checks *c, int K) {
    * backward, no reduction, each rank the other's block of din (5 x 3 and
    * 5 x 4: 35). K = 4: 2 x 2; forward, each rank one 5 x 3 partial (60)
    * and one 5 x 3 block (60); backward, the partials and blocks of 5 x 4
-   * (columns 0-3) and 5 x 3 (4-6): 2 x 20 + 2 x 15 = 70 each. */
+   * (columns 0-3) and 5 x 3 (4-6): 2 x 20 + 2 x 15 = 70 each. K = 3: 3 x 1;
+   * forward, each rank the two others' 5 x 6 partials (180); backward, the
+   * two others' blocks of din (columns 3, 2, 2: 20 + 25 + 25 = 70). */
   double red, mc;
   words(&g, &red, &mc);
-  const double want[5][2] = {{0, 0}, {0, 0}, {60 + 0, 0 + 35}, {0, 0}, {60 + 70, 60 + 70}};
+  const double want[5][2] = {{0, 0}, {0, 0}, {60 + 0, 0 + 35}, {180, 70}, {60 + 70, 60 + 70}};
   CHECK(c, red == want[K][0] && mc == want[K][1], "K = %d: %g reduce and %g multicast words, want %g, %g",
         K, red, mc, want[K][0], want[K][1]);
   CHECK(c, g.counts.products == 2, "products counted");
