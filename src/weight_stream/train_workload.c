@@ -320,8 +320,8 @@ static void average_gradients(trainer *t) {
   for (int k = 0; k < WS_NPARAMS; k++) {
     bool shared = t->tiled && !ws_param_tiled(k);
     if (!shared || t->grid.rank == 0)
-      wf_allreduce_inplace(t->m.g.t[k], t->m.g.size[k], MPI_FLOAT, MPI_SUM, peers);
-    if (shared) MPI_Bcast(t->m.g.t[k], (int)t->m.g.size[k], MPI_FLOAT, 0, t->grid.wafer);
+      wf_allreduce_inplace(m->g.t[k], m->g.size[k], MPI_FLOAT, MPI_SUM, peers);
+    if (shared) MPI_Bcast(m->g.t[k], (int)m->g.size[k], MPI_FLOAT, 0, t->grid.wafer);
   }
   float inv = 1.0f / (float)t->replicas;
   for (size_t i = 0; i < m->g.count; i++) m->g.mem[i] *= inv;

@@ -124,31 +124,29 @@ int ws_check_gradient(ws_gpt *m, const int *tok, const int *tgt, MPI_Comm replic
     if (m->grid && ws_param_tiled(pc->k)) /* the piece's share on each rank */
       MPI_Allreduce(MPI_IN_PLACE, &norm, 1, MPI_DOUBLE, MPI_SUM, m->grid->wafer);
     norm = sqrt(norm);
-    if (norm == 0) {
-      /* No direction to move along; but at a random initialisation every
-       * piece's exact gradient is nonzero (the k bias, whose is zero, is
-       * not a piece): a backward pass that never wrote one fails here. */
-      out->worst = INFINITY;
-      piece_name(pc, out->worst_piece, sizeof out->worst_piece);
-      out->pieces++;
-      continue;
-    } /* a NaN norm goes on, and fails */
-    memcpy(saved, p, pc->n * sizeof *saved);
-    for (size_t i = 0; i < pc->n; i++) d[i] = g[i] / norm;
-    /* a step that moves the loss by `move` of itself: far above its rounding */
-    double h = move * base / norm;
-    double dh = (loss_at(m, pc, saved, d, h, tok, tgt, replicas) -
-                 loss_at(m, pc, saved, d, -h, tok, tgt, replicas)) / (2 * h);
-    double d2h = (loss_at(m, pc, saved, d, 2 * h, tok, tgt, replicas) -
-                  loss_at(m, pc, saved, d, -2 * h, tok, tgt, replicas)) / (4 * h);
-    memcpy(p, saved, pc->n * sizeof *saved);
-    /* Richardson's (4 D(h) - D(2h)) / 3 leaves an O(h^4) error; D(h) - D(2h)
-     * is three times D(h)'s own h^2 error, so it bounds what is left with
-     * room. Rounding: each loss within EPS_LOSS of its value moves the
-     * estimate by at most (4/3 + 1/6) EPS_LOSS / h. */
-    double rich = (4 * dh - d2h) / 3;
-    double allowed = fabs(dh - d2h) + 1.5 * eps_loss * base / h;
-    double q = fabs(rich - norm) / allowed;
+    /* A zero gradient has no direction to move along; but at a random
+     * initialisation every piece's exact gradient is nonzero (the k bias,
+     * whose is zero, is not a piece): a backward pass that never wrote one
+     * fails. A NaN norm goes on, and fails. */
+    double q = INFINITY;
+    if (norm != 0) {
+      memcpy(saved, p, pc->n * sizeof *saved);
+      for (size_t i = 0; i < pc->n; i++) d[i] = g[i] / norm;
+      /* a step that moves the loss by `move` of itself: far above its rounding */
+      double h = move * base / norm;
+      double dh = (loss_at(m, pc, saved, d, h, tok, tgt, replicas) -
+                   loss_at(m, pc, saved, d, -h, tok, tgt, replicas)) / (2 * h);
+      double d2h = (loss_at(m, pc, saved, d, 2 * h, tok, tgt, replicas) -
+                    loss_at(m, pc, saved, d, -2 * h, tok, tgt, replicas)) / (4 * h);
+      memcpy(p, saved, pc->n * sizeof *saved);
+      /* Richardson's (4 D(h) - D(2h)) / 3 leaves an O(h^4) error; D(h) - D(2h)
+       * is three times D(h)'s own h^2 error, so it bounds what is left with
+       * room. Rounding: each loss within EPS_LOSS of its value moves the
+       * estimate by at most (4/3 + 1/6) EPS_LOSS / h. */
+      double rich = (4 * dh - d2h) / 3;
+      double allowed = fabs(dh - d2h) + 1.5 * eps_loss * base / h;
+      q = fabs(rich - norm) / allowed;
+    }
     if (!(q <= out->worst) || out->pieces == 0) {
       out->worst = q;
       piece_name(pc, out->worst_piece, sizeof out->worst_piece);

@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "wf_checkpoint.h"
 #include "wf_mpi.h"
@@ -30,9 +31,14 @@ static int whole_model(ws_gpt *whole, const ws_config *c, bool want, MPI_Comm co
                            : wf_fail(st, WF_ERR_RUNTIME, "a rank is out of memory for the model");
 }
 
+void ws_checkpoint_assemble(const ws_gpt *m, ws_real *mine, ws_real *whole) {
+  memset(whole, 0, ws_param_count(&m->c) * sizeof *whole);
+  ws_gpt_tiles_copy(m, mine, whole, false, !m->grid || m->grid->rank == 0);
+  if (m->grid) wf_allreduce_inplace(whole, ws_param_count(&m->c), MPI_FLOAT, MPI_SUM, m->grid->wafer);
+}
+
 /* A wafer of several ranks: the first wafer's ranks assemble the whole model
- * from their tiles (each number from its one holder, zeros elsewhere: the
- * sums are exact) for rank 0 to write. */
+ * from their tiles for rank 0 to write. */
 static int write_tiles(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                        const wf_ckpt_var *extra, int nextra, wf_status *st) {
   const ws_grid *g = m->grid;
@@ -44,10 +50,7 @@ static int write_tiles(MPI_Comm comm, const char *path, const char *state, ws_gp
   if (whole_model(&whole, &m->c, first, comm, st) != WF_OK) return st->code;
   if (first) {
     ws_real *mine[3] = {m->p.mem, m->m, m->v}, *all[3] = {whole.p.mem, whole.m, whole.v};
-    for (int i = 0; i < 3; i++) {
-      ws_gpt_tiles_copy(m, mine[i], all[i], false, g->rank == 0);
-      wf_allreduce_inplace(all[i], whole.p.count, MPI_FLOAT, MPI_SUM, g->wafer);
-    }
+    for (int i = 0; i < 3; i++) ws_checkpoint_assemble(m, mine[i], all[i]);
     whole.steps = m->steps;
   }
   /* rank 0 (the first wafer's first) writes; the others only take part */
@@ -103,9 +106,8 @@ static int read_tiles(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st)
   int rc = ws_checkpoint_read(comm, path, &whole, st);
   if (rc == WF_OK) rc = ws_gpt_moments(m, st);
   if (rc == WF_OK) {
-    ws_gpt_tiles_copy(m, m->p.mem, whole.p.mem, true, true);
-    ws_gpt_tiles_copy(m, m->m, whole.m, true, true);
-    ws_gpt_tiles_copy(m, m->v, whole.v, true, true);
+    ws_real *mine[3] = {m->p.mem, m->m, m->v}, *all[3] = {whole.p.mem, whole.m, whole.v};
+    for (int i = 0; i < 3; i++) ws_gpt_tiles_copy(m, mine[i], all[i], true, true);
     m->steps = whole.steps;
   }
   ws_gpt_free(&whole);

@@ -18,6 +18,11 @@
  * more datasets to keep (the run's losses so far). */
 int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                         const wf_ckpt_var *extra, int nextra, wf_status *st);
+/* The whole model's numbers (ws_param_count) of a buffer in m's layout
+ * (`mine`: tiles on a wafer of several ranks) into `whole`, on every rank
+ * of m's wafer: each number from its one holder, zeros elsewhere, so the
+ * sums are exact. Collective over the wafer when m has a grid. */
+void ws_checkpoint_assemble(const ws_gpt *m, ws_real *mine, ws_real *whole);
 /* The model shape a checkpoint holds (input errors: not a checkpoint). */
 int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status *st);
 /* Parameters, moments and step into m, whose shape must be the file's (an

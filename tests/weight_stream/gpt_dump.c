@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wf_mpi.h"
+#include "ws_checkpoint.h"
 #include "ws_gpt.h"
 #include "ws_grid.h"
 
@@ -25,16 +25,6 @@ static int dump(const char *dir, const char *name, const void *data, size_t byte
     return 1;
   }
   return 0;
-}
-
-/* The whole model's numbers of a buffer in m's layout (`mine`) into `whole`,
- * on every rank (each number from its one holder, zeros elsewhere). */
-static void assemble(const ws_gpt *m, ws_real *mine, float *whole, size_t n) {
-  memset(whole, 0, n * sizeof *whole);
-  int rank = 0;
-  if (m->grid) MPI_Comm_rank(m->grid->wafer, &rank);
-  ws_gpt_tiles_copy(m, mine, whole, false, rank == 0);
-  if (m->grid) wf_allreduce_inplace(whole, n, MPI_FLOAT, MPI_SUM, m->grid->wafer);
 }
 
 static int run(int argc, char **argv);
@@ -87,9 +77,9 @@ static int run(int argc, char **argv) {
   if (!whole) return 1;
   const char *dir = rank == 0 ? argv[1] : NULL; /* rank 0 writes */
 #define DUMP(name, data, size) (dir && dump(dir, name, data, size))
-  assemble(&m, m.p.mem, whole, n);
+  ws_checkpoint_assemble(&m, m.p.mem, whole);
   int rc = DUMP("params.f32", whole, bytes);
-  assemble(&m, m.g.mem, whole, n);
+  ws_checkpoint_assemble(&m, m.g.mem, whole);
   rc = rc || DUMP("grads.f32", whole, bytes);
   /* A clip below the gradient's norm, so that clipping takes part. eps
    * 1e-6: Adam's first step moves a parameter by lr g / (|g| + eps), so a
@@ -99,7 +89,7 @@ static int run(int argc, char **argv) {
   ws_adamw o = {.lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-6f, .weight_decay = 0.1f,
                 .clip = 0.5f};
   float norm = ws_gpt_update(&m, &o, &st);
-  assemble(&m, m.p.mem, whole, n);
+  ws_checkpoint_assemble(&m, m.p.mem, whole);
   rc = rc || DUMP("updated.f32", whole, bytes) ||
        DUMP("tokens.i32", tok, (size_t)B * T * sizeof *tok) ||
        DUMP("targets.i32", tgt, (size_t)B * T * sizeof *tgt);
