@@ -14,7 +14,11 @@
 #   one wafer  one replica's step on 1 and 2 ranks of one wafer (its weight
 #              matrices in 2D tiles over them, train.wafer_ranks): the
 #              speedup and the fraction of the machine's sgemm each rank
-#              keeps, at batch GRID_BATCH.
+#              keeps, at batch GRID_BATCH;
+#   relay      16 MB from MemoryX to every worker through the SwarmX tree
+#              (point-to-point, ws_relay.h) against MPI_Bcast over the same
+#              ranks in the same run: 1 MemoryX + 1 worker (the streamed
+#              run), and 1 MemoryX + 1 SwarmX + 2 workers.
 # Writes bench/train/results.md.
 #   bench/train/run.sh            (after `make build`)
 set -euo pipefail
@@ -40,7 +44,7 @@ run() { # run NAME RANKS ARGS...: one run, its JSON in $out/NAME.json
 }
 
 tok=() gf=() frac=() sg=() torch=() stok=() sstall=() slow=() slowstall=() slowpred=()
-g1=() g2=() g1frac=() g2frac=()
+g1=() g2=() g12=() g1frac=() g2frac=() r2=() r4=()
 for rep in $(seq "$REPEATS"); do
   run res 1
   tok+=("$(field "$out/res.json" "j['train']['tokens_per_s']")")
@@ -59,8 +63,15 @@ for rep in $(seq "$REPEATS"); do
   run g2 2 --set train.batch="$GRID_BATCH"
   g1+=("$(field "$out/g1.json" "j['train']['tokens_per_s']")")
   g2+=("$(field "$out/g2.json" "j['train']['tokens_per_s']")")
+  g12+=("$($py -c "print(${g2[-1]} / ${g1[-1]})")")
   g1frac+=("$(field "$out/g1.json" "j['train']['fraction_of_sgemm']")")
   g2frac+=("$(field "$out/g2.json" "j['train']['fraction_of_sgemm']")")
+  run relay 4 --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.sgemm=false \
+      --set train.steps=2
+  ratio="j['train']['streaming']['swarmx_tree']['relay_bytes_per_s'] / j['train']['streaming']['swarmx_tree']['bcast_bytes_per_s']"
+  r2+=("$(field "$out/str.json" "$ratio")")
+  r4+=("$(field "$out/relay.json" "$ratio")")
+  echo "run $rep: relay / MPI_Bcast: ${r2[-1]} (MemoryX -> worker), ${r4[-1]} (MemoryX -> SwarmX -> 2 workers)"
   echo "run $rep: one wafer of 1 rank ${g1[-1]} tokens/s, of 2 ranks ${g2[-1]}"
   echo "run $rep: wafer $(m "${tok[-1]}") tokens/s, torch ${torch[-1]}, streamed ${stok[-1]} (stall ${sstall[-1]}), slow link ${slow[-1]} (stall ${slowstall[-1]} s, predicted ${slowpred[-1]} s)"
 done
@@ -68,12 +79,15 @@ done
 $py - "$out" "$REPEATS" "$STEPS" "$SLOW_GBPS" "$(m "${tok[@]}")" "$(m "${gf[@]}")" "$(m "${sg[@]}")" \
     "$(m "${frac[@]}")" "$(m "${torch[@]}")" "$(m "${stok[@]}")" "$(m "${sstall[@]}")" "$(m "${slow[@]}")" \
     "$(m "${slowstall[@]}")" "$(m "${slowpred[@]}")" "$(m "${g1[@]}")" "$(m "${g2[@]}")" \
-    "$(m "${g1frac[@]}")" "$(m "${g2frac[@]}")" "$GRID_BATCH" <<'PY'
+    "$(m "${g1frac[@]}")" "$(m "${g2frac[@]}")" "$GRID_BATCH" "$(m "${r2[@]}")" "$(m "${r4[@]}")" "$(m "${g12[@]}")" <<'PY'
 import sys, json, datetime, platform, subprocess
 out, reps, steps, slow_gbps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tok, gf, sg, frac, torch, stok, sstall, slow, slowstall, slowpred = map(float, sys.argv[5:15])
 g1, g2, g1frac, g2frac = map(float, sys.argv[15:19])
 grid_batch = sys.argv[19]
+r2, r4, g12 = map(float, sys.argv[20:23])
+rt = json.load(open(out + "/relay.json"))["train"]["streaming"]["swarmx_tree"]
+rs = json.load(open(out + "/str.json"))["train"]["streaming"]["swarmx_tree"]
 g = json.load(open(out + "/g2.json"))["train"]
 s = json.load(open(out + "/str.json"))["train"]["streaming"]
 w = json.load(open(out + "/slow.json"))["train"]["streaming"]
@@ -106,10 +120,19 @@ tiles over them ({g['wafer_rank_grid'][0]} x {g['wafer_rank_grid'][1]}; a step m
 {g['step_reduce_words']:.3g} words of partial sums and {g['step_multicast_words']:.3g} of
 multicast activations between the two):
 
-| wafer of | tokens/s | speedup | of sgemm, each rank |
+| wafer of | tokens/s | speedup (median of the runs' ratios) | of sgemm, each rank |
 | --- | ---: | ---: | ---: |
 | 1 rank | {g1:.0f} | 1 | {100*g1frac:.0f}% |
-| 2 ranks | {g2:.0f} | {g2/g1:.2f} | {100*g2frac:.0f}% |
+| 2 ranks | {g2:.0f} | {g12:.2f} | {100*g2frac:.0f}% |
+
+The SwarmX relay (point-to-point messages in 512 KiB segments that each SwarmX rank
+forwards as they arrive) against MPI_Bcast over the same ranks, 16 MB, the best of 3 of
+each in the same run (ranks share the two cores: the 4-rank row is oversubscribed):
+
+| tree | relay (last run) | MPI_Bcast (last run) | relay / MPI_Bcast, median |
+| --- | ---: | ---: | ---: |
+| MemoryX -> 1 worker | {rs['relay_bytes_per_s']/1e9:.2f} GB/s | {rs['bcast_bytes_per_s']/1e9:.2f} GB/s | {r2:.2f} |
+| MemoryX -> SwarmX -> 2 workers | {rt['relay_bytes_per_s']/1e9:.2f} GB/s | {rt['bcast_bytes_per_s']/1e9:.2f} GB/s | {r4:.2f} |
 
 The fraction of sgemm is the training step's counted FLOP/s (3 x the forward's
 multiply-adds) over the rate of one 512^3 cblas_sgemm on one thread, measured in the

@@ -3,8 +3,12 @@
  * bytes (at most the model's sequence length of them) divided by the
  * temperature, restricted to the top_k most likely; the draws come from a
  * counter-based generator, so a seed gives the same text on any rank count.
- * Every rank computes the same text; rank 0 prints it. Nothing is checked:
- * the run says "unchecked". */
+ * The ranks form wafers of [generate] wafer_ranks (default: one over all of
+ * them), the weight matrices in 2D tiles over a wafer's ranks (ws_grid.h),
+ * as `wafer train` runs them; the products' sums add in a fixed order, so
+ * every rank holds the same logits and draws the same byte. Every wafer
+ * computes the same text; rank 0 prints it. Nothing is checked: the run
+ * says "unchecked". */
 #include "generate_workload.h"
 
 #include "wf_cblas.h"
@@ -16,7 +20,9 @@
 #include "wf_random.h"
 #include "wf_signal.h"
 #include "ws_checkpoint.h"
+#include "wf_wafer.h"
 #include "ws_gpt.h"
+#include "ws_grid.h"
 
 static const wf_key generate_keys[] = {
     {"checkpoint", WF_KEY_INPUT, "", 0, 0, NULL, "a `wafer train` checkpoint (needed)", NULL},
@@ -26,6 +32,10 @@ static const wf_key generate_keys[] = {
      "logits divided by this: lower is more likely text, higher more varied", NULL},
     {"top_k", WF_KEY_INT, "0", 0, 256, NULL, "sample among the k most likely bytes (0: all)", NULL},
     {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "the draws", NULL},
+    {"wafer_ranks", WF_KEY_INT, "0", 0, 1e6, NULL,
+     "ranks that make up one wafer, the weight matrices in 2D tiles over them (0: one wafer "
+     "over all the ranks); each wafer samples the same text",
+     NULL},
 };
 static const wf_section generate_section = {
     "generate", "Text sampled from a `wafer train` checkpoint.", generate_keys,
@@ -59,6 +69,38 @@ static int sample(const float *logits, int V, double temperature, int top_k, dou
   return V - 1;
 }
 
+/* The checkpoint's model on this rank: whole, or its tiles on a wafer of
+ * [generate] wafer_ranks ranks (`grid`, freed with the model). */
+static int load_model(wf_run *run, const char *path, const ws_config *c, ws_gpt *m, ws_grid *grid,
+                      wf_status *st) {
+  const wf_deck *d = run->deck;
+  int ranks, K = (int)wf_deck_int(d, "generate", "wafer_ranks");
+  MPI_Comm_size(run->comm, &ranks);
+  if (K == 0) K = ranks;
+  bool tiled = K > 1;
+  if (tiled && ws_grid_create(grid, run->comm, K, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny,
+                              st) != WF_OK) {
+    ws_grid_free(grid);
+    return wf_deck_blame(d, "generate", "wafer_ranks", st);
+  }
+  if (ws_gpt_create_on(m, c, 1, c->seq, tiled ? grid : NULL, st) != WF_OK) {
+    if (tiled) ws_grid_free(grid);
+    return st->code == WF_ERR_INPUT ? wf_deck_blame(d, "generate", "wafer_ranks", st) : st->code;
+  }
+  if (ws_checkpoint_read(run->comm, path, m, st) != WF_OK) {
+    ws_gpt_free(m);
+    if (tiled) ws_grid_free(grid);
+    return wf_deck_blame(d, "generate", "checkpoint", st);
+  }
+  return WF_OK;
+}
+
+static void unload_model(ws_gpt *m, ws_grid *grid) {
+  bool tiled = m->grid != NULL;
+  ws_gpt_free(m);
+  if (tiled) ws_grid_free(grid);
+}
+
 static int generate_run(wf_run *run, wf_status *st) {
   wf_blas_single_thread();
   const wf_deck *d = run->deck;
@@ -75,16 +117,13 @@ static int generate_run(wf_run *run, wf_status *st) {
   if (ws_checkpoint_shape(run->comm, path, &c, st) != WF_OK)
     return wf_deck_blame(d, "generate", "checkpoint", st);
   ws_gpt m;
-  if (ws_gpt_create(&m, &c, 1, c.seq, st) != WF_OK) return st->code;
-  if (ws_checkpoint_read(run->comm, path, &m, st) != WF_OK) {
-    ws_gpt_free(&m);
-    return wf_deck_blame(d, "generate", "checkpoint", st);
-  }
+  ws_grid grid;
+  if (load_model(run, path, &c, &m, &grid, st) != WF_OK) return st->code;
   size_t plen = strlen(prompt), total = plen + (size_t)length;
   unsigned char *text = malloc(total + 1);
   int *window = calloc((size_t)c.seq, sizeof *window);
   if (!text || !window) {
-    free(text), free(window), ws_gpt_free(&m);
+    free(text), free(window), unload_model(&m, &grid);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   }
   memcpy(text, prompt, plen);
@@ -118,7 +157,7 @@ static int generate_run(wf_run *run, wf_status *st) {
   }
   wf_signal_poll_end(&poll);
   if (rc != WF_OK) {
-    free(text), free(window), ws_gpt_free(&m);
+    free(text), free(window), unload_model(&m, &grid);
     return rc;
   }
   double seconds = MPI_Wtime() - t0;
@@ -126,9 +165,13 @@ static int generate_run(wf_run *run, wf_status *st) {
   if (run->verbose) {
     printf(
         "generate: %d bytes from %s (%d layers, %d heads, %d channels, after %d steps), "
-        "temperature %g, top_k %d, seed %llu, %.0f bytes/s:\n",
+        "temperature %g, top_k %d, seed %llu, %.0f bytes/s",
         length, path, c.layers, c.heads, c.channels, m.steps, temperature, top_k, seed,
         length / seconds);
+    if (m.grid)
+      printf(", on wafers of %d ranks as %dx%d (2D tiles of the weight matrices)", m.grid->ranks,
+             m.grid->px, m.grid->py);
+    printf(":\n");
     fwrite(text, 1, total, stdout);
     printf("\n");
   }
@@ -141,11 +184,12 @@ static int generate_run(wf_run *run, wf_status *st) {
   wf_json_int(j, "length", length);
   wf_json_int(j, "trained_steps", m.steps);
   wf_json_num(j, "bytes_per_s", length / seconds);
+  wf_json_int(j, "wafer_ranks", m.grid ? m.grid->ranks : 1);
   wf_json_end(j);
   run->seconds = seconds;
   snprintf(run->headline, sizeof run->headline, "%d bytes sampled", length);
   free(text), free(window);
-  ws_gpt_free(&m);
+  unload_model(&m, &grid);
   return WF_OK;
 }
 

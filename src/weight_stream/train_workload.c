@@ -87,6 +87,10 @@ static const wf_key train_keys[] = {
      "ranks that make up one wafer (a data-parallel replica), its weight matrices in 2D tiles "
      "over them (0: one wafer over all the wafer ranks; with weight streaming, one a rank)",
      NULL},
+    {"swarmx_fanout", WF_KEY_INT, "4", 1, 1e6, NULL,
+     "weight streaming: ranks each MemoryX or SwarmX rank feeds in the tree that carries the "
+     "weights down to the wafers and their gradients' sum back (a worker never relays)",
+     NULL},
     {"memoryx_gbps", WF_KEY_REAL, "0", 0, 1e6, NULL,
      "weight streaming: each MemoryX rank sends at most this many GB/s, to play a slower link "
      "(0: as fast as MPI goes)",
@@ -100,12 +104,13 @@ static const wf_section train_section = {
     train_keys, (int)(sizeof train_keys / sizeof train_keys[0]),
     "restart",
     "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target "
-    "wafer_ranks"};
+    "wafer_ranks swarmx_fanout"};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
   ws_config model;
   int batch, steps, warmup, eval_every, eval_batches, checkpoint_every, stop_at, prefetch;
+  int fanout;      /* of the SwarmX trees */
   int wafer_ranks; /* 0: the default (one wafer resident, one a rank streaming) */
   double memoryx_gbps;
   ws_adamw opt;
@@ -143,6 +148,7 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->checkpoint_every = (int)wf_deck_int(d, "train", "checkpoint_every");
   s->stop_at = (int)wf_deck_int(d, "train", "stop_at");
   s->prefetch = (int)wf_deck_int(d, "train", "prefetch");
+  s->fanout = (int)wf_deck_int(d, "train", "swarmx_fanout");
   s->wafer_ranks = (int)wf_deck_int(d, "train", "wafer_ranks");
   s->memoryx_gbps = wf_deck_real(d, "train", "memoryx_gbps");
   s->checkpoint = wf_deck_str(d, "train", "checkpoint");
@@ -248,7 +254,12 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
     t->tiled = true;
   }
   if (t->streaming &&
-      ws_stream_create(&t->ws, r, t->world, &s->model, s->prefetch, s->memoryx_gbps, st) != WF_OK) {
+      !ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], st)) {
+    t->streaming = false;
+    return wf_deck_blame(run->deck, "train", "swarmx_fanout", st);
+  }
+  if (t->streaming && ws_stream_create(&t->ws, r, t->world, &s->model, s->prefetch, s->fanout,
+                                       s->memoryx_gbps, st) != WF_OK) {
     t->streaming = false;
     return wf_deck_blame(run->deck, "wafer",
                          r->count[WF_ROLE_MEMORYX] ? "memoryx_ranks" : "swarmx_ranks", st);
@@ -457,6 +468,8 @@ typedef struct measured {
   float first_val, last_val, first_loss, last_loss;
   ws_stream_stats stream; /* summed over the steps, the slowest rank's */
   double link;            /* bytes/s a MemoryX link moves (streaming) */
+  double relay_rate[2];   /* bytes/s to every worker: through the SwarmX tree, by MPI_Bcast */
+  double hop_bytes[4];    /* a step's: MemoryX down, SwarmX down, SwarmX up, workers up */
   double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
   double grid_words[2];   /* tiled: a step's reduce and multicast words, summed over a wafer */
 } measured;
@@ -585,6 +598,7 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
       int n = ws_stream_fetches(&s->model);
       if (t->replica >= 0) /* the workers' slowest */
         MPI_Allreduce(MPI_IN_PLACE, t->ws.segment, n, MPI_DOUBLE, MPI_MAX, run->comm);
+      ws_stream_hop_bytes(&t->ws, out->hop_bytes);
     }
   }
   free(tok), free(tgt);
@@ -745,6 +759,15 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
           "GB/s (%s)\n",
           f.out_bytes_per_s / 1e9, f.in_bytes_per_s / 1e9, f.link / 1e9,
           s->memoryx_gbps > 0 ? "train.memoryx_gbps" : "measured");
+      printf("train: SwarmX tree, fan-out %d, %d hop%s deep: a step sends %.4g MB down from "
+             "MemoryX, %.4g MB down and %.4g MB up through SwarmX, %.4g MB up from the workers; "
+             "16 MB reach every worker at %.2f GB/s through it, %.2f GB/s by MPI_Bcast "
+             "(%.2fx)\n",
+             s->fanout, ws_relay_depth(&t->ws.relay),
+             ws_relay_depth(&t->ws.relay) > 1 ? "s" : "",
+             r->hop_bytes[0] / 1e6, r->hop_bytes[1] / 1e6, r->hop_bytes[2] / 1e6,
+             r->hop_bytes[3] / 1e6, r->relay_rate[0] / 1e9, r->relay_rate[1] / 1e9,
+             r->relay_rate[1] > 0 ? r->relay_rate[0] / r->relay_rate[1] : 0);
       printf(
           "train: no-stall condition: tokens a step per replica >= 4 B x FLOP/s / (2 x link) = "
           "%.0f; this run: %.0f (%s)\n",
@@ -819,6 +842,13 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     wf_json_num(j, "link_bytes_per_s", f.link);
     wf_json_num(j, "no_stall_tokens_required", f.tokens_needed);
     wf_json_num(j, "tokens_per_replica", f.tokens);
+    wf_json_begin(j, "swarmx_tree");
+    wf_json_int(j, "fanout", s->fanout);
+    wf_json_int(j, "depth", ws_relay_depth(&t->ws.relay));
+    wf_json_nums(j, "step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up", r->hop_bytes, 4);
+    wf_json_num(j, "relay_bytes_per_s", r->relay_rate[0]);
+    wf_json_num(j, "bcast_bytes_per_s", r->relay_rate[1]);
+    wf_json_end(j);
     wf_json_end(j);
   }
   wf_json_end(j);
@@ -947,7 +977,10 @@ static int train_run(wf_run *run, wf_status *st) {
         s.batch, t.replicas, t.replicas > 1 ? "s" : "",
         t.streaming ? ", weights streamed from MemoryX" : "", s.corpus, c.len,
         100 * s.val_fraction);
-  if (rc == WF_OK && t.streaming) r.link = ws_stream_link_rate(run->world, run->roles);
+  if (rc == WF_OK && t.streaming) {
+    r.link = ws_stream_link_rate(run->world, run->roles);
+    ws_relay_rates(&t.ws.relay, run->world, 1 << 22, r.relay_rate);
+  }
   if (rc == WF_OK) rc = train(&t, &c, &h, &r, st);
   if (rc == WF_OK) {
     if (wf_deck_bool(d, "train", "sgemm"))

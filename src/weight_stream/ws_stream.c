@@ -21,29 +21,41 @@ int ws_stream_fetch_block(const ws_config *c, int i) {
   return i == 0 ? L : i <= L ? i - 1 : 2 * L - i;
 }
 
-/* The broadcast and reduction communicators of MemoryX rank m: m (rank 0),
- * the SwarmX ranks, the workers. */
-static void create_comms(ws_stream *s, const wf_roles *r, MPI_Comm world, int *members) {
-  MPI_Group all;
-  MPI_Comm_group(world, &all);
-  for (int m = 0; m < s->nmemx; m++) {
-    s->bcast[m] = s->reduce[m] = MPI_COMM_NULL;
-    if (s->role == WF_ROLE_MEMORYX && s->index != m) continue;
-    int n = 0;
-    members[n++] = r->first[WF_ROLE_MEMORYX] + m;
-    for (int k = 0; k < s->nswarm; k++) members[n++] = r->first[WF_ROLE_SWARMX] + k;
-    for (int w = 0; w < s->nworkers; w++) members[n++] = r->first[WF_ROLE_WAFER] + w;
-    MPI_Group g;
-    MPI_Group_incl(all, n, members, &g);
-    MPI_Comm_create_group(world, g, 2 * m, &s->bcast[m]);
-    MPI_Comm_create_group(world, g, 2 * m + 1, &s->reduce[m]);
-    MPI_Group_free(&g);
+/* Relay legs: fetch i of a step is leg i, block b's gradient sum leg UP_LEG(b). */
+#define UP_LEG(b) (2048 + (b))
+/* Sums a MemoryX or SwarmX rank has on their way up at once. */
+#define WS_UP_WINDOW 2
+
+static size_t largest_block(const ws_stream *s) {
+  size_t nhead = block_size(s, s->c.layers), nlayer = block_size(s, 0);
+  return nhead > nlayer ? nhead : nlayer;
+}
+
+/* Room for the relay legs this rank takes part in (MemoryX: its own
+ * blocks'), and for the sums it adds on their way up. */
+static bool reserve_legs(ws_stream *s) {
+  int L = s->c.layers;
+  bool ok = true, memx = s->role == WF_ROLE_MEMORYX;
+  for (int i = 0; i < ws_stream_fetches(&s->c); i++) {
+    int b = ws_stream_fetch_block(&s->c, i);
+    if (!memx || owner(s, b) == s->index)
+      ok &= ws_relay_reserve(&s->relay, i, (int)block_size(s, b));
   }
-  MPI_Group_free(&all);
+  for (int b = 0; b <= L; b++)
+    if (!memx || owner(s, b) == s->index)
+      ok &= ws_relay_reserve(&s->relay, UP_LEG(b), (int)block_size(s, b));
+  if (s->role == WF_ROLE_WAFER) return ok;
+  /* A SwarmX rank's sums land in the pool (children 0..; an idle relay's
+   * stay zero), a MemoryX rank's in its gradients (children 1.. in the pool). */
+  int n = ws_relay_children(&s->relay, s->index, NULL);
+  int room = memx ? n - 1 : n > 0 ? n : 1;
+  s->pool_slot = (size_t)room * largest_block(s);
+  s->pool = s->pool_slot ? calloc(WS_UP_WINDOW * s->pool_slot, sizeof *s->pool) : NULL;
+  return ok && (s->pool || !s->pool_slot);
 }
 
 /* Owned blocks and their state (MemoryX); the head, layer and gradient
- * slots (workers); relay slots and zeros (SwarmX). False when out of memory. */
+ * slots (workers); relay slots (SwarmX). False when out of memory. */
 static bool allocate(ws_stream *s) {
   int L = s->c.layers, slots = s->prefetch + 1;
   size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
@@ -69,23 +81,24 @@ static bool allocate(ws_stream *s) {
   }
   bool worker = s->role == WF_ROLE_WAFER;
   s->head = malloc(nhead * sizeof *s->head);
-  s->dhead = calloc(nhead > nlayer ? nhead : nlayer, sizeof *s->dhead); /* SwarmX: the zeros */
+  s->dhead = worker ? calloc(nhead, sizeof *s->dhead) : NULL;
   s->slot = calloc((size_t)slots, sizeof *s->slot);
   s->gslot = calloc((size_t)slots, sizeof *s->gslot);
-  s->greq = malloc((size_t)(slots + 1) * sizeof *s->greq);
+  s->gleg = malloc((size_t)(slots + 1) * sizeof *s->gleg);
   s->segment = calloc((size_t)ws_stream_fetches(&s->c), sizeof *s->segment);
-  failed = !s->sums || !s->head || !s->dhead || !s->slot || !s->gslot || !s->greq || !s->segment;
+  failed = !s->sums || !s->head || (worker && !s->dhead) || !s->slot || !s->gslot || !s->gleg ||
+           !s->segment;
   for (int k = 0; k < slots && !failed; k++) {
     s->slot[k] = malloc(nlayer * sizeof(ws_real));
     s->gslot[k] = worker ? malloc(nlayer * sizeof(ws_real)) : NULL;
     failed |= !s->slot[k] || (worker && !s->gslot[k]);
   }
-  for (int k = 0; k <= slots && !failed; k++) s->greq[k] = MPI_REQUEST_NULL;
+  for (int k = 0; k <= slots && !failed; k++) s->gleg[k] = -1;
   return !failed;
 }
 
 int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
-                     int prefetch, double link_gbps, wf_status *st) {
+                     int prefetch, int fanout, double link_gbps, wf_status *st) {
   *s = (ws_stream){.c = *c,
                    .nmemx = r->count[WF_ROLE_MEMORYX],
                    .nworkers = r->count[WF_ROLE_WAFER],
@@ -112,14 +125,8 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    "%d MemoryX ranks for %d blocks (%d layers and the embeddings): some would own "
                    "nothing",
                    s->nmemx, c->layers + 1, c->layers);
-  s->bcast = malloc((size_t)s->nmemx * sizeof *s->bcast);
-  s->reduce = malloc((size_t)s->nmemx * sizeof *s->reduce);
-  int *members = malloc((size_t)(1 + s->nswarm + s->nworkers) * sizeof *members);
-  int ok = s->bcast && s->reduce && members;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
-  if (ok) create_comms(s, r, world, members);
-  free(members);
-  ok = ok && allocate(s);
+  if (ws_relay_create(&s->relay, r, world, fanout, st) != WF_OK) return st->code;
+  int ok = allocate(s) && reserve_legs(s);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
   if (!ok) {
     ws_stream_free(s);
@@ -129,11 +136,7 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
 }
 
 void ws_stream_free(ws_stream *s) {
-  for (int m = 0; m < s->nmemx && s->bcast && s->reduce; m++) {
-    if (s->bcast[m] != MPI_COMM_NULL) MPI_Comm_free(&s->bcast[m]);
-    if (s->reduce[m] != MPI_COMM_NULL) MPI_Comm_free(&s->reduce[m]);
-  }
-  free(s->bcast), free(s->reduce);
+  ws_relay_free(&s->relay);
   ws_real **bufs[4] = {s->p, s->g, s->m, s->v};
   for (int k = 0; k < 4; k++) {
     for (int i = 0; i < s->nown && bufs[k]; i++) free(bufs[k][i]);
@@ -142,8 +145,8 @@ void ws_stream_free(ws_stream *s) {
   for (int k = 0; k <= s->prefetch && s->slot; k++) free(s->slot[k]);
   for (int k = 0; k <= s->prefetch && s->gslot; k++) free(s->gslot[k]);
   free(s->own), free(s->updated), free(s->head), free(s->dhead), free(s->slot), free(s->gslot),
-      free(s->greq);
-  free(s->segment), free(s->sums);
+      free(s->gleg);
+  free(s->segment), free(s->sums), free(s->pool);
   *s = (ws_stream){.role_comm = MPI_COMM_NULL};
 }
 
@@ -211,23 +214,22 @@ int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st) {
 
 typedef struct fetches {
   ws_stream *s;
-  MPI_Request req[2 * 1024 + 1]; /* one per fetch of a step (layers <= 1000) */
-  int n, posted;                 /* fetches in this pass; posted so far */
-  bool timed;                    /* a training step: its compute segments are summed */
-  double last;                   /* when the last fetch was in hand */
+  int n, posted; /* fetches in this pass; posted so far */
+  bool timed;    /* a training step: its compute segments are summed */
+  double last;   /* when the last fetch was in hand */
 } fetches;
 
 static ws_real *fetch_buffer(const ws_stream *s, int i) {
   return i == 0 ? s->head : s->slot[(i - 1) % (s->prefetch + 1)];
 }
 
-/* Post the broadcasts up to fetch `upto` (at most prefetch ahead of use). */
+/* Ask for the blocks up to fetch `upto` (at most prefetch ahead of use). */
 static void post_fetches(fetches *f, int upto) {
   ws_stream *s = f->s;
   for (; f->posted <= upto && f->posted < f->n; f->posted++) {
     int b = ws_stream_fetch_block(&s->c, f->posted);
-    MPI_Ibcast(fetch_buffer(s, f->posted), (int)block_size(s, b), WS_MPI_REAL, 0,
-               s->bcast[owner(s, b)], &f->req[f->posted]);
+    ws_relay_start(&s->relay, f->posted, false, owner(s, b), fetch_buffer(s, f->posted), NULL,
+                   (int)block_size(s, b));
   }
 }
 
@@ -237,7 +239,7 @@ static ws_block await_fetch(fetches *f, int i) {
   post_fetches(f, i + s->prefetch);
   double t0 = MPI_Wtime();
   if (f->timed && i > 0) s->segment[i - 1] += t0 - f->last;
-  MPI_Wait(&f->req[i], MPI_STATUS_IGNORE);
+  ws_relay_wait(&s->relay, i);
   f->last = MPI_Wtime();
   if (f->timed) s->stats.stall += f->last - t0;
   int b = ws_stream_fetch_block(&s->c, i);
@@ -245,19 +247,17 @@ static ws_block await_fetch(fetches *f, int i) {
   return ws_block_packed(fetch_buffer(s, i), &s->c, b);
 }
 
-/* Between kernels: let MPI move the posted broadcasts and reductions. */
+/* Between kernels: move the blocks on their way in and the sums on their way out. */
 static void poll_requests(void *ctx) {
   fetches *f = ctx;
-  int flag;
-  for (int i = 0; i < f->posted; i++)
-    if (f->req[i] != MPI_REQUEST_NULL) MPI_Test(&f->req[i], &flag, MPI_STATUS_IGNORE);
-  for (int k = 0; k <= f->s->prefetch + 1; k++)
-    if (f->s->greq[k] != MPI_REQUEST_NULL) MPI_Test(&f->s->greq[k], &flag, MPI_STATUS_IGNORE);
+  ws_relay_progress(&f->s->relay, -1);
 }
 
-static void wait_reduction(ws_stream *s, MPI_Request *r) {
+/* A gradient slot's sum on its way up, until it has left (the slot is free). */
+static void wait_reduction(ws_stream *s, int *leg) {
   double t0 = MPI_Wtime();
-  MPI_Wait(r, MPI_STATUS_IGNORE);
+  if (*leg >= 0) ws_relay_wait(&s->relay, *leg);
+  *leg = -1;
   s->stats.reduce_wait += MPI_Wtime() - t0;
 }
 
@@ -287,20 +287,20 @@ static ws_real worker_step(ws_stream *s, ws_gpt *m, const int *tokens, const int
     for (int l = L - 1; l >= 0; l--) {
       ws_block w = await_fetch(&f, 2 * L - l);
       int k = (L - 1 - l) % slots; /* this layer's gradient slot */
-      wait_reduction(s, &s->greq[k]);
+      wait_reduction(s, &s->gleg[k]);
       memset(s->gslot[k], 0, nlayer * sizeof(ws_real));
       ws_block dw = ws_block_packed(s->gslot[k], &s->c, l);
       ws_backward_layer(m, l, &w, &dw);
       s->sums[2 * l] = ws_checksum(s->gslot[k], nlayer, l, &s->sums[2 * l + 1]);
-      MPI_Ireduce(s->gslot[k], NULL, (int)nlayer, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, l)],
-                  &s->greq[k]);
+      ws_relay_start(&s->relay, UP_LEG(l), true, owner(s, l), s->gslot[k], NULL, (int)nlayer);
+      s->gleg[k] = UP_LEG(l);
     }
     ws_backward_embed(m, &dhead, tokens);
     s->sums[2 * L] = ws_checksum(s->dhead, nhead, L, &s->sums[2 * L + 1]);
     s->segment[f.n - 1] += MPI_Wtime() - f.last;
-    MPI_Ireduce(s->dhead, NULL, (int)nhead, WS_MPI_REAL, MPI_SUM, 0, s->reduce[owner(s, L)],
-                &s->greq[slots]);
-    for (int k = 0; k <= slots; k++) wait_reduction(s, &s->greq[k]);
+    ws_relay_start(&s->relay, UP_LEG(L), true, owner(s, L), s->dhead, NULL, (int)nhead);
+    s->gleg[slots] = UP_LEG(L);
+    for (int k = 0; k <= slots; k++) wait_reduction(s, &s->gleg[k]);
     s->stats.steps++;
   }
   m->poll = NULL, m->poll_ctx = NULL;
@@ -335,46 +335,63 @@ static void flush(ws_stream *s) {
   s->pending = false;
 }
 
-/* Hold back until the link could have carried `bytes` more since `start`
- * (train.memoryx_gbps), moving the posted requests meanwhile. */
-static void pace(const ws_stream *s, double start, double *sent, double bytes, MPI_Request *req,
-                 int nreq) {
-  if (s->link_bytes_per_s <= 0) return;
-  *sent += bytes;
-  int flag;
-  while (MPI_Wtime() - start < *sent / s->link_bytes_per_s)
-    if (nreq > 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE);
+/* A step's gradient sums a MemoryX or SwarmX rank takes part in, started
+ * in the workers' order (layers L-1..0, the head), WS_UP_WINDOW at once. */
+typedef struct sums {
+  int block[1001];
+  int n, next; /* sums to take; started so far */
+} sums;
+
+static void start_sums(ws_stream *s, sums *u) {
+  while (u->next < u->n &&
+         (u->next < WS_UP_WINDOW ||
+          ws_relay_done(&s->relay, UP_LEG(u->block[u->next - WS_UP_WINDOW])))) {
+    int b = u->block[u->next];
+    ws_real *room = s->pool + (size_t)(u->next % WS_UP_WINDOW) * s->pool_slot;
+    size_t n = block_size(s, b);
+    if (s->role == WF_ROLE_MEMORYX) /* child 0 lands in the gradients, the rest in the pool */
+      ws_relay_start(&s->relay, UP_LEG(b), true, s->index, s->g[owned(s, b)], room, (int)n);
+    else
+      ws_relay_start(&s->relay, UP_LEG(b), true, owner(s, b), room, room + n, (int)n);
+    u->next++;
+  }
 }
 
-/* Serve a pass's broadcasts of the owned blocks, each updated first if its
- * update is pending; for training, take the gradient reductions, posted in
- * the workers' order (layers L-1..0, the head) once every block has had
- * its update (the forward fetches touch them all). */
+/* Hold back until the link could have carried `bytes` more since `start`
+ * (train.memoryx_gbps), moving the relay's legs meanwhile. */
+static void pace(ws_stream *s, double start, double *sent, double bytes, sums *u) {
+  if (s->link_bytes_per_s <= 0) return;
+  *sent += bytes;
+  while (MPI_Wtime() - start < *sent / s->link_bytes_per_s) {
+    start_sums(s, u);
+    ws_relay_progress(&s->relay, -1);
+  }
+}
+
+/* Serve a pass's blocks down their trees, each updated first if its update
+ * is pending; for training, take the gradient sums of the owned blocks
+ * once every block has had its update (the forward fetches touch them all). */
 static void memx_serve(ws_stream *s, bool train) {
-  int L = s->c.layers, n = train ? ws_stream_fetches(&s->c) : L + 1, nreq = 0;
-  MPI_Request req[2 * 1024 + 1 + 1001];
+  int L = s->c.layers, n = train ? ws_stream_fetches(&s->c) : L + 1;
+  sums u = {.n = 0};
   double start = MPI_Wtime(), sent = 0;
   for (int i = 0; i < n; i++) {
-    if (i == L + 1) { /* the forward fetches are posted: every block is up to date */
+    if (i == L + 1) { /* the forward fetches are out: every block is up to date */
       s->pending = false;
-      for (int b = L - 1; b >= -1 && train; b--) {
-        int blk = b < 0 ? L : b;
-        if (owner(s, blk) != s->index) continue;
-        int k = owned(s, blk);
-        memset(s->g[k], 0, block_size(s, blk) * sizeof(ws_real));
-        MPI_Ireduce(MPI_IN_PLACE, s->g[k], (int)block_size(s, blk), WS_MPI_REAL, MPI_SUM, 0,
-                    s->reduce[s->index], &req[nreq++]);
-      }
+      for (int b = L - 1; b >= -1 && train; b--)
+        if (owner(s, b < 0 ? L : b) == s->index) u.block[u.n++] = b < 0 ? L : b;
     }
+    start_sums(s, &u);
     int b = ws_stream_fetch_block(&s->c, i);
     if (owner(s, b) != s->index) continue;
     int k = owned(s, b);
     apply_pending(s, k);
     size_t count = block_size(s, b);
-    pace(s, start, &sent, (double)count * sizeof(ws_real), req, nreq);
-    MPI_Ibcast(s->p[k], (int)count, WS_MPI_REAL, 0, s->bcast[s->index], &req[nreq++]);
+    pace(s, start, &sent, (double)count * sizeof(ws_real), &u);
+    ws_relay_start(&s->relay, i, false, s->index, s->p[k], NULL, (int)count);
   }
-  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+  do start_sums(s, &u);
+  while (!ws_relay_progress(&s->relay, -1) || u.next < u.n);
 }
 
 /* After a step's reductions: the gradients averaged over the replicas, their
@@ -440,31 +457,27 @@ double ws_stream_reduction_worst(const ws_stream *s) {
 
 /* ---- SwarmX's side ---- */
 
-/* Take part in this step's broadcasts (an inner node of their trees, a
- * slot per block in flight) and reductions (adding zeros: the partial sums
- * pass through). */
+/* Relay this pass's blocks down (a slot per block in flight: a block waits
+ * until the one before it in its slot has reached every child) and, for
+ * training, the gradient sums up, adding the children's. */
 static void swarm_relay(ws_stream *s, bool train) {
   int L = s->c.layers, n = train ? ws_stream_fetches(&s->c) : L + 1, slots = s->prefetch + 1;
-  MPI_Request bc[2 * 1024 + 1], rd[1001];
-  for (int i = 0; i < n; i++) {
-    int b = ws_stream_fetch_block(&s->c, i);
-    ws_real *buf = i == 0 ? s->head : s->slot[(i - 1) % slots];
-    if (i > slots) MPI_Wait(&bc[i - slots], MPI_STATUS_IGNORE); /* its slot's last block */
-    MPI_Ibcast(buf, (int)block_size(s, b), WS_MPI_REAL, 0, s->bcast[owner(s, b)], &bc[i]);
-  }
-  int nrd = 0;
-  if (train)
-    for (int b = L - 1; b >= -1; b--) {
-      int blk = b < 0 ? L : b;
-      MPI_Ireduce(s->dhead, NULL, (int)block_size(s, blk), WS_MPI_REAL, MPI_SUM, 0,
-                  s->reduce[owner(s, blk)], &rd[nrd++]);
+  sums u = {.n = 0};
+  if (ws_relay_idle(&s->relay)) return;
+  for (int b = L - 1; b >= -1 && train; b--) u.block[u.n++] = b < 0 ? L : b;
+  for (int next = 0;;) {
+    for (; next < n && (next <= slots || ws_relay_done(&s->relay, next - slots)); next++) {
+      int b = ws_stream_fetch_block(&s->c, next);
+      ws_relay_start(&s->relay, next, false, owner(s, b), fetch_buffer(s, next), NULL,
+                     (int)block_size(s, b));
     }
-  MPI_Waitall(n, bc, MPI_STATUSES_IGNORE);
-  MPI_Waitall(nrd, rd, MPI_STATUSES_IGNORE);
+    start_sums(s, &u);
+    if (ws_relay_progress(&s->relay, -1) && next == n && u.next == u.n) break;
+  }
 }
 
-ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
-                             const ws_adamw *o, int step) {
+static ws_real train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
+                          const ws_adamw *o, int step) {
   switch (s->role) {
     case WF_ROLE_WAFER: {
       ws_real loss = worker_step(s, m, tokens, targets, true);
@@ -481,6 +494,26 @@ ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const i
       check_reductions(s);
       return 0;
   }
+}
+
+ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets,
+                             const ws_adamw *o, int step) {
+  double down = s->relay.bytes_down, up = s->relay.bytes_up;
+  ws_real loss = train_step(s, m, tokens, targets, o, step);
+  s->stats.bytes_down += s->relay.bytes_down - down;
+  s->stats.bytes_up += s->relay.bytes_up - up;
+  return loss;
+}
+
+void ws_stream_hop_bytes(const ws_stream *s, double bytes[4]) {
+  double mine[4] = {0};
+  double steps = s->stats.steps > 0 ? s->stats.steps : 1; /* workers count the steps */
+  MPI_Allreduce(MPI_IN_PLACE, &steps, 1, MPI_DOUBLE, MPI_MAX, s->world);
+  if (s->role == WF_ROLE_MEMORYX) mine[0] = s->stats.bytes_down;
+  if (s->role == WF_ROLE_SWARMX) mine[1] = s->stats.bytes_down, mine[2] = s->stats.bytes_up;
+  if (s->role == WF_ROLE_WAFER) mine[3] = s->stats.bytes_up;
+  MPI_Allreduce(mine, bytes, 4, MPI_DOUBLE, MPI_SUM, s->world);
+  for (int k = 0; k < 4; k++) bytes[k] /= steps;
 }
 
 ws_real ws_stream_forward(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets) {

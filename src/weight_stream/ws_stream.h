@@ -8,17 +8,15 @@
  * flight (the head, and prefetch + 1 layer slots). SwarmX ranks relay.
  *
  * A training step on a worker: the head, then layers 0..L-1 forward, then
- * L-1..0 backward, each layer's weights arriving by a non-blocking
- * broadcast from its owner to every worker (MPI_Ibcast over the owner, the
- * SwarmX ranks and the workers, in that order, so that the library's
- * broadcast tree has the SwarmX ranks at its inner nodes), posted
- * `prefetch` layers ahead, and each layer's gradients leaving by a
- * non-blocking reduce to the owner (MPI_Ireduce, the SwarmX ranks adding
- * on the way) as soon as they are ready. Time spent waiting for weights is
- * the stall. The gradient sum over replicas, the norm (block by block) and
- * AdamW are those of the resident data-parallel step, so the two modes give
- * the same bits for one or two replicas (more: the reduction's order may
- * differ in the last bit). */
+ * L-1..0 backward, each layer's weights arriving down its owner's SwarmX
+ * tree (ws_relay.h: point-to-point messages the SwarmX ranks forward),
+ * asked for `prefetch` layers ahead, and each layer's gradients leaving up
+ * the same tree (the SwarmX ranks adding their children's) as soon as they
+ * are ready. Time spent waiting for weights is the stall. The gradient sum
+ * over replicas, the norm (block by block) and AdamW are those of the
+ * resident data-parallel step, so the two modes give the same bits for one
+ * or two replicas (more: the tree adds in another order than the resident
+ * allreduce, which may differ in the last bit).  * differ in the last bit). */
 #ifndef WS_STREAM_H
 #define WS_STREAM_H
 
@@ -28,12 +26,15 @@
 #include "wf_error.h"
 #include "wf_roles.h"
 #include "ws_gpt.h"
+#include "ws_relay.h"
 
 typedef struct ws_stream_stats {
   double stall;       /* s waiting for weights (the worker's exposed wait) */
   double reduce_wait; /* s waiting for gradient reductions to finish */
   double update;      /* s in the norm and AdamW (MemoryX; overlapped with the next pass) */
   double bytes_in;    /* weight bytes received by this worker */
+  double bytes_down;  /* bytes this rank sent down its trees (MemoryX, SwarmX) */
+  double bytes_up;    /* bytes this rank sent up them (workers, SwarmX) */
   double steps;       /* training steps these figures sum over */
 } ws_stream_stats;
 
@@ -45,8 +46,7 @@ typedef struct ws_stream {
   int prefetch;            /* layers broadcast ahead of the one computing */
   double link_bytes_per_s; /* MemoryX's sending pace (0: as fast as MPI goes) */
   MPI_Comm role_comm;      /* the ranks of this rank's role (wf_roles's) */
-  MPI_Comm *bcast;         /* per MemoryX rank m: m (root 0) and the workers */
-  MPI_Comm *reduce;        /* the same ranks, for the gradient reductions */
+  ws_relay relay;          /* the SwarmX trees */
   /* MemoryX: the owned blocks, packed: parameters, gradients, moments; the
    * last step's AdamW update, applied to each block when next needed. */
   int nown, *own;
@@ -56,9 +56,13 @@ typedef struct ws_stream {
   ws_real pending_scale;
   int pending_step;
   /* Worker: the head and its gradients, the layer slots, the gradient slots.
-   * SwarmX: relay slots (the head's and prefetch + 1 layers'), zeros to add. */
+   * SwarmX: relay slots (the head's and prefetch + 1 layers'). */
   ws_real *head, *dhead, **slot, **gslot;
-  MPI_Request *greq; /* a gradient slot's pending reduction */
+  int *gleg; /* a gradient slot's reduction on its way (a relay leg; -1: none) */
+  /* MemoryX and SwarmX: WS_UP_WINDOW sums on their way up at once, each
+   * with room for its children's blocks (SwarmX: all; MemoryX: 2..). */
+  ws_real *pool;
+  size_t pool_slot; /* words a sum in flight uses of the pool */
   ws_stream_stats stats;
   double *segment; /* worker: seconds computing after each fetch of a step, summed */
   /* The reductions checked (every step): each worker's +-1 checksum of each
@@ -72,9 +76,10 @@ typedef struct ws_stream {
 } ws_stream;
 
 /* Collective over `world`, whose roles `r` are; input errors without a
- * MemoryX rank, or with more MemoryX ranks than blocks. */
+ * MemoryX rank, with more MemoryX ranks than blocks, or with a SwarmX
+ * fan-out that does not reach every worker (ws_relay_fits). */
 int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
-                     int prefetch, double link_gbps, wf_status *st);
+                     int prefetch, int fanout, double link_gbps, wf_status *st);
 void ws_stream_free(ws_stream *s);
 
 /* MemoryX: take the owned blocks (and moments, if any) from a whole model. */
@@ -93,6 +98,11 @@ ws_real ws_stream_train_step(ws_stream *s, ws_gpt *m, const int *tokens, const i
                              const ws_adamw *o, int step);
 /* A forward pass only (validation): the same streaming, no gradients. */
 ws_real ws_stream_forward(ws_stream *s, ws_gpt *m, const int *tokens, const int *targets);
+
+/* Bytes a training step sends over the SwarmX trees' hops, summed over
+ * the ranks of each kind: [0] MemoryX down, [1] SwarmX down, [2] SwarmX up,
+ * [3] workers up. Collective over world. */
+void ws_stream_hop_bytes(const ws_stream *s, double bytes[4]);
 
 /* The worst reduction check over the MemoryX ranks (collective over
  * world): |difference| / allowed, <= 1 agrees; NaN before any step. */

@@ -54,8 +54,31 @@ sys.exit(0 if np.array_equal(a['train_loss'][...], b['train_loss'][...]) and ca.
   expect "json mx.json \"0 <= j['train']['streaming']['stall_seconds'] < j['train']['streaming']['step_seconds'] and j['train']['streaming']['weights_out_bytes_per_s'] > 0\"" \
          "streaming figures missing"
   if [ "$ranks" -ge 4 ]; then
+    # Through a SwarmX rank that relays the blocks to both workers and adds
+    # their gradients (ws_relay.h), the bytes of each hop counted by hand: the
+    # default deck's layer is 12 x 64^2 + 13 x 64 = 49,984 floats, its head
+    # (embeddings, final LayerNorm) 256 x 64 + 64 x 64 + 2 x 64 = 20,608; a
+    # step's 5 fetches (head, 2 layers forward, 2 back) are 882,176 bytes, a
+    # model 482,304: MemoryX sends the fetches to the SwarmX rank, which sends
+    # them to 2 workers; each worker sends a model up, the SwarmX rank one sum.
     streamed sx --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.prefetch=2
     expect "[ $? -eq 0 ] && same sx" "through a SwarmX rank, prefetch 2: not the resident run's bits"
+    expect "json sx.json \"j['train']['streaming']['swarmx_tree']['depth'] == 2 and j['train']['streaming']['swarmx_tree']['step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up'] == [882176, 1764352, 482304, 964608]\"" \
+           "SwarmX hop bytes: $(json sx.json 'print(j["train"]["streaming"]["swarmx_tree"]) or 1' 2>&1)"
+    # A chain MemoryX -> SwarmX -> SwarmX -> worker (fan-out 1) gives the
+    # one-rank resident run's bits.
+    mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=12 \
+        --set train.checkpoint=one.ck.h5 --set output.file=one.h5 > /dev/null
+    train --set train.steps=12 --set train.checkpoint=chain.ck.h5 --set output.file=chain.h5 \
+        --json chain.json --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=2 \
+        --set train.swarmx_fanout=1 > /dev/null
+    expect "[ $? -eq 0 ] && json chain.json \"j['train']['streaming']['swarmx_tree']['depth'] == 3\" && /usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('one.ck.h5'), h5py.File('chain.ck.h5')
+sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+           "a chain of two SwarmX ranks: not the one-rank run's bits"
+    expect_bad_input train "swarmx_fanout = 1: a fan-out of 1 through 1 SwarmX rank reaches 1 worker" \
+        --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.swarmx_fanout=1
   fi
   streamed p0 --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.prefetch=0
   expect "[ $? -eq 0 ] && same p0" "prefetch 0: not the resident run's bits"
@@ -73,6 +96,7 @@ sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', '
   [ "$ranks" -ge 4 ] && expect_bad_input train "3 MemoryX ranks for 2 blocks" \
       --set wafer.memoryx_ranks=3 --set train.layers=1
   expect_bad_input train "needs at least one MemoryX rank" --set wafer.swarmx_ranks=1
+  expect_bad_input train "swarmx_fanout" --set wafer.memoryx_ranks=1 --set train.swarmx_fanout=0
   ;;
 grid)
   # One wafer over all the ranks (the default), its weight matrices in 2D
@@ -228,6 +252,13 @@ generate)
          "generate: $(json a.json 'print(j.get("generate")) or 1' 2>&1)"
   expect "json a.json \"j['generate']['text'] == json.load(open('b.json'))['generate']['text'] != json.load(open('c.json'))['generate']['text']\"" \
          "a seed does not give the same text, or two seeds give the same"
+  # On one wafer of all the ranks (the default: its weight matrices in 2D
+  # tiles) and on wafers of one rank each: the one-rank text.
+  gen "$ranks" --set generate.seed=3 --set generate.wafer_ranks=1 --json w1.json > /dev/null
+  expect "json a.json \"j['generate']['wafer_ranks'] == $ranks and json.load(open('w1.json'))['generate']['wafer_ranks'] == 1 and json.load(open('w1.json'))['generate']['text'] == j['generate']['text']\"" \
+         "generate on wafers of 1 and of $ranks ranks"
+  expect_bad_input generate "wafer_ranks" --set generate.checkpoint=model.h5 \
+      --set generate.wafer_ranks=$((ranks + 1))
   gen "$ranks" --set generate.seed=5 --set generate.top_k=1 --json g5.json > /dev/null
   gen "$ranks" --set generate.seed=6 --set generate.top_k=1 --json g6.json > /dev/null
   expect "json g5.json \"j['generate']['text'] == json.load(open('g6.json'))['generate']['text']\"" \

@@ -1,0 +1,261 @@
+/* SwarmX as a relay (ws_relay.h): the tree's shape, legs that forward and
+ * add segments, and the relay's bandwidth against MPI_Bcast. */
+#include "ws_relay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
+
+/* ---- the tree over the nodes [owner, SwarmX 0..S-1, workers 0..W-1] ---- */
+
+static int node_rank(const ws_relay *t, int owner, int node) {
+  if (node == 0) return t->first[WF_ROLE_MEMORYX] + owner;
+  if (node <= t->nswarm) return t->first[WF_ROLE_SWARMX] + node - 1;
+  return t->first[WF_ROLE_WAFER] + node - 1 - t->nswarm;
+}
+
+int ws_relay_parent(const ws_relay *t, int owner) {
+  return t->parent < 0 ? -1 : node_rank(t, owner, t->parent);
+}
+
+int ws_relay_children(const ws_relay *t, int owner, int *child) {
+  for (int k = 0; k < t->nkids && child; k++) child[k] = node_rank(t, owner, t->kids[k]);
+  return t->nkids;
+}
+
+int ws_relay_depth(const ws_relay *t) { return t->depth; }
+bool ws_relay_idle(const ws_relay *t) { return t->parent == -2; }
+
+/* Workers the tree can take: every SwarmX rank's F places less its SwarmX
+ * children (every SwarmX rank but the F under MemoryX has a SwarmX parent). */
+static long long worker_places(int fanout, int nswarm) {
+  if (nswarm == 0) return fanout;
+  int under_memoryx = nswarm < fanout ? nswarm : fanout;
+  return (long long)nswarm * fanout - (nswarm - under_memoryx);
+}
+
+bool ws_relay_fits(int fanout, int nswarm, int nworkers, wf_status *st) {
+  if (fanout >= 1 && worker_places(fanout, nswarm) >= nworkers) return true;
+  int need = 1;
+  while (worker_places(need, nswarm) < nworkers) need++;
+  long long reach = fanout >= 1 ? worker_places(fanout, nswarm) : 0;
+  wf_fail(st, WF_ERR_INPUT,
+          "a fan-out of %d through %d SwarmX rank%s reaches %lld worker%s (a worker never "
+          "relays); %d workers need swarmx_fanout >= %d%s",
+          fanout, nswarm, nswarm == 1 ? "" : "s", reach, reach == 1 ? "" : "s", nworkers, need,
+          fanout >= 2 ? " or more SwarmX ranks" : "");
+  return false;
+}
+
+/* Every node's parent (ws_relay.h's rule), then this rank's parent and
+ * children and the tree's depth. False when out of memory. */
+static bool shape(ws_relay *t) {
+  int S = t->nswarm, W = t->nworkers, F = t->fanout, N = 1 + S + W;
+  int *parent = malloc((size_t)N * sizeof *parent);
+  int *places = calloc((size_t)S + 1, sizeof *places);
+  bool *used = calloc((size_t)S + 1, sizeof *used);
+  t->kids = malloc((size_t)(F < N ? F : N) * sizeof *t->kids);
+  bool ok = parent && places && used && t->kids;
+  if (ok) {
+    parent[0] = -1;
+    places[0] = S == 0 ? F : 0; /* MemoryX feeds SwarmX ranks only, when there are any */
+    for (int j = 1; j <= S; j++) places[j] = F;
+    for (int j = 1; j <= S; j++) parent[j] = (j - 1) / F, places[parent[j]]--;
+    for (int w = 0, round = 0; w < W; round++) /* ws_relay_fits: every worker finds a place */
+      for (int j = S; j >= (S > 0) && w < W; j--)
+        if (places[j] > round) parent[1 + S + w++] = j;
+    /* SwarmX ranks with no worker below them leave the tree (children first). */
+    for (int w = 0; w < W; w++) used[parent[1 + S + w]] = true;
+    for (int j = S; j >= 1; j--) {
+      if (used[j])
+        used[parent[j]] = true;
+      else
+        parent[j] = -2;
+    }
+    t->parent = parent[t->pos];
+    t->nkids = 0;
+    for (int i = 1; i < N && t->parent != -2; i++)
+      if (parent[i] == t->pos) t->kids[t->nkids++] = i;
+    t->depth = 0;
+    for (int w = 0; w < W; w++) {
+      int d = 0;
+      for (int i = 1 + S + w; i > 0; i = parent[i]) d++;
+      if (d > t->depth) t->depth = d;
+    }
+  }
+  free(parent), free(places), free(used);
+  return ok;
+}
+
+int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, wf_status *st) {
+  *t = (ws_relay){.comm = MPI_COMM_NULL,
+                  .fanout = fanout,
+                  .nswarm = r->count[WF_ROLE_SWARMX],
+                  .nworkers = r->count[WF_ROLE_WAFER],
+                  .role = r->role};
+  memcpy(t->first, r->first, sizeof t->first);
+  if (!ws_relay_fits(fanout, t->nswarm, t->nworkers, st)) return st->code;
+  t->pos = r->role == WF_ROLE_SWARMX  ? 1 + r->role_rank
+           : r->role == WF_ROLE_WAFER ? 1 + t->nswarm + r->role_rank
+                                      : 0;
+  t->leg = calloc(WS_RELAY_MAX_LEGS, sizeof *t->leg);
+  t->active = malloc(WS_RELAY_MAX_LEGS * sizeof *t->active);
+  int ok = t->leg && t->active && shape(t);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+  if (!ok) {
+    ws_relay_free(t);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the SwarmX relay");
+  }
+  MPI_Comm_dup(world, &t->comm);
+  return WF_OK;
+}
+
+void ws_relay_free(ws_relay *t) {
+  for (int id = 0; id < WS_RELAY_MAX_LEGS && t->leg; id++) {
+    ws_relay_leg *l = &t->leg[id];
+    free(l->src), free(l->dst), free(l->in), free(l->out);
+  }
+  free(t->leg), free(t->active), free(t->kids);
+  if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
+  *t = (ws_relay){.comm = MPI_COMM_NULL};
+}
+
+/* ---- legs ---- */
+
+static int segments(int count) { return (count + WS_RELAY_SEGMENT - 1) / WS_RELAY_SEGMENT; }
+
+bool ws_relay_reserve(ws_relay *t, int id, int count) {
+  ws_relay_leg *l = &t->leg[id];
+  int nseg = segments(count);
+  if (nseg <= l->capacity) return true;
+  size_t n = (size_t)nseg * (size_t)t->fanout;
+  free(l->src), free(l->dst), free(l->in), free(l->out);
+  l->src = malloc((size_t)t->fanout * sizeof *l->src);
+  l->dst = malloc((size_t)t->fanout * sizeof *l->dst);
+  l->in = malloc(n * sizeof *l->in);
+  l->out = malloc(n * sizeof *l->out);
+  bool ok = l->src && l->dst && l->in && l->out;
+  l->capacity = ok ? nseg : 0;
+  return ok;
+}
+
+void ws_relay_start(ws_relay *t, int id, bool up, int owner, ws_real *data, ws_real *extra,
+                    int count) {
+  ws_relay_leg *l = &t->leg[id];
+  int parent = ws_relay_parent(t, owner), *kids = up ? l->src : l->dst;
+  int nkids = ws_relay_children(t, owner, kids);
+  *l = (ws_relay_leg){.up = up,
+                      .owner = owner,
+                      .count = count,
+                      .data = data,
+                      .extra = extra,
+                      .tag = id,
+                      .nseg = segments(count),
+                      .src = l->src,
+                      .dst = l->dst,
+                      .in = l->in,
+                      .out = l->out,
+                      .capacity = l->capacity,
+                      .active = true};
+  if (up) {
+    l->nsrc = nkids;
+    l->ndst = parent >= 0;
+    l->dst[0] = parent;
+  } else {
+    l->nsrc = parent >= 0;
+    l->src[0] = parent;
+    l->ndst = nkids;
+  }
+  /* Every segment's receives posted at once: MPI matches one sender's
+   * messages of one tag in order, so segment k lands in place k. */
+  for (int k = 0; k < l->nseg; k++) {
+    int off = k * WS_RELAY_SEGMENT,
+        len = count - off < WS_RELAY_SEGMENT ? count - off : WS_RELAY_SEGMENT;
+    for (int c = 0; c < l->nsrc; c++) {
+      ws_real *into = c == 0 ? data : extra + (size_t)(c - 1) * (size_t)count;
+      MPI_Irecv(into + off, len, WS_MPI_REAL, l->src[c], id, t->comm, &l->in[k * l->nsrc + c]);
+    }
+    for (int d = 0; d < l->ndst; d++) l->out[k * l->ndst + d] = MPI_REQUEST_NULL;
+  }
+  t->active[t->nactive++] = id;
+}
+
+/* Forward every segment that has arrived (an up leg adds its children's
+ * first, in child order); true once the leg's sends are done too. */
+static bool leg_progress(ws_relay *t, ws_relay_leg *l) {
+  int flag = 1;
+  while (l->forwarded < l->nseg) {
+    int k = l->forwarded, off = k * WS_RELAY_SEGMENT;
+    int len = l->count - off < WS_RELAY_SEGMENT ? l->count - off : WS_RELAY_SEGMENT;
+    if (l->nsrc > 0) MPI_Testall(l->nsrc, &l->in[k * l->nsrc], &flag, MPI_STATUSES_IGNORE);
+    if (!flag) return false;
+    for (int c = 1; c < l->nsrc && l->up; c++) {
+      const ws_real *add = l->extra + (size_t)(c - 1) * (size_t)l->count + off;
+      ws_real *sum = l->data + off;
+      for (int e = 0; e < len; e++) sum[e] += add[e];
+    }
+    for (int d = 0; d < l->ndst; d++)
+      MPI_Isend(l->data + off, len, WS_MPI_REAL, l->dst[d], l->tag, t->comm,
+                &l->out[k * l->ndst + d]);
+    *(l->up ? &t->bytes_up : &t->bytes_down) += (double)len * l->ndst * sizeof(ws_real);
+    l->forwarded++;
+  }
+  MPI_Testall(l->nseg * l->ndst, l->out, &flag, MPI_STATUSES_IGNORE);
+  return flag;
+}
+
+bool ws_relay_progress(ws_relay *t, int id) {
+  for (int i = 0; i < t->nactive;) {
+    ws_relay_leg *l = &t->leg[t->active[i]];
+    if (leg_progress(t, l)) {
+      l->active = false;
+      t->active[i] = t->active[--t->nactive];
+    } else {
+      i++;
+    }
+  }
+  return id < 0 ? t->nactive == 0 : !t->leg[id].active;
+}
+
+bool ws_relay_done(const ws_relay *t, int id) { return !t->leg[id].active; }
+
+void ws_relay_wait(ws_relay *t, int id) {
+  while (!ws_relay_progress(t, id)) {
+  }
+}
+
+/* ---- the relay against MPI_Bcast ---- */
+
+void ws_relay_rates(ws_relay *t, MPI_Comm world, int count, double rate[2]) {
+  /* The first MemoryX rank's tree: it (rank 0 of `tree`), the SwarmX ranks
+   * in the tree and the workers. */
+  int rank, id = WS_RELAY_MAX_LEGS - 1;
+  MPI_Comm_rank(world, &rank);
+  bool in = t->role == WF_ROLE_MEMORYX ? rank == t->first[WF_ROLE_MEMORYX] : !ws_relay_idle(t);
+  MPI_Comm tree;
+  MPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, t->role == WF_ROLE_MEMORYX ? -1 : rank, &tree);
+  /* A relay adds nothing here (a copy down), so `extra` stays unused. */
+  ws_real *buf = in ? calloc((size_t)count, sizeof *buf) : NULL;
+  int ok = !in || (buf && ws_relay_reserve(t, id, count));
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+  double bytes[2] = {t->bytes_down, t->bytes_up}; /* a step's counts leave this out */
+  rate[0] = rate[1] = 0;
+  for (int k = 0; k < 6 && ok; k++) { /* alternating, the best of 3 each */
+    bool bcast = k % 2 == 1;
+    MPI_Barrier(world);
+    double t0 = MPI_Wtime();
+    if (in && bcast) MPI_Bcast(buf, count, WS_MPI_REAL, 0, tree);
+    if (in && !bcast) {
+      ws_relay_start(t, id, false, 0, buf, NULL, count);
+      ws_relay_wait(t, id);
+    }
+    double s = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, world);
+    double bytes_per_s = s > 0 ? (double)count * sizeof *buf / s : 0;
+    if (bytes_per_s > rate[bcast]) rate[bcast] = bytes_per_s;
+  }
+  t->bytes_down = bytes[0], t->bytes_up = bytes[1];
+  if (tree != MPI_COMM_NULL) MPI_Comm_free(&tree);
+  free(buf);
+}
