@@ -116,8 +116,10 @@ void ws_relay_free(ws_relay *t) {
     ws_relay_leg *l = &t->leg[id];
     free(l->src), free(l->dst), free(l->in), free(l->out);
   }
+  /* A relay never created is all zeros, and a zero handle need not be
+   * MPI_COMM_NULL (Open MPI's is not): the comm exists only with the legs. */
+  if (t->leg && t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
   free(t->leg), free(t->active), free(t->kids);
-  if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
   *t = (ws_relay){.comm = MPI_COMM_NULL};
 }
 
