@@ -216,6 +216,20 @@ size_t ws_block_size(const ws_config *c, int b) {
   return n;
 }
 
+double ws_block_share(const ws_config *c, int b, int px, int py) {
+  double tiles = 0, rest = 0;
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    if (ws_param_per_layer(k) != (b < c->layers)) continue;
+    int rows, cols;
+    shape_of(c, k, &rows, &cols);
+    if (ws_param_tiled(k))
+      tiles += (double)((rows + py - 1) / py) * (double)((cols + px - 1) / px);
+    else
+      rest += (double)rows * cols;
+  }
+  return tiles + ceil(rest / ((double)px * py));
+}
+
 /* Block b of a buffer whose tensors have `sizes` numbers. */
 static ws_block block_in(ws_real *whole, const size_t *sizes, const ws_config *c, int b) {
   size_t at = 0;

@@ -136,6 +136,12 @@ typedef struct ws_block {
 } ws_block;
 /* Numbers in block b. */
 size_t ws_block_size(const ws_config *c, int b);
+/* Numbers of block b the busiest place of a px x py grid (of ranks or PEs)
+ * holds when the weight matrices are tiled over it as on a wafer of ranks
+ * (ws_grid.h: rows over py, columns over px, the first blocks the largest,
+ * so one place holds the largest tile of every matrix) and the rest
+ * (vectors, positions) is spread evenly, rounded up. */
+double ws_block_share(const ws_config *c, int b, int px, int py);
 /* Block b of a whole buffer laid out as ws_params (parameters, gradients or
  * AdamW's moments); of a packed block at `mem`. */
 ws_block ws_block_of(ws_real *whole, const ws_config *c, int b);

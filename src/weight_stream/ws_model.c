@@ -128,12 +128,13 @@ wf_projection ws_model_step(const wf_wafer *wafer, const ws_config *c, wf_prec p
   int n = ws_stream_fetches(c), T = c->seq;
   double pes = (double)wafer->dc.pe_nx * wafer->dc.pe_ny;
   double value = wf_prec_bytes(prec);
-  double params = (double)ws_param_count(c), acts = (double)ws_act_count(c, B, T);
-  ws->resident_bytes = (params * (2 * value + 8) + acts * value) / pes;
-  ws->streaming_bytes = (acts * value + 2 * value *
-                                            ((prefetch + 1) * (double)ws_block_size(c, 0) +
-                                             (double)ws_block_size(c, c->layers))) /
-                        pes;
+  /* The busiest PE's share of the weights: its tiles of every weight matrix
+   * (the tiling ws_model_gemm's products run on) and its share of the rest. */
+  int nx = wafer->grid.nx, ny = wafer->grid.ny;
+  double head = ws_block_share(c, c->layers, nx, ny), layer = ws_block_share(c, 0, nx, ny);
+  double params = head + c->layers * layer, acts = (double)ws_act_count(c, B, T) / pes;
+  ws->resident_bytes = params * (2 * value + 8) + acts * value;
+  ws->streaming_bytes = acts * value + 2 * value * ((prefetch + 1) * layer + head);
   double sram = wf_model_sram_for_data(hw);
   ws->streaming = ws->resident_bytes > sram;
   ws->fits = (ws->streaming ? ws->streaming_bytes : ws->resident_bytes) <= sram;

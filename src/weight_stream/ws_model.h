@@ -45,8 +45,8 @@ double ws_step_flops(const ws_config *c, int B, int T);
  * weight streaming's order, attention's multiply-adds spread evenly over
  * the PEs; with ReLU, the products its zeros feed scaled by the share of
  * non-zeros (sparsity: each layer's share of zeros, or NULL). Resident if
- * weights, gradients, AdamW's moments (fp32) and the activations fit the
- * PEs' SRAM, else weight streaming through the system's I/O from MemoryX
+ * the busiest PE's tiles of the weights (ws_block_share), their gradients,
+ * AdamW's moments (fp32) and its share of the activations fit its SRAM, else weight streaming through the system's I/O from MemoryX
  * (activations, the head and prefetch + 1 layers' weights and gradients
  * on the wafer), with the stall ws_stream_predicted_stall gives for the
  * I/O's rate. docs/model.md, "Transformer training". */

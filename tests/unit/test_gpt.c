@@ -145,6 +145,23 @@ static void test_gemm_model(void) {
   wf_grid_free(&g);
 }
 
+/* The busiest PE's share of a block, counted by hand: 5 channels, a
+ * vocabulary of 10, 3 positions on a 2 x 3 grid (columns over 2, rows over
+ * 3). A layer: qkvw 15 x 5 -> 5 x 3, attprojw 5 x 5 -> 2 x 3, fcw 20 x 5 ->
+ * 7 x 3, fcprojw 5 x 20 -> 2 x 10: 15 + 6 + 21 + 20 = 62, and 65 vector
+ * numbers over 6 places -> 11: 73. The head: wte 10 x 5 -> 4 x 3 = 12, and
+ * wpe, lnf (15 + 5 + 5) over 6 -> 5: 17. Even splits give block / places. */
+static void test_block_share(void) {
+  ws_config c = {.vocab = 10, .seq = 3, .layers = 2, .heads = 1, .channels = 5};
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&c, 0, 2, 3), 73, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&c, 1, 2, 3), 73, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&c, 2, 2, 3), 17, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&c, 0, 1, 1), (double)ws_block_size(&c, 0), 0);
+  ws_config d = {.vocab = 256, .seq = 64, .layers = 2, .heads = 4, .channels = 64};
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&d, 0, 64, 64), 12 + 1, 0); /* 49,152 + 832 over 4,096 */
+  CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&d, 2, 64, 64), 4 + 2, 0);  /* 16,384 + 4,224 over 4,096 */
+}
+
 void add_gpt_tests(void) {
   CU_pSuite s = CU_add_suite("gpt", NULL, NULL);
   CU_add_test(s, "adamw by hand", test_adamw);
@@ -152,4 +169,5 @@ void add_gpt_tests(void) {
   CU_add_test(s, "shapes", test_shapes);
   CU_add_test(s, "blocks, packed and resident", test_blocks);
   CU_add_test(s, "weight-stationary product on the PE grid", test_gemm_model);
+  CU_add_test(s, "a PE's share of a block", test_block_share);
 }
