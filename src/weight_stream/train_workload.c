@@ -276,6 +276,13 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
       return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
     if (rc != WF_OK) return rc;
     rc = initial_model(t, &t->m, run->comm, st);
+    /* AdamW's moments now, agreed: a rank short of memory at the first
+     * update would leave its wafer waiting in the gradient norm's gather. */
+    if (rc == WF_OK) {
+      ws_gpt_moments(&t->m, st);
+      wf_status_agree(run->comm, st);
+      rc = st->code;
+    }
     t->first_step = t->m.steps;
     return rc;
   }

@@ -41,9 +41,13 @@ void ws_grid_free(ws_grid *g) {
 }
 
 int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
-  /* A product's partials from a line of ranks plus the whole result. */
-  size_t line = (size_t)(g->px > g->py ? g->px : g->py);
-  size_t need = N * dim * (line + 1);
+  /* A product's own block of partial sums (`mine`), then the blocks of its
+   * line of ranks or the whole result (`all`): forward px blocks of
+   * ceil(OC / py) features a token, backward py of ceil(IC / px). */
+  size_t px = (size_t)g->px, py = (size_t)g->py;
+  size_t rows = (dim + py - 1) / py, cols = (dim + px - 1) / px;
+  size_t line = px * rows > py * cols ? px * rows : py * cols;
+  size_t need = N * ((rows > cols ? rows : cols) + (line > dim ? line : dim));
   if (need < 2 * (size_t)g->ranks) need = 2 * (size_t)g->ranks; /* ws_grid_sumsq's doubles */
   int bad = N * dim > (size_t)INT_MAX;
   if (!bad && need > g->scratch_n) {
