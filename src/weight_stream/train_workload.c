@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "wf_checkpoint.h"
 #include "wf_h5.h"
@@ -27,6 +28,7 @@
 #include "ws_corpus.h"
 #include "ws_gpt.h"
 #include "ws_grid.h"
+#include "ws_memory.h"
 #include "ws_model.h"
 #include "ws_stream.h"
 
@@ -91,6 +93,14 @@ static const wf_key train_keys[] = {
      "weight streaming: ranks each MemoryX or SwarmX rank feeds in the tree that carries the "
      "weights down to the wafers and their gradients' sum back (a worker never relays)",
      NULL},
+    {"rank_mb", WF_KEY_REAL, "0", 0, 1e12, NULL,
+     "a wafer rank's budget, MB, for the weights, gradients and AdamW moments it holds (0: "
+     "none): a mapping that needs more is refused before any work, saying by how much",
+     NULL},
+    {"memoryx_mb", WF_KEY_REAL, "0", 0, 1e12, NULL,
+     "weight streaming: a MemoryX rank's budget, MB, for its blocks and the whole model it "
+     "builds the first state (the first: checkpoints) in (0: none)",
+     NULL},
     {"memoryx_gbps", WF_KEY_REAL, "0", 0, 1e6, NULL,
      "weight streaming: each MemoryX rank sends at most this many GB/s, to play a slower link "
      "(0: as fast as MPI goes)",
@@ -104,7 +114,7 @@ static const wf_section train_section = {
     train_keys, (int)(sizeof train_keys / sizeof train_keys[0]),
     "restart",
     "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target "
-    "wafer_ranks swarmx_fanout"};
+    "wafer_ranks swarmx_fanout rank_mb memoryx_mb"};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
@@ -113,6 +123,7 @@ typedef struct setup {
   int fanout;      /* of the SwarmX trees */
   int wafer_ranks; /* 0: the default (one wafer resident, one a rank streaming) */
   double memoryx_gbps;
+  double rank_mb, memoryx_mb; /* budgets for the training state (0: none) */
   ws_adamw opt;
   float lr, min_lr;
   double val_fraction, loss_target;
@@ -151,6 +162,8 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->fanout = (int)wf_deck_int(d, "train", "swarmx_fanout");
   s->wafer_ranks = (int)wf_deck_int(d, "train", "wafer_ranks");
   s->memoryx_gbps = wf_deck_real(d, "train", "memoryx_gbps");
+  s->rank_mb = wf_deck_real(d, "train", "rank_mb");
+  s->memoryx_mb = wf_deck_real(d, "train", "memoryx_mb");
   s->checkpoint = wf_deck_str(d, "train", "checkpoint");
   s->restart = wf_deck_str(d, "train", "restart");
   s->corpus = wf_deck_str(d, "train", "corpus");
@@ -214,6 +227,7 @@ typedef struct trainer {
   int last_checked;             /* 1-based */
   double check_seconds; /* spent checking: not training time */
   ws_grid_counts step_words; /* tiled: this rank's words in the last training step's passes */
+  double state[2]; /* bytes of training state a wafer rank, the fullest MemoryX rank holds */
 } trainer;
 
 static void trainer_free(trainer *t) {
@@ -228,6 +242,48 @@ static int initial_model(const trainer *t, ws_gpt *m, MPI_Comm comm, wf_status *
   ws_gpt_init(m, t->s->seed);
   if (t->s->restart[0] && ws_checkpoint_read(comm, t->s->restart, m, st) != WF_OK)
     return wf_deck_blame(t->run->deck, "train", "restart", st);
+  return WF_OK;
+}
+
+/* What a wafer rank and the fullest MemoryX rank will hold of the training
+ * state (t->state) against [train] rank_mb and memoryx_mb, before anything
+ * is allocated: the same on every rank, so every rank refuses alike. */
+static int check_budgets(trainer *t, wf_status *st) {
+  const setup *s = t->s;
+  const wf_deck *d = t->run->deck;
+  int px = t->tiled ? t->grid.px : 1, py = t->tiled ? t->grid.py : 1;
+  int nmemx = t->run->roles->count[WF_ROLE_MEMORYX], L = s->model.layers;
+  char what[200];
+  if (t->streaming)
+    snprintf(what, sizeof what, "the head and %d layer slots with their gradients, streamed",
+             s->prefetch + 1);
+  else if (t->tiled)
+    snprintf(what, sizeof what, "its tiles of the weight matrices on a %dx%d wafer, resident",
+             px, py);
+  else
+    snprintf(what, sizeof what, "the whole model, resident");
+  t->state[0] = t->streaming ? ws_memory_streamed(&s->model, s->prefetch)
+                             : ws_memory_resident(&s->model, px, py);
+  const char *fix = t->streaming ? "fewer layers fetched ahead (prefetch) or smaller layers"
+                                  : "stream the weights from MemoryX ranks ([wafer] "
+                                    "memoryx_ranks) or tile them over more ranks (wafer_ranks)";
+  if (ws_memory_check(t->state[0], s->rank_mb, "a wafer rank", what, fix, st) != WF_OK)
+    return wf_deck_blame(d, "train", "rank_mb", st);
+  int fullest = 0;
+  for (int i = 0; i < nmemx && t->streaming; i++)
+    if (ws_memory_memoryx(&s->model, nmemx, i) > ws_memory_memoryx(&s->model, nmemx, fullest))
+      fullest = i;
+  t->state[1] = nmemx > 0 ? ws_memory_memoryx(&s->model, nmemx, fullest) : 0;
+  char who[64];
+  snprintf(who, sizeof who, "MemoryX rank %d", fullest);
+  snprintf(what, sizeof what,
+           "%d of %d blocks with their gradients and moments, and the whole model it %s",
+           (L + 1 - fullest + nmemx - 1) / nmemx, L + 1,
+           fullest == 0 ? "keeps to assemble checkpoints" : "builds the first state in");
+  fix = "more MemoryX ranks share the blocks ([wafer] memoryx_ranks); the whole model on the "
+        "first stays";
+  if (t->streaming && ws_memory_check(t->state[1], s->memoryx_mb, who, what, fix, st) != WF_OK)
+    return wf_deck_blame(d, "train", "memoryx_mb", st);
   return WF_OK;
 }
 
@@ -252,6 +308,10 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
       return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
     }
     t->tiled = true;
+  }
+  if (check_budgets(t, st) != WF_OK) {
+    t->streaming = false;
+    return st->code;
   }
   if (t->streaming &&
       !ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], st)) {
@@ -477,9 +537,20 @@ typedef struct measured {
   double link;            /* bytes/s a MemoryX link moves (streaming) */
   double relay_rate[2];   /* bytes/s to every worker: through the SwarmX tree, by MPI_Bcast */
   double hop_bytes[4];    /* a step's: MemoryX down, SwarmX down, SwarmX up, workers up */
+  double peak_rss[2];     /* MB, the largest of the wafer ranks', of the MemoryX ranks' */
   double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
   double grid_words[2];   /* tiled: a step's reduce and multicast words, summed over a wafer */
 } measured;
+
+/* The largest peak resident set (MB) of the wafer ranks and of the MemoryX
+ * ranks (collective over every rank). */
+static void peak_rss_by_role(const trainer *t, double rss[2]) {
+  struct rusage ru;
+  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0; /* KiB */
+  wf_role role = t->run->roles->role;
+  double mine[2] = {role == WF_ROLE_WAFER ? mb : 0, role == WF_ROLE_MEMORYX ? mb : 0};
+  MPI_Allreduce(mine, rss, 2, MPI_DOUBLE, MPI_MAX, t->world);
+}
 
 /* Each layer's share of zero ReLU activations over the training passes of
  * all replicas (collective). */
@@ -598,6 +669,7 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
       out->grid_words[1] = t->step_words.multicast_words;
       MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 2, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
     }
+    peak_rss_by_role(t, out->peak_rss);
     if (t->streaming) {
       out->stream = t->ws.stats;
       MPI_Allreduce(MPI_IN_PLACE, &out->stream, sizeof out->stream / sizeof(double), MPI_DOUBLE,
@@ -780,6 +852,14 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
           "%.0f; this run: %.0f (%s)\n",
           f.tokens_needed, f.tokens, f.tokens >= f.tokens_needed ? "holds" : "does NOT hold");
     }
+    printf("train: a wafer rank holds %.1f MB of weights, gradients and AdamW moments",
+           t->state[0] / 1e6);
+    if (s->rank_mb > 0) printf(" (train.rank_mb: %g MB)", s->rank_mb);
+    printf(", peak resident set %.0f MB", r->peak_rss[0]);
+    if (t->streaming)
+      printf("; the fullest MemoryX rank %.1f MB, peak resident set %.0f MB", t->state[1] / 1e6,
+             r->peak_rss[1]);
+    printf("\n");
     printf("train: wafer model (%s, %s, %dx%d PEs, batch %d a wafer): %s, [%.3g, %.3g] s/step",
            run->wafer->hw.machine, prec, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, t->B,
            w->streaming ? "weight streaming" : "resident", p->seconds.lo, p->seconds.hi);
@@ -857,6 +937,16 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     wf_json_num(j, "bcast_bytes_per_s", r->relay_rate[1]);
     wf_json_end(j);
     wf_json_end(j);
+  }
+  wf_json_end(j);
+  wf_json_begin(j, "state_memory");
+  wf_json_num(j, "wafer_rank_mb", t->state[0] / 1e6);
+  wf_json_num(j, "wafer_rank_budget_mb", s->rank_mb);
+  wf_json_num(j, "wafer_rank_peak_rss_mb", r->peak_rss[0]);
+  if (t->streaming) {
+    wf_json_num(j, "memoryx_rank_mb", t->state[1] / 1e6);
+    wf_json_num(j, "memoryx_rank_budget_mb", s->memoryx_mb);
+    wf_json_num(j, "memoryx_peak_rss_mb", r->peak_rss[1]);
   }
   wf_json_end(j);
   wf_json_begin(j, "model");

@@ -216,18 +216,31 @@ size_t ws_block_size(const ws_config *c, int b) {
   return n;
 }
 
-double ws_block_share(const ws_config *c, int b, int px, int py) {
-  double tiles = 0, rest = 0;
+/* Block b's numbers on the busiest place of a px x py grid: its tiles of
+ * the weight matrices (the largest: ceil of each split) and the rest. */
+static void block_parts(const ws_config *c, int b, int px, int py, double *tiles, double *rest) {
+  *tiles = *rest = 0;
   for (int k = 0; k < WS_NPARAMS; k++) {
     if (ws_param_per_layer(k) != (b < c->layers)) continue;
     int rows, cols;
     shape_of(c, k, &rows, &cols);
     if (ws_param_tiled(k))
-      tiles += (double)((rows + py - 1) / py) * (double)((cols + px - 1) / px);
+      *tiles += (double)((rows + py - 1) / py) * (double)((cols + px - 1) / px);
     else
-      rest += (double)rows * cols;
+      *rest += (double)rows * cols;
   }
+}
+
+double ws_block_share(const ws_config *c, int b, int px, int py) {
+  double tiles, rest;
+  block_parts(c, b, px, py, &tiles, &rest);
   return tiles + ceil(rest / ((double)px * py));
+}
+
+double ws_block_held(const ws_config *c, int b, int px, int py) {
+  double tiles, rest;
+  block_parts(c, b, px, py, &tiles, &rest);
+  return tiles + rest;
 }
 
 /* Block b of a buffer whose tensors have `sizes` numbers. */

@@ -142,6 +142,8 @@ size_t ws_block_size(const ws_config *c, int b);
  * so one place holds the largest tile of every matrix) and the rest
  * (vectors, positions) is spread evenly, rounded up. */
 double ws_block_share(const ws_config *c, int b, int px, int py);
+/* The same for a rank of a wafer of ranks, which holds the vectors whole. */
+double ws_block_held(const ws_config *c, int b, int px, int py);
 /* Block b of a whole buffer laid out as ws_params (parameters, gradients or
  * AdamW's moments); of a packed block at `mem`. */
 ws_block ws_block_of(ws_real *whole, const ws_config *c, int b);

@@ -1,0 +1,34 @@
+/* What a rank holds of the training state, and the budgets (ws_memory.h). */
+#include "ws_memory.h"
+
+#include "ws_gpt.h"
+
+/* Weight, gradient and two AdamW moments, each a ws_real. */
+#define STATE_BYTES (4.0 * sizeof(ws_real))
+
+double ws_memory_resident(const ws_config *c, int px, int py) {
+  double numbers = 0;
+  for (int b = 0; b <= c->layers; b++) numbers += ws_block_held(c, b, px, py);
+  return numbers * STATE_BYTES;
+}
+
+double ws_memory_streamed(const ws_config *c, int prefetch) {
+  double head = (double)ws_block_size(c, c->layers), layer = (double)ws_block_size(c, 0);
+  return (2 * head + 2 * (prefetch + 1) * layer) * sizeof(ws_real);
+}
+
+double ws_memory_memoryx(const ws_config *c, int nmemx, int index) {
+  double own = 0;
+  for (int b = index; b <= c->layers; b += nmemx) own += (double)ws_block_size(c, b);
+  double whole = (double)ws_param_count(c) * (index == 0 ? 4 : 2);
+  return (own * 4 + whole) * sizeof(ws_real);
+}
+
+int ws_memory_check(double need, double mb, const char *who, const char *what, const char *fix,
+                    wf_status *st) {
+  if (mb <= 0 || need <= mb * 1e6) return WF_OK;
+  return wf_fail(st, WF_ERR_INPUT,
+                 "%s would hold %.1f MB of weights, gradients and AdamW moments (%s), %.1f MB "
+                 "more than allowed: %s",
+                 who, need / 1e6, what, need / 1e6 - mb, fix);
+}

@@ -1,0 +1,33 @@
+/* What a rank holds of a model's training state (weights, their gradients,
+ * AdamW's two moments), in bytes, by its role and the mapping, counted from
+ * the same sizes the allocations use; and the budgets ([train] rank_mb,
+ * memoryx_mb) that a run checks before any work, refusing a mapping that
+ * does not fit and saying by how much. Activations, the relay's receive
+ * room and MPI's own buffers are not counted. */
+#ifndef WS_MEMORY_H
+#define WS_MEMORY_H
+
+#include <stdbool.h>
+
+#include "wf_error.h"
+#include "ws_gpt.h"
+
+/* A wafer rank, resident: its tiles of the weight matrices on a px x py
+ * wafer (the largest, rank (0, 0)'s; 1 x 1: the whole model) and the
+ * whole vectors, four numbers each (weight, gradient, two moments). */
+double ws_memory_resident(const ws_config *c, int px, int py);
+/* A wafer rank, streamed: the head and its gradients, prefetch + 1 layer
+ * slots and as many gradient slots. */
+double ws_memory_streamed(const ws_config *c, int prefetch);
+/* MemoryX rank `index` of `nmemx`: its blocks (weights, gradients,
+ * moments) and the whole model it builds the first state in (weights and
+ * gradients; the first MemoryX rank keeps it, with moments, to assemble
+ * checkpoints). */
+double ws_memory_memoryx(const ws_config *c, int nmemx, int index);
+
+/* `need` bytes against a budget of `mb` megabytes (0: none): an input error
+ * saying what `who` holds (`what`), by how much it is over, and `fix`. */
+int ws_memory_check(double need, double mb, const char *who, const char *what, const char *fix,
+                    wf_status *st);
+
+#endif
