@@ -269,11 +269,12 @@ static int check_budgets(trainer *t, wf_status *st) {
                                     "memoryx_ranks) or tile them over more ranks (wafer_ranks)";
   if (ws_memory_check(t->state[0], s->rank_mb, "a wafer rank", what, fix, st) != WF_OK)
     return wf_deck_blame(d, "train", "rank_mb", st);
+  if (!t->streaming || nmemx == 0) return WF_OK;
   int fullest = 0;
-  for (int i = 0; i < nmemx && t->streaming; i++)
+  for (int i = 0; i < nmemx; i++)
     if (ws_memory_memoryx(&s->model, nmemx, i) > ws_memory_memoryx(&s->model, nmemx, fullest))
       fullest = i;
-  t->state[1] = nmemx > 0 ? ws_memory_memoryx(&s->model, nmemx, fullest) : 0;
+  t->state[1] = ws_memory_memoryx(&s->model, nmemx, fullest);
   char who[64];
   snprintf(who, sizeof who, "MemoryX rank %d", fullest);
   snprintf(what, sizeof what,
@@ -282,7 +283,7 @@ static int check_budgets(trainer *t, wf_status *st) {
            fullest == 0 ? "keeps to assemble checkpoints" : "builds the first state in");
   fix = "more MemoryX ranks share the blocks ([wafer] memoryx_ranks); the whole model on the "
         "first stays";
-  if (t->streaming && ws_memory_check(t->state[1], s->memoryx_mb, who, what, fix, st) != WF_OK)
+  if (ws_memory_check(t->state[1], s->memoryx_mb, who, what, fix, st) != WF_OK)
     return wf_deck_blame(d, "train", "memoryx_mb", st);
   return WF_OK;
 }

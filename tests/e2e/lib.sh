@@ -35,10 +35,13 @@ expect_bad_input() {
   expect "grep -qF -- \"$want\" err.txt" "message lacks '$want': $(cat err.txt)"
   expect "[ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ ! -e out.xmf ]" "output written for bad input $*"
 }
-# small_deck WORKLOAD: the --set arguments of a small deck that every rank
-# count from 1 to 64 can split (an 8x8 rank grid: EAM's blocks stay wider
-# than its cutoff, training's batch splits), running no reference code.
-# scale.sh and two_mpis.sh compare such runs with each other (agree.py).
+# small_deck WORKLOAD RANKS: the --set arguments of a small deck that every
+# rank count from 1 to 64 can split (an 8x8 rank grid: EAM's blocks stay
+# wider than its cutoff, training's batch splits), running no reference
+# code. Training above 4 ranks runs wafers of 4 (2x2 tiles, data-parallel
+# over the wafers): one wafer of 64 ranks over a 64-channel model is tiles
+# of 24 x 8 and took 10 minutes of collectives on 2 cores. scale.sh and
+# two_mpis.sh compare such runs with each other (agree.py).
 small_workloads="halo stencil eam fft tlrmvm cfd train"
 small_deck() {
   case $1 in
@@ -46,7 +49,10 @@ small_deck() {
   eam) echo "--set eam.crosscheck=none --set eam.cells=24x24x4 --set eam.steps=40" ;;
   fft) echo "--set fft.crosscheck=none --set fft.planner=estimate" ;;
   cfd) echo "--set cfd.stream=false" ;;
-  train) echo "--set train.batch=64 --set train.steps=20 --set train.sgemm=false" ;;
+  train)
+    echo "--set train.batch=64 --set train.steps=20 --set train.sgemm=false"
+    if [ "${2:-1}" -gt 4 ]; then echo "--set train.wafer_ranks=4"; fi
+    ;;
   esac
 }
 finish() {

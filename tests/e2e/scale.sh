@@ -49,7 +49,7 @@ ranks)
   for w in $small_workloads; do
     for n in 1 16 "$ranks"; do
       # shellcheck disable=SC2086
-      timeout 600 mpiexec -n "$n" "$wafer" "$w" --quiet $(small_deck $w) --json "$w$n.json" > /dev/null 2> "$w$n.err"
+      timeout 600 mpiexec -n "$n" "$wafer" "$w" --quiet $(small_deck $w $n) --json "$w$n.json" > /dev/null 2> "$w$n.err"
       expect "[ $? -eq 0 ]" "$w on $n ranks: $(tail -2 "$w$n.err")"
     done
     for n in 16 "$ranks"; do

@@ -15,7 +15,7 @@ for w in $small_workloads; do
     for b in a b; do
       dir=$([ $b = a ] && echo "$build_a" || echo "$build_b")
       # shellcheck disable=SC2086
-      timeout 600 "$dir/test-bin/mpiexec" -n "$n" "$dir/wafer" "$w" --quiet $(small_deck $w) \
+      timeout 600 "$dir/test-bin/mpiexec" -n "$n" "$dir/wafer" "$w" --quiet $(small_deck $w $n) \
         --json "$w$n$b.json" > /dev/null 2> "$w$n$b.err"
       expect "[ $? -eq 0 ]" "$w on $n ranks ($dir): $(tail -2 "$w$n$b.err")"
     done
