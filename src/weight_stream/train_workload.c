@@ -83,7 +83,7 @@ static const wf_key train_keys[] = {
     {"wafer_precision", WF_KEY_CHOICE, "fp16", 0, 0, "fp16|fp32",
      "precision of the weights and activations in the wafer model", NULL},
     {"prefetch", WF_KEY_INT, "1", 0, 16, NULL,
-     "weight streaming ([wafer] memoryx_ranks > 0): layers broadcast ahead of the one computing",
+     "weight streaming ([wafer] memoryx_ranks > 0): layers fetched ahead of the one computing",
      NULL},
     {"wafer_ranks", WF_KEY_INT, "0", 0, 1e6, NULL,
      "ranks that make up one wafer (a data-parallel replica), its weight matrices in 2D tiles "
@@ -91,7 +91,8 @@ static const wf_key train_keys[] = {
      NULL},
     {"swarmx_fanout", WF_KEY_INT, "4", 1, 1e6, NULL,
      "weight streaming: ranks each MemoryX or SwarmX rank feeds in the tree that carries the "
-     "weights down to the wafers and their gradients' sum back (a worker never relays)",
+     "weights down to the wafers and their gradients' sum back (a worker never relays; "
+     "without SwarmX ranks MemoryX feeds every worker itself)",
      NULL},
     {"rank_mb", WF_KEY_REAL, "0", 0, 1e12, NULL,
      "a wafer rank's budget, MB, for the weights, gradients and AdamW moments it holds (0: "
@@ -314,7 +315,7 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
     t->streaming = false;
     return st->code;
   }
-  if (t->streaming &&
+  if (t->streaming && r->count[WF_ROLE_MEMORYX] > 0 && /* else ws_stream_create says why */
       !ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], st)) {
     t->streaming = false;
     return wf_deck_blame(run->deck, "train", "swarmx_fanout", st);

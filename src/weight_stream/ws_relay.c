@@ -2,6 +2,8 @@
  * add segments, and the relay's bandwidth against MPI_Bcast. */
 #include "ws_relay.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +30,10 @@ int ws_relay_depth(const ws_relay *t) { return t->depth; }
 bool ws_relay_idle(const ws_relay *t) { return t->parent == -2; }
 
 /* Workers the tree can take: every SwarmX rank's F places less its SwarmX
- * children (every SwarmX rank but the F under MemoryX has a SwarmX parent). */
+ * children (every SwarmX rank but the F under MemoryX has a SwarmX parent);
+ * without SwarmX ranks, MemoryX feeds every worker itself. */
 static long long worker_places(int fanout, int nswarm) {
-  if (nswarm == 0) return fanout;
+  if (nswarm == 0) return LLONG_MAX;
   int under_memoryx = nswarm < fanout ? nswarm : fanout;
   return (long long)nswarm * fanout - (nswarm - under_memoryx);
 }
@@ -48,18 +51,14 @@ bool ws_relay_fits(int fanout, int nswarm, int nworkers, wf_status *st) {
   return false;
 }
 
-/* Every node's parent (ws_relay.h's rule), then this rank's parent and
- * children and the tree's depth. False when out of memory. */
-static bool shape(ws_relay *t) {
-  int S = t->nswarm, W = t->nworkers, F = t->fanout, N = 1 + S + W;
-  int *parent = malloc((size_t)N * sizeof *parent);
+bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent) {
+  int S = nswarm, W = nworkers, F = fanout;
   int *places = calloc((size_t)S + 1, sizeof *places);
   bool *used = calloc((size_t)S + 1, sizeof *used);
-  t->kids = malloc((size_t)(F < N ? F : N) * sizeof *t->kids);
-  bool ok = parent && places && used && t->kids;
+  bool ok = places && used;
   if (ok) {
     parent[0] = -1;
-    places[0] = S == 0 ? F : 0; /* MemoryX feeds SwarmX ranks only, when there are any */
+    places[0] = S == 0 ? W : 0; /* MemoryX feeds SwarmX ranks only, when there are any */
     for (int j = 1; j <= S; j++) places[j] = F;
     for (int j = 1; j <= S; j++) parent[j] = (j - 1) / F, places[parent[j]]--;
     for (int w = 0, round = 0; w < W; round++) /* ws_relay_fits: every worker finds a place */
@@ -73,6 +72,19 @@ static bool shape(ws_relay *t) {
       else
         parent[j] = -2;
     }
+  }
+  free(places), free(used);
+  return ok;
+}
+
+/* The tree (ws_relay_tree), then this rank's parent and children and the
+ * tree's depth. False when out of memory. */
+static bool shape(ws_relay *t) {
+  int S = t->nswarm, W = t->nworkers, N = 1 + S + W;
+  int *parent = malloc((size_t)N * sizeof *parent);
+  t->kids = malloc((size_t)N * sizeof *t->kids);
+  bool ok = parent && t->kids && ws_relay_tree(t->fanout, S, W, parent);
+  if (ok) {
     t->parent = parent[t->pos];
     t->nkids = 0;
     for (int i = 1; i < N && t->parent != -2; i++)
@@ -84,7 +96,7 @@ static bool shape(ws_relay *t) {
       if (d > t->depth) t->depth = d;
     }
   }
-  free(parent), free(places), free(used);
+  free(parent);
   return ok;
 }
 
@@ -125,16 +137,21 @@ void ws_relay_free(ws_relay *t) {
 
 /* ---- legs ---- */
 
-static int segments(int count) { return (count + WS_RELAY_SEGMENT - 1) / WS_RELAY_SEGMENT; }
+/* Segments of `count` words (no count + SEGMENT - 1: that overflows near INT_MAX). */
+static int segments(int count) {
+  return count / WS_RELAY_SEGMENT + (count % WS_RELAY_SEGMENT != 0);
+}
 
 bool ws_relay_reserve(ws_relay *t, int id, int count) {
   ws_relay_leg *l = &t->leg[id];
   int nseg = segments(count);
   if (nseg <= l->capacity) return true;
-  size_t n = (size_t)nseg * (size_t)t->fanout;
+  /* A leg talks to its parent or its children: the same children in every
+   * MemoryX rank's tree. */
+  size_t peers = t->nkids > 1 ? (size_t)t->nkids : 1, n = (size_t)nseg * peers;
   free(l->src), free(l->dst), free(l->in), free(l->out);
-  l->src = malloc((size_t)t->fanout * sizeof *l->src);
-  l->dst = malloc((size_t)t->fanout * sizeof *l->dst);
+  l->src = malloc(peers * sizeof *l->src);
+  l->dst = malloc(peers * sizeof *l->dst);
   l->in = malloc(n * sizeof *l->in);
   l->out = malloc(n * sizeof *l->out);
   bool ok = l->src && l->dst && l->in && l->out;
@@ -145,6 +162,11 @@ bool ws_relay_reserve(ws_relay *t, int id, int count) {
 void ws_relay_start(ws_relay *t, int id, bool up, int owner, ws_real *data, ws_real *extra,
                     int count) {
   ws_relay_leg *l = &t->leg[id];
+  if (segments(count) > l->capacity) { /* a caller's bug: requests past the reservation */
+    fprintf(stderr, "wafer: relay leg %d started with %d words, reserved for %lld\n", id, count,
+            (long long)l->capacity * WS_RELAY_SEGMENT);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   int parent = ws_relay_parent(t, owner), *kids = up ? l->src : l->dst;
   int nkids = ws_relay_children(t, owner, kids);
   *l = (ws_relay_leg){.up = up,

@@ -7,7 +7,8 @@
  * SwarmX j / F - 1), and the workers hang under the SwarmX ranks,
  * each taking at most F children in all: one worker a SwarmX rank in turn,
  * the last SwarmX rank (the deepest) first, round after round. Without
- * SwarmX ranks m feeds the workers itself. A worker never relays: a
+ * SwarmX ranks m feeds every worker itself (F bounds relays, and there are
+ * none). A worker never relays: a
  * fan-out too small to reach every worker is refused, and a SwarmX rank
  * with no worker below it stays out of the tree. A block moves in segments
  * of WS_RELAY_SEGMENT words so that a relay forwards one while the next
@@ -58,9 +59,14 @@ typedef struct ws_relay {
   double bytes_down, bytes_up; /* this rank has sent, since created */
 } ws_relay;
 
-/* The fan-out F reaches W workers through S SwarmX ranks when no worker has
- * a child; false (and a message naming swarmx_fanout) when it does not. */
+/* The fan-out F reaches W workers through S > 0 SwarmX ranks when no worker
+ * has a child (always with S = 0); false (and a message naming the fan-out
+ * needed) when it does not. */
 bool ws_relay_fits(int fanout, int nswarm, int nworkers, wf_status *st);
+/* Every node's parent in the tree over the nodes [MemoryX, SwarmX 1..S,
+ * workers S+1..S+W] (parent[0] = -1; -2: an idle SwarmX rank, out of the
+ * tree), for a fan-out that fits. False when out of memory. */
+bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent);
 /* Collective over `world`. */
 int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, wf_status *st);
 void ws_relay_free(ws_relay *t);

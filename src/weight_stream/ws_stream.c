@@ -109,7 +109,7 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    .link_bytes_per_s = link_gbps * 1e9,
                    .role_comm = r->role_comm,
                    .world = world};
-  /* Each block (a layer, the embeddings) moves as one MPI message. */
+  /* A block's (a layer's, the embeddings') word count is an int in the relay and in MPI. */
   for (int b = 0; b <= c->layers; b++)
     if (block_size(s, b) > WF_MPI_MAX_COUNT)
       return wf_fail(st, WF_ERR_INPUT,

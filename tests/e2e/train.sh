@@ -80,8 +80,11 @@ sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', '
     expect_bad_input train "swarmx_fanout = 1: a fan-out of 1 through 1 SwarmX rank reaches 1 worker" \
         --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.swarmx_fanout=1
   fi
-  streamed p0 --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.prefetch=0
-  expect "[ $? -eq 0 ] && same p0" "prefetch 0: not the resident run's bits"
+  # Without SwarmX ranks MemoryX feeds every worker itself: the fan-out
+  # bounds relays only (fan-out 1 and 2 workers on 4 ranks).
+  streamed p0 --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.prefetch=0 \
+      --set train.swarmx_fanout=1
+  expect "[ $? -eq 0 ] && same p0" "prefetch 0, fan-out 1 without SwarmX: not the resident run's bits"
   # Stopped at step 5 with a checkpoint (written by MemoryX), restarted.
   train --set wafer.memoryx_ranks=$((ranks - replicas)) --set train.steps=12 --set train.stop_at=5 \
       --set train.checkpoint=half.h5 > /dev/null

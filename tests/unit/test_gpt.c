@@ -12,6 +12,7 @@
 #include "wf_hw.h"
 #include "ws_gpt.h"
 #include "ws_model.h"
+#include "ws_relay.h"
 
 static const ws_config tiny = {.vocab = 11, .seq = 6, .layers = 2, .heads = 2, .channels = 8};
 
@@ -162,6 +163,33 @@ static void test_block_share(void) {
   CU_ASSERT_DOUBLE_EQUAL(ws_block_share(&d, 2, 64, 64), 4 + 2, 0);  /* 16,384 + 4,224 over 4,096 */
 }
 
+/* SwarmX trees drawn by hand: nodes [MemoryX, SwarmX 1..S, workers]; each
+ * SwarmX rank takes F children in all, workers dealt deepest SwarmX first. */
+static void expect_tree(int F, int S, int W, const int *want) {
+  int parent[16];
+  CU_ASSERT_FATAL(1 + S + W <= 16 && ws_relay_tree(F, S, W, parent));
+  CU_ASSERT(memcmp(parent, want, (size_t)(1 + S + W) * sizeof *parent) == 0);
+}
+
+static void test_relay_tree(void) {
+  /* SwarmX 1 feeds SwarmX 3 and a worker (mixed children); 2 and 3 a worker each. */
+  expect_tree(2, 3, 3, (int[]){-1, 0, 0, 1, 3, 2, 1});
+  /* A second round: SwarmX 3 and 2 have room left, 1 none. */
+  expect_tree(2, 3, 4, (int[]){-1, 0, 0, 1, 3, 2, 1, 3});
+  expect_tree(3, 2, 4, (int[]){-1, 0, 0, 2, 1, 2, 1});
+  /* Two workers for three SwarmX ranks: the first stays out (-2). */
+  expect_tree(4, 3, 2, (int[]){-1, -2, 0, 0, 3, 2});
+  /* A chain (fan-out 1): the worker under the deepest. */
+  expect_tree(1, 3, 1, (int[]){-1, 0, 1, 2, 3});
+  /* No SwarmX: MemoryX feeds every worker, whatever the fan-out. */
+  expect_tree(2, 0, 7, (int[]){-1, 0, 0, 0, 0, 0, 0, 0});
+  /* Fan-out 2 through 3 SwarmX ranks: 3 x 2 places less 1 for SwarmX 3 = 5 workers. */
+  wf_status st = {0};
+  CU_ASSERT(ws_relay_fits(2, 3, 5, &st));
+  CU_ASSERT(!ws_relay_fits(2, 3, 6, &st) && strstr(st.msg, "swarmx_fanout >= 3") != NULL);
+  CU_ASSERT(ws_relay_fits(2, 0, 100, &st));
+}
+
 void add_gpt_tests(void) {
   CU_pSuite s = CU_add_suite("gpt", NULL, NULL);
   CU_add_test(s, "adamw by hand", test_adamw);
@@ -170,4 +198,5 @@ void add_gpt_tests(void) {
   CU_add_test(s, "blocks, packed and resident", test_blocks);
   CU_add_test(s, "weight-stationary product on the PE grid", test_gemm_model);
   CU_add_test(s, "a PE's share of a block", test_block_share);
+  CU_add_test(s, "SwarmX trees by hand", test_relay_tree);
 }
