@@ -143,7 +143,8 @@ static int check_plots(const wf_deck *deck, const wf_workload *wl, wf_status *st
  * rank count. Collective. */
 static void json_memory(MPI_Comm comm, wf_json *j) {
   struct rusage ru;
-  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0; /* KiB on Linux */
+  /* ru_maxrss is in KiB on Linux; MB (10^6 bytes) as every other figure */
+  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024 / 1e6 : 0;
   double lo, hi;
   MPI_Allreduce(&mb, &lo, 1, MPI_DOUBLE, MPI_MIN, comm);
   MPI_Allreduce(&mb, &hi, 1, MPI_DOUBLE, MPI_MAX, comm);

@@ -16,13 +16,16 @@ static double bytes_of(const wf_ckpt_var *vars, int n) {
   return bytes;
 }
 
-static int write_vars(wf_h5file *f, const wf_ckpt_var *vars, int n, wf_status *st) {
+static int write_vars(wf_h5file *f, const wf_ckpt_var *vars, int n, const wf_ckpt_scatter *sc,
+                      wf_status *st) {
   int rc = WF_OK;
   for (int i = 0; i < n && rc == WF_OK; i++) {
     if (vars[i].global_n == 0) continue; /* an empty series (wf_checkpoint_read_series) */
-    wf_h5_block b = {.ndim = 1, .global = &vars[i].global_n, .offset = &vars[i].offset,
-                     .count = &vars[i].count};
-    rc = wf_h5_write(f, vars[i].name, vars[i].type, &b, vars[i].data, false, st);
+    const wf_ckpt_var *v = &vars[i];
+    wf_h5_block b = {.ndim = 1, .global = &v->global_n, .offset = &v->offset, .count = &v->count};
+    rc = sc ? wf_h5_write_pieces(f, v->name, v->type, v->global_n, v->count, sc->pieces,
+                                 sc->npieces, v->data, st)
+            : wf_h5_write(f, v->name, v->type, &b, v->data, false, st);
   }
   return rc;
 }
@@ -35,14 +38,22 @@ int wf_checkpoint_write(MPI_Comm comm, const char *path, long long step, const c
 int wf_checkpoint_write_more(MPI_Comm comm, const char *path, long long step, const char *state,
                              const wf_ckpt_var *vars, int nvars, const wf_ckpt_var *more,
                              int nmore, wf_status *st) {
+  return wf_checkpoint_write_scattered(comm, path, step, state, vars, nvars, NULL, more, nmore,
+                                       st);
+}
+
+int wf_checkpoint_write_scattered(MPI_Comm comm, const char *path, long long step,
+                                  const char *state, const wf_ckpt_var *vars, int nvars,
+                                  const wf_ckpt_scatter *scatter, const wf_ckpt_var *more,
+                                  int nmore, wf_status *st) {
   wf_h5file f;
   wf_status_clear(st);
   if (wf_h5_create(&f, comm, path, st) != WF_OK) return st->code;
   int rc = wf_h5_reserve(&f, bytes_of(vars, nvars) + bytes_of(more, nmore), st);
   if (rc == WF_OK) rc = wf_h5_attr_int(&f, "step", step, st);
   if (rc == WF_OK && state) rc = wf_h5_attr_str(&f, "deck_state", state, st);
-  if (rc == WF_OK) rc = write_vars(&f, vars, nvars, st);
-  if (rc == WF_OK) rc = write_vars(&f, more, nmore, st);
+  if (rc == WF_OK) rc = write_vars(&f, vars, nvars, scatter, st);
+  if (rc == WF_OK) rc = write_vars(&f, more, nmore, NULL, st);
   wf_status_agree(comm, st);
   if (st->code != WF_OK) {
     wf_h5_discard(&f);
@@ -54,8 +65,20 @@ int wf_checkpoint_write_more(MPI_Comm comm, const char *path, long long step, co
 /* A run's state is finite (a run that went non-finite stops before it
  * writes a checkpoint): a NaN or Inf here is a damaged or edited file, which
  * would otherwise run on and print garbage with exit 0. */
-static int check_finite(const wf_ckpt_var *v, const char *path, wf_status *st) {
-  long long i = wf_first_nonfinite(v->type, v->data, (size_t)v->count);
+static int check_finite(const wf_ckpt_var *v, const wf_ckpt_scatter *sc, const char *path,
+                        wf_status *st) {
+  long long i = -1;
+  if (!sc) {
+    i = wf_first_nonfinite(v->type, v->data, (size_t)v->count);
+  } else { /* only what was read */
+    size_t bytes = v->type == WF_F32 ? 4 : 8;
+    for (int k = 0; k < sc->npieces && i < 0; k++) {
+      const wf_h5_piece *p = &sc->pieces[k];
+      long long j = wf_first_nonfinite(v->type, (const char *)v->data + p->mem_start * bytes,
+                                       (size_t)(p->count * p->block));
+      if (j >= 0) i = (long long)p->mem_start + j;
+    }
+  }
   if (i < 0) return WF_OK;
   double x = v->type == WF_F32 ? ((const float *)v->data)[i] : ((const double *)v->data)[i];
   return wf_fail(st, WF_ERR_INPUT,
@@ -65,8 +88,8 @@ static int check_finite(const wf_ckpt_var *v, const char *path, wf_status *st) {
                  v->offset + (unsigned long long)i);
 }
 
-static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *path,
-                    wf_status *st) {
+static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const wf_ckpt_scatter *sc,
+                    const char *path, wf_status *st) {
   hid_t dset = H5Dopen2(file, v->name, H5P_DEFAULT);
   if (dset < 0)
     return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' has no dataset '%s'", path, v->name);
@@ -79,18 +102,24 @@ static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *pa
     rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': dataset '%s' has %llu elements, expected %llu",
                  path, v->name, (unsigned long long)n, v->global_n);
   } else {
-    hsize_t off = v->offset, cnt = v->count;
-    hid_t mspace = H5Screate_simple(1, &cnt, NULL);
-    if (cnt == 0) {
-      H5Sselect_none(fspace);
-      H5Sselect_none(mspace);
+    hid_t mspace;
+    if (sc) { /* the pieces, on spaces of the same extents */
+      H5Sclose(fspace);
+      wf_h5_select_pieces(v->global_n, v->count, sc->pieces, sc->npieces, &fspace, &mspace);
     } else {
-      H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+      hsize_t off = v->offset, cnt = v->count;
+      mspace = H5Screate_simple(1, &cnt, NULL);
+      if (cnt == 0) {
+        H5Sselect_none(fspace);
+        H5Sselect_none(mspace);
+      } else {
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+      }
     }
     if (H5Dread(dset, wf_h5_type(v->type), mspace, fspace, dxpl, v->data) < 0)
       rc = wf_fail(st, WF_ERR_RUNTIME, "checkpoint '%s': reading '%s' failed", path, v->name);
     else
-      rc = check_finite(v, path, st);
+      rc = check_finite(v, sc, path, st);
     H5Sclose(mspace);
   }
   H5Sclose(fspace);
@@ -100,6 +129,12 @@ static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const char *pa
 
 int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,
                        int nvars, wf_status *st) {
+  return wf_checkpoint_read_scattered(comm, path, step, vars, nvars, NULL, st);
+}
+
+int wf_checkpoint_read_scattered(MPI_Comm comm, const char *path, long long *step,
+                                 const wf_ckpt_var *vars, int nvars,
+                                 const wf_ckpt_scatter *scatter, wf_status *st) {
   wf_status_clear(st);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -119,7 +154,7 @@ int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const w
   for (int i = 0; i < nvars; i++) {
     wf_status mine;
     wf_status_clear(&mine);
-    if (read_var(file, dxpl, &vars[i], path, &mine) == WF_OK && wf_fault("ckpt_read", comm))
+    if (read_var(file, dxpl, &vars[i], scatter, path, &mine) == WF_OK && wf_fault("ckpt_read", comm))
       wf_fail(&mine, WF_ERR_RUNTIME, "checkpoint '%s': reading '%s' failed", path, vars[i].name);
     if (mine.code != WF_OK && st->code == WF_OK) *st = mine;
   }
@@ -199,7 +234,7 @@ static int read_series(const char *path, const char *name, double **data, unsign
     rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': reading '%s' failed", path, name);
   if (rc == WF_OK) {
     wf_ckpt_var v = {name, WF_F64, *data, len, 0, len};
-    rc = check_finite(&v, path, st);
+    rc = check_finite(&v, NULL, path, st);
   }
   if (rc == WF_OK) *n = len;
   if (space >= 0) H5Sclose(space);

@@ -20,6 +20,14 @@ typedef struct wf_ckpt_var {
   unsigned long long count;
 } wf_ckpt_var;
 
+/* Where a rank's elements of scattered vars lie (a wafer rank's tiles of a
+ * model): the pieces of each var's `data` (`count` elements long; `offset`
+ * unused); 0 pieces: none. */
+typedef struct wf_ckpt_scatter {
+  const wf_h5_piece *pieces;
+  int npieces;
+} wf_ckpt_scatter;
+
 /* `state` (wf_deck_state of the run's deck; NULL: none) is kept as the
  * attribute "deck_state", for a restart to compare its deck with. A var of
  * global_n 0 is not written: read such a series back with
@@ -33,6 +41,15 @@ int wf_checkpoint_write_more(MPI_Comm comm, const char *path, long long step, co
                              int nmore, wf_status *st);
 int wf_checkpoint_read(MPI_Comm comm, const char *path, long long *step, const wf_ckpt_var *vars,
                        int nvars, wf_status *st);
+/* The same for `vars` all scattered alike (`scatter`; NULL: not scattered),
+ * followed (writing) by the plain `more`. */
+int wf_checkpoint_write_scattered(MPI_Comm comm, const char *path, long long step,
+                                  const char *state, const wf_ckpt_var *vars, int nvars,
+                                  const wf_ckpt_scatter *scatter, const wf_ckpt_var *more,
+                                  int nmore, wf_status *st);
+int wf_checkpoint_read_scattered(MPI_Comm comm, const char *path, long long *step,
+                                 const wf_ckpt_var *vars, int nvars,
+                                 const wf_ckpt_scatter *scatter, wf_status *st);
 
 /* A series of doubles rank 0 wrote whole (a var with count = global_n on
  * rank 0 and 0 elsewhere), of a length the file decides: every rank gets

@@ -227,6 +227,43 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
   return st->code;
 }
 
+void wf_h5_select_pieces(unsigned long long n, unsigned long long mem_n, const wf_h5_piece *p,
+                         int npieces, hid_t *fspace, hid_t *mspace) {
+  hsize_t g = n, m = mem_n > 0 ? mem_n : 1;
+  *fspace = H5Screate_simple(1, &g, NULL);
+  *mspace = H5Screate_simple(1, &m, NULL);
+  H5Sselect_none(*fspace);
+  H5Sselect_none(*mspace);
+  for (int k = 0; k < npieces; k++) {
+    hsize_t start = p[k].start, stride = p[k].stride, count = p[k].count, block = p[k].block;
+    hsize_t mstart = p[k].mem_start, mcount = count * block;
+    if (mcount == 0) continue;
+    /* one run needs no stride (and HDF5 refuses one shorter than the block) */
+    H5Sselect_hyperslab(*fspace, H5S_SELECT_OR, &start, count > 1 ? &stride : NULL, &count,
+                        &block);
+    H5Sselect_hyperslab(*mspace, H5S_SELECT_OR, &mstart, NULL, &mcount, NULL);
+  }
+}
+
+int wf_h5_write_pieces(wf_h5file *f, const char *name, wf_dtype type, unsigned long long n,
+                       unsigned long long mem_n, const wf_h5_piece *p, int npieces,
+                       const void *data, wf_status *st) {
+  if (reserve_more(f, (double)type_size(type) * (double)n, st) != WF_OK) return st->code;
+  hid_t fspace, mspace;
+  wf_h5_select_pieces(n, mem_n, p, npieces, &fspace, &mspace);
+  hid_t dset = create_dataset(f, name, type, fspace, st);
+  herr_t rc = -1;
+  if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
+  if (dset >= 0) H5Dclose(dset);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  if (st->code != WF_OK) return st->code;
+  if (wf_fault("h5_write", f->comm)) rc = -1;
+  if (h5_check(rc, st, "collective write", f) != WF_OK) wf_wrap(st, "dataset '%s'", name);
+  wf_status_agree(f->comm, st);
+  return st->code;
+}
+
 static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,
                       wf_status *st) {
   if (reserve_more(f, (double)H5Tget_size(type) + 256, st) != WF_OK) return st->code;

@@ -64,6 +64,23 @@ typedef struct wf_h5_rows {
 } wf_h5_rows;
 int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
                      const void *data, wf_status *st);
+/* A strided piece of a 1D dataset: `count` runs of `block` elements,
+ * `stride` apart, from element `start` (a tile of a row-major matrix the
+ * dataset holds), kept contiguously in memory from element `mem_start`.
+ * A rank's pieces go in increasing order, each ending before the next
+ * begins, in the file and in memory alike (HDF5 pairs the two selections'
+ * elements in order). */
+typedef struct wf_h5_piece {
+  unsigned long long start, stride, count, block, mem_start;
+} wf_h5_piece;
+/* 1D file (n elements) and memory (mem_n) spaces selecting the pieces. */
+void wf_h5_select_pieces(unsigned long long n, unsigned long long mem_n, const wf_h5_piece *p,
+                         int npieces, hid_t *fspace, hid_t *mspace);
+/* Collective write of a 1D dataset of n elements, this rank's the pieces of
+ * `data` (mem_n elements). */
+int wf_h5_write_pieces(wf_h5file *f, const char *name, wf_dtype type, unsigned long long n,
+                       unsigned long long mem_n, const wf_h5_piece *p, int npieces,
+                       const void *data, wf_status *st);
 
 /* Attributes on the root group (collective: same value on every rank). */
 int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st);

@@ -2,7 +2,9 @@
  * a trained model, each from the softmax of its logits over the preceding
  * bytes (at most the model's sequence length of them) divided by the
  * temperature, restricted to the top_k most likely; the draws come from a
- * counter-based generator, so a seed gives the same text on any rank count.
+ * counter-based generator, so a seed gives the same draws on any rank count
+ * (the same text unless a draw falls within round-off of a boundary between
+ * two bytes: a wafer's tiles add in another order than one rank).
  * The ranks form wafers of [generate] wafer_ranks (default: one over all of
  * them), the weight matrices in 2D tiles over a wafer's ranks (ws_grid.h),
  * as `wafer train` runs them; the products' sums add in a fixed order, so

@@ -254,15 +254,17 @@ static int check_budgets(trainer *t, wf_status *st) {
   const wf_deck *d = t->run->deck;
   int px = t->tiled ? t->grid.px : 1, py = t->tiled ? t->grid.py : 1;
   int nmemx = t->run->roles->count[WF_ROLE_MEMORYX], L = s->model.layers;
-  char what[200];
+  char what[256];
   if (t->streaming)
     snprintf(what, sizeof what, "the head and %d layer slots with their gradients, streamed",
              s->prefetch + 1);
   else if (t->tiled)
-    snprintf(what, sizeof what, "its tiles of the weight matrices on a %dx%d wafer, resident",
+    snprintf(what, sizeof what,
+             "its tiles of the weight matrices on a %dx%d wafer and the vectors, with their "
+             "gradients and AdamW moments, resident",
              px, py);
   else
-    snprintf(what, sizeof what, "the whole model, resident");
+    snprintf(what, sizeof what, "the whole model with its gradients and AdamW moments, resident");
   t->state[0] = t->streaming ? ws_memory_streamed(&s->model, s->prefetch)
                              : ws_memory_resident(&s->model, px, py);
   const char *fix = t->streaming ? "fewer layers fetched ahead (prefetch) or smaller layers"
@@ -271,17 +273,29 @@ static int check_budgets(trainer *t, wf_status *st) {
   if (ws_memory_check(t->state[0], s->rank_mb, "a wafer rank", what, fix, st) != WF_OK)
     return wf_deck_blame(d, "train", "rank_mb", st);
   if (!t->streaming || nmemx == 0) return WF_OK;
+  /* The relay's tree is checked later (swarmx_fanout); a tree that does not
+   * fit counts no children here. */
+  const wf_roles *r = t->run->roles;
+  int kids = 0;
+  wf_status later;
+  if (ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], &later))
+    kids = ws_relay_root_children(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER]);
+  if (kids < 0) kids = 0; /* out of memory: ws_stream_create will say so */
+  bool restarts = s->restart[0] != 0;
   int fullest = 0;
   for (int i = 0; i < nmemx; i++)
-    if (ws_memory_memoryx(&s->model, nmemx, i) > ws_memory_memoryx(&s->model, nmemx, fullest))
+    if (ws_memory_memoryx(&s->model, nmemx, i, kids, restarts) >
+        ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts))
       fullest = i;
-  t->state[1] = ws_memory_memoryx(&s->model, nmemx, fullest);
+  t->state[1] = ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts);
   char who[64];
   snprintf(who, sizeof who, "MemoryX rank %d", fullest);
   snprintf(what, sizeof what,
-           "%d of %d blocks with their gradients and moments, and the whole model it %s",
+           "%d of %d blocks with their gradients and moments, the whole model it %s%s, and "
+           "room for %d sums from %d children",
            (L + 1 - fullest + nmemx - 1) / nmemx, L + 1,
-           fullest == 0 ? "keeps to assemble checkpoints" : "builds the first state in");
+           fullest == 0 ? "keeps to assemble checkpoints" : "builds the first state in",
+           restarts ? " (with the moments a restart reads)" : "", WS_UP_WINDOW, kids);
   fix = "more MemoryX ranks share the blocks ([wafer] memoryx_ranks); the whole model on the "
         "first stays";
   if (ws_memory_check(t->state[1], s->memoryx_mb, who, what, fix, st) != WF_OK)
@@ -548,7 +562,8 @@ typedef struct measured {
  * ranks (collective over every rank). */
 static void peak_rss_by_role(const trainer *t, double rss[2]) {
   struct rusage ru;
-  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0; /* KiB */
+  /* ru_maxrss is in KiB on Linux; MB (10^6 bytes) as the state's */
+  double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024 / 1e6 : 0;
   wf_role role = t->run->roles->role;
   double mine[2] = {role == WF_ROLE_WAFER ? mb : 0, role == WF_ROLE_MEMORYX ? mb : 0};
   MPI_Allreduce(mine, rss, 2, MPI_DOUBLE, MPI_MAX, t->world);

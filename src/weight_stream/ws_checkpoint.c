@@ -2,10 +2,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wf_checkpoint.h"
 #include "wf_mpi.h"
+#include "wf_io.h"
 #include "ws_grid.h"
 
 /* The model's shape: vocab, seq, layers, heads, channels, relu. */
@@ -18,17 +20,41 @@ static void shape_of(const ws_config *c, int64_t s[SHAPE]) {
 static int write_whole(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                        const wf_ckpt_var *extra, int nextra, wf_status *st);
 
-/* A whole model (activations for one token), its moments zero, on every
- * rank where `want`; agreed over `comm`. */
-static int whole_model(ws_gpt *whole, const ws_config *c, bool want, MPI_Comm comm,
-                       wf_status *st) {
-  *whole = (ws_gpt){0};
-  int ok = !want || (ws_gpt_create(whole, c, 1, 1, st) == WF_OK && ws_gpt_moments(whole, st) == WF_OK);
+/* This rank's tiles as pieces of the whole model's layout: tensor by
+ * tensor, layer by layer, a run for each row of its tile (the order
+ * ws_gpt_tiles_copy walks them in); the untiled vectors, held whole, only
+ * when `vectors`. Into `out` unless NULL; returns how many. */
+static int tile_pieces(const ws_gpt *m, bool vectors, wf_h5_piece *out) {
+  unsigned long long whole = 0, mine = 0;
+  int n = 0;
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    ws_tile tl = ws_gpt_tile(m, k);
+    int slices = ws_param_per_layer(k) ? m->c.layers : 1;
+    unsigned long long full = (unsigned long long)tl.full_rows * (unsigned long long)tl.full_cols,
+                       tile = (unsigned long long)tl.rows * (unsigned long long)tl.cols;
+    for (int l = 0; l < slices && tile > 0 && (ws_param_tiled(k) || vectors); l++, n++)
+      if (out)
+        out[n] = (wf_h5_piece){
+            .start = whole + l * full + (unsigned long long)tl.row0 * tl.full_cols + tl.col0,
+            .stride = (unsigned long long)tl.full_cols,
+            .count = (unsigned long long)tl.rows,
+            .block = (unsigned long long)tl.cols,
+            .mem_start = mine + l * tile};
+    whole += slices * full;
+    mine += m->p.size[k];
+  }
+  return n;
+}
+
+/* This rank's pieces (tile_pieces) in a malloc'ed array; agreed over comm. */
+static int pieces_of(MPI_Comm comm, const ws_gpt *m, bool vectors, wf_h5_piece **p, int *np,
+                     wf_status *st) {
+  *np = tile_pieces(m, vectors, NULL);
+  *p = malloc(((size_t)*np + 1) * sizeof **p);
+  int ok = *p != NULL;
+  if (ok) tile_pieces(m, vectors, *p);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-  if (ok) return WF_OK;
-  ws_gpt_free(whole);
-  return st->code != WF_OK ? st->code
-                           : wf_fail(st, WF_ERR_RUNTIME, "a rank is out of memory for the model");
+  return ok ? WF_OK : wf_fail(st, WF_ERR_RUNTIME, "out of memory for a checkpoint's tiles");
 }
 
 void ws_checkpoint_assemble(const ws_gpt *m, ws_real *mine, ws_real *whole) {
@@ -37,26 +63,42 @@ void ws_checkpoint_assemble(const ws_gpt *m, ws_real *mine, ws_real *whole) {
   if (m->grid) wf_allreduce_inplace(whole, ws_param_count(&m->c), MPI_FLOAT, MPI_SUM, m->grid->wafer);
 }
 
-/* A wafer of several ranks: the first wafer's ranks assemble the whole model
- * from their tiles for rank 0 to write. */
+/* A wafer of several ranks: the first wafer's ranks write their tiles
+ * where they sit in the whole model's layout (its first rank the vectors
+ * too), so no rank holds more than its own. */
 static int write_tiles(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
                        const wf_ckpt_var *extra, int nextra, wf_status *st) {
   const ws_grid *g = m->grid;
   bool first = g->wafer_id == 0;
-  ws_gpt whole;
   int ok = ws_gpt_moments(m, st) == WF_OK;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   if (!ok) return st->code != WF_OK ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  if (whole_model(&whole, &m->c, first, comm, st) != WF_OK) return st->code;
-  if (first) {
-    ws_real *mine[3] = {m->p.mem, m->m, m->v}, *all[3] = {whole.p.mem, whole.m, whole.v};
-    for (int i = 0; i < 3; i++) ws_checkpoint_assemble(m, mine[i], all[i]);
-    whole.steps = m->steps;
+  wf_h5_piece *p;
+  int np, rank;
+  if (pieces_of(comm, m, g->rank == 0, &p, &np, st) != WF_OK) {
+    free(p);
+    return st->code;
   }
-  /* rank 0 (the first wafer's first) writes; the others only take part */
-  int rc = write_whole(comm, path, state, first ? &whole : m, extra, nextra, st);
-  ws_gpt_free(&whole);
-  return rc;
+  if (!first) np = 0;
+  MPI_Comm_rank(comm, &rank);
+  unsigned long long n = ws_param_count(&m->c), six = SHAPE;
+  int64_t shape[SHAPE];
+  shape_of(&m->c, shape);
+  const wf_ckpt_var v[3] = {{"parameters", WF_F32, m->p.mem, n, 0, m->p.count},
+                           {"adam_m", WF_F32, m->m, n, 0, m->p.count},
+                           {"adam_v", WF_F32, m->v, n, 0, m->p.count}};
+  /* the shape (rank 0's), then the caller's datasets */
+  wf_ckpt_var *more = malloc(((size_t)nextra + 1) * sizeof *more);
+  if (!more) wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  wf_status_agree(comm, st);
+  if (st->code == WF_OK) {
+    more[0] = (wf_ckpt_var){"shape", WF_I64, shape, six, 0, rank == 0 ? six : 0};
+    for (int i = 0; i < nextra; i++) more[1 + i] = extra[i];
+    const wf_ckpt_scatter sc = {p, np};
+    wf_checkpoint_write_scattered(comm, path, m->steps, state, v, 3, &sc, more, nextra + 1, st);
+  }
+  free(p), free(more);
+  return st->code;
 }
 
 int ws_checkpoint_write(MPI_Comm comm, const char *path, const char *state, ws_gpt *m,
@@ -98,24 +140,7 @@ int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status
              : wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' holds an impossible shape", path);
 }
 
-/* A wafer of several ranks: every rank reads the whole model and keeps its
- * tiles. */
-static int read_tiles(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st) {
-  ws_gpt whole;
-  if (whole_model(&whole, &m->c, true, comm, st) != WF_OK) return st->code;
-  int rc = ws_checkpoint_read(comm, path, &whole, st);
-  if (rc == WF_OK) rc = ws_gpt_moments(m, st);
-  if (rc == WF_OK) {
-    ws_real *mine[3] = {m->p.mem, m->m, m->v}, *all[3] = {whole.p.mem, whole.m, whole.v};
-    for (int i = 0; i < 3; i++) ws_gpt_tiles_copy(m, mine[i], all[i], true, true);
-    m->steps = whole.steps;
-  }
-  ws_gpt_free(&whole);
-  return rc;
-}
-
 int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st) {
-  if (m->grid && m->p.mem) return read_tiles(comm, path, m, st);
   ws_config c;
   if (ws_checkpoint_shape(comm, path, &c, st) != WF_OK) return st->code;
   if (c.vocab != m->c.vocab || c.seq != m->c.seq || c.layers != m->c.layers ||
@@ -125,29 +150,44 @@ int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st
                    "positions, %s; this run: %d, %d, %d, %d, %s)",
                    path, c.layers, c.heads, c.channels, c.seq, c.relu ? "ReLU" : "GELU",
                    m->c.layers, m->c.heads, m->c.channels, m->c.seq, m->c.relu ? "ReLU" : "GELU");
-  /* A model without parameters (a streaming worker) takes only the step. */
-  bool whole = m->p.mem != NULL;
-  if (whole && ws_gpt_moments(m, st) != WF_OK) return st->code;
-  unsigned long long n = ws_param_count(&m->c), mine = whole ? n : 0;
+  /* A model without parameters (a streaming worker) takes only the step;
+   * a wafer rank's tiles (and the vectors) are read where they sit. */
+  bool held = m->p.mem != NULL, tiled = held && m->grid;
+  int ok = !held || ws_gpt_moments(m, st) == WF_OK;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) return st->code != WF_OK ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  wf_h5_piece *p = NULL;
+  int np = 0;
+  if (tiled && pieces_of(comm, m, true, &p, &np, st) != WF_OK) {
+    free(p);
+    return st->code;
+  }
+  unsigned long long n = ws_param_count(&m->c), mine = held ? m->p.count : 0;
   float none = 0;
   const wf_ckpt_var v[] = {
-      {"parameters", WF_F32, whole ? m->p.mem : &none, n, 0, mine},
-      {"adam_m", WF_F32, whole ? m->m : &none, n, 0, mine},
-      {"adam_v", WF_F32, whole ? m->v : &none, n, 0, mine},
+      {"parameters", WF_F32, held ? m->p.mem : &none, n, 0, mine},
+      {"adam_m", WF_F32, held ? m->m : &none, n, 0, mine},
+      {"adam_v", WF_F32, held ? m->v : &none, n, 0, mine},
   };
+  const wf_ckpt_scatter sc = {p, np};
   long long step;
-  if (wf_checkpoint_read(comm, path, &step, v, 3, st) != WF_OK) return st->code;
+  int rc = wf_checkpoint_read_scattered(comm, path, &step, v, 3, tiled ? &sc : NULL, st);
+  free(p);
+  if (rc != WF_OK) return st->code;
   if (step < 0 || step > 2000000000)
     return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': step %lld is out of range", path, step);
   /* AdamW's second moment is a running mean of squares: a negative entry
-   * makes its square root NaN at the next update. (Every rank read every
-   * value: the same verdict everywhere.) */
+   * makes its square root NaN at the next update. (A wafer's ranks read
+   * different tiles: the verdict is agreed.) */
   for (unsigned long long i = 0; i < mine; i++)
-    if (!(m->v[i] >= 0))
-      return wf_fail(st, WF_ERR_INPUT,
-                     "checkpoint '%s': adam_v[%llu] = %g, but AdamW's second moment is a mean of "
-                     "squares (>= 0): a damaged file",
-                     path, i, (double)m->v[i]);
-  m->steps = (int)step;
-  return WF_OK;
+    if (!(m->v[i] >= 0)) {
+      wf_fail(st, WF_ERR_INPUT,
+              "checkpoint '%s': adam_v[%llu] = %g%s, but AdamW's second moment is a mean of "
+              "squares (>= 0): a damaged file",
+              path, i, (double)m->v[i], tiled ? " (of a rank's tiles)" : "");
+      break;
+    }
+  wf_status_agree(comm, st);
+  if (st->code == WF_OK) m->steps = (int)step;
+  return st->code;
 }

@@ -11,6 +11,7 @@
 
 #include "wf_error.h"
 #include "ws_gpt.h"
+#include "ws_stream.h"
 
 /* A wafer rank, resident: its tiles of the weight matrices on a px x py
  * wafer (the largest, rank (0, 0)'s; 1 x 1: the whole model) and the
@@ -20,10 +21,11 @@ double ws_memory_resident(const ws_config *c, int px, int py);
  * slots and as many gradient slots. */
 double ws_memory_streamed(const ws_config *c, int prefetch);
 /* MemoryX rank `index` of `nmemx`: its blocks (weights, gradients,
- * moments) and the whole model it builds the first state in (weights and
- * gradients; the first MemoryX rank keeps it, with moments, to assemble
- * checkpoints). */
-double ws_memory_memoryx(const ws_config *c, int nmemx, int index);
+ * moments), the whole model it builds the first state in (weights and
+ * gradients; with moments on the first MemoryX rank, which keeps it to
+ * assemble checkpoints, and on every one that `restarts`: it reads them),
+ * and the room its `children` in the relay's tree add their gradients in. */
+double ws_memory_memoryx(const ws_config *c, int nmemx, int index, int children, bool restarts);
 
 /* `need` bytes against a budget of `mb` megabytes (0: none): an input error
  * saying what `who` holds (`what`), by how much it is over, and `fix`. */

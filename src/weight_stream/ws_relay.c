@@ -77,6 +77,14 @@ bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent) {
   return ok;
 }
 
+int ws_relay_root_children(int fanout, int nswarm, int nworkers) {
+  int n = 1 + nswarm + nworkers, *parent = malloc((size_t)n * sizeof *parent), kids = 0;
+  if (!parent || !ws_relay_tree(fanout, nswarm, nworkers, parent)) kids = -1;
+  for (int i = 1; i < n && kids >= 0; i++) kids += parent[i] == 0;
+  free(parent);
+  return kids;
+}
+
 /* The tree (ws_relay_tree), then this rank's parent and children and the
  * tree's depth. False when out of memory. */
 static bool shape(ws_relay *t) {

@@ -67,6 +67,8 @@ bool ws_relay_fits(int fanout, int nswarm, int nworkers, wf_status *st);
  * workers S+1..S+W] (parent[0] = -1; -2: an idle SwarmX rank, out of the
  * tree), for a fan-out that fits. False when out of memory. */
 bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent);
+/* How many children MemoryX has in that tree. -1 when out of memory. */
+int ws_relay_root_children(int fanout, int nswarm, int nworkers);
 /* Collective over `world`. */
 int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, wf_status *st);
 void ws_relay_free(ws_relay *t);

@@ -23,8 +23,6 @@ int ws_stream_fetch_block(const ws_config *c, int i) {
 
 /* Relay legs: fetch i of a step is leg i, block b's gradient sum leg UP_LEG(b). */
 #define UP_LEG(b) (2048 + (b))
-/* Sums a MemoryX or SwarmX rank has on their way up at once. */
-#define WS_UP_WINDOW 2
 
 static size_t largest_block(const ws_stream *s) {
   size_t nhead = block_size(s, s->c.layers), nlayer = block_size(s, 0);
@@ -425,7 +423,8 @@ static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
 
 /* The step's reductions against the workers' checksums: the average MemoryX
  * keeps of block b is (sum_w g_w) / workers, each number summed in float
- * over the workers (the SwarmX ranks' zeros are exact) and scaled by a
+ * over the workers in the relay tree's order (any order: workers - 1
+ * additions) and scaled by a
  * rounded 1 / workers, so within gamma_{workers+1} of sum_w |g_w| /
  * workers; a +-1 checksum over the block within that many times the sum of
  * the magnitudes, and the double sums' own rounding. Collective over world

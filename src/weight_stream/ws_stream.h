@@ -16,7 +16,7 @@
  * over replicas, the norm (block by block) and AdamW are those of the
  * resident data-parallel step, so the two modes give the same bits for one
  * or two replicas (more: the tree adds in another order than the resident
- * allreduce, which may differ in the last bit).  * differ in the last bit). */
+ * allreduce, which may differ in the last bit). */
 #ifndef WS_STREAM_H
 #define WS_STREAM_H
 
@@ -27,6 +27,9 @@
 #include "wf_roles.h"
 #include "ws_gpt.h"
 #include "ws_relay.h"
+
+/* Sums a MemoryX or SwarmX rank has on their way up at once. */
+#define WS_UP_WINDOW 2
 
 typedef struct ws_stream_stats {
   double stall;       /* s waiting for weights (the worker's exposed wait) */
@@ -43,7 +46,7 @@ typedef struct ws_stream {
   int nmemx, nworkers, nswarm;
   wf_role role;            /* this rank's */
   int index;               /* within its role */
-  int prefetch;            /* layers broadcast ahead of the one computing */
+  int prefetch;            /* layers fetched ahead of the one computing */
   double link_bytes_per_s; /* MemoryX's sending pace (0: as fast as MPI goes) */
   MPI_Comm role_comm;      /* the ranks of this rank's role (wf_roles's) */
   ws_relay relay;          /* the SwarmX trees */
