@@ -77,6 +77,15 @@ import h5py, numpy as np, sys
 a, b = h5py.File('one.ck.h5'), h5py.File('chain.ck.h5')
 sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
            "a chain of two SwarmX ranks: not the one-rank run's bits"
+    # Two MemoryX ranks, each block down its owner's tree through the one
+    # SwarmX rank (and its gradients up it), to one worker: the same bits.
+    train --set train.steps=12 --set train.checkpoint=mx2.ck.h5 --set output.file=mx2.h5 \
+        --json mx2.json --set wafer.memoryx_ranks=2 --set wafer.swarmx_ranks=1 > /dev/null
+    expect "[ $? -eq 0 ] && json mx2.json \"j['train']['streaming']['swarmx_tree']['depth'] == 2\" && /usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('one.ck.h5'), h5py.File('mx2.ck.h5')
+sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+           "two MemoryX ranks through a SwarmX rank: not the one-rank run's bits"
     expect_bad_input train "swarmx_fanout = 1: a fan-out of 1 through 1 SwarmX rank reaches 1 worker" \
         --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.swarmx_fanout=1
   fi

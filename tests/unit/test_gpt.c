@@ -11,6 +11,7 @@
 #include "wf_grid.h"
 #include "wf_hw.h"
 #include "ws_gpt.h"
+#include "ws_memory.h"
 #include "ws_model.h"
 #include "ws_relay.h"
 
@@ -190,6 +191,20 @@ static void test_relay_tree(void) {
   CU_ASSERT(ws_relay_fits(2, 0, 100, &st));
 }
 
+/* MemoryX budgets by hand on `tiny`: a layer block 12 x 8^2 + 13 x 8 = 872
+ * numbers, the head 11 x 8 + 6 x 8 + 2 x 8 = 152, the model 1,896. Of two
+ * MemoryX ranks, rank 1 owns layer 1 (872 numbers x 4: weights, gradients,
+ * moments) and builds the whole model (x 2; x 4 with a restart's moments);
+ * 3 children add room for 2 sums of 2 blocks of 872; rank 0 owns 1,024 and
+ * keeps the whole model with moments. Bytes: 4 a number. */
+static void test_memoryx_budget(void) {
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, false), (3488 + 3792) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, true), (3488 + 7584) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 3, false), (3488 + 3792 + 3488) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 0, 1, false), (4096 + 7584) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_streamed(&tiny, 1), (2 * 152 + 4 * 872) * 4, 0);
+}
+
 void add_gpt_tests(void) {
   CU_pSuite s = CU_add_suite("gpt", NULL, NULL);
   CU_add_test(s, "adamw by hand", test_adamw);
@@ -199,4 +214,5 @@ void add_gpt_tests(void) {
   CU_add_test(s, "weight-stationary product on the PE grid", test_gemm_model);
   CU_add_test(s, "a PE's share of a block", test_block_share);
   CU_add_test(s, "SwarmX trees by hand", test_relay_tree);
+  CU_add_test(s, "MemoryX budgets by hand", test_memoryx_budget);
 }
