@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_config.h" /* WF_HOT */
 #include "wf_memory.h"
 #include "wf_random.h"
 #ifndef WS_DOUBLE /* the gradient test's double build runs on one rank */
@@ -373,7 +374,7 @@ static void encoder_forward(ws_real *out, const int *tok, const ws_real *wte, co
     }
 }
 
-static void layernorm_forward(ws_real *out, ws_real *mean, ws_real *rstd, const ws_real *in,
+WF_HOT static void layernorm_forward(ws_real *out, ws_real *mean, ws_real *rstd, const ws_real *in,
                               const ws_real *w, const ws_real *bias, int N, int C) {
   for (int i = 0; i < N; i++) {
     const ws_real *x = in + (size_t)i * C;
@@ -410,7 +411,7 @@ static void matmul_forward(const ws_gpt *m, ws_real *out, const ws_real *in, con
  * of C / NH); pre and att [B][NH][T][T]. The loops over a head's channels
  * are explicit SIMD loops (their sums reassociated), which the compiler
  * would not vectorise otherwise. */
-static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B,
+WF_HOT static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B,
                               int T, int C, int NH) {
   int hs = C / NH;
   ws_real scale = 1.0f / WS_SQRT((ws_real)hs);
@@ -481,7 +482,7 @@ static inline float simd_exp(float x) {
 
 /* GELU's tanh form, 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715
  * x^3), written as x sigmoid(2u): one exponential, vectorised. */
-static void gelu_forward(ws_real *out, const ws_real *in, size_t n) {
+WF_HOT static void gelu_forward(ws_real *out, const ws_real *in, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
     ws_real x = in[i], u = GELU_SCALE * (x + 0.044715f * x * x * x);
@@ -613,7 +614,7 @@ static void encoder_backward(ws_real *dwte, ws_real *dwpe, const ws_real *dout, 
     }
 }
 
-static void layernorm_backward(ws_real *din, ws_real *dw, ws_real *db, const ws_real *dout,
+WF_HOT static void layernorm_backward(ws_real *din, ws_real *dw, ws_real *db, const ws_real *dout,
                                const ws_real *in, const ws_real *w, const ws_real *mean,
                                const ws_real *rstd, int N, int C) {
   for (int i = 0; i < N; i++) {
@@ -656,7 +657,7 @@ static void matmul_backward(const ws_gpt *m, ws_real *din, ws_real *dw, ws_real 
       for (int o = 0; o < OC; o++) dbias[o] += dout[(size_t)i * OC + o];
 }
 
-static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, const ws_real *dout,
+WF_HOT static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, const ws_real *dout,
                                const ws_real *qkv, const ws_real *att, int B, int T, int C,
                                int NH) {
   int hs = C / NH;
@@ -700,7 +701,7 @@ static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, cons
       }
 }
 
-static void gelu_backward(ws_real *din, const ws_real *in, const ws_real *dout, size_t n) {
+WF_HOT static void gelu_backward(ws_real *din, const ws_real *in, const ws_real *dout, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
     ws_real x = in[i], u = GELU_SCALE * (x + 0.044715f * x * x * x);
