@@ -67,25 +67,29 @@ int wf_checkpoint_write_scattered(MPI_Comm comm, const char *path, long long ste
  * would otherwise run on and print garbage with exit 0. */
 static int check_finite(const wf_ckpt_var *v, const wf_ckpt_scatter *sc, const char *path,
                         wf_status *st) {
-  long long i = -1;
+  long long at = -1;             /* in memory */
+  unsigned long long where = 0;  /* in the file's dataset, as its reader counts */
   if (!sc) {
-    i = wf_first_nonfinite(v->type, v->data, (size_t)v->count);
+    at = wf_first_nonfinite(v->type, v->data, (size_t)v->count);
+    where = v->offset + (unsigned long long)at;
   } else { /* only what was read */
-    size_t bytes = v->type == WF_F32 ? 4 : 8;
-    for (int k = 0; k < sc->npieces && i < 0; k++) {
+    for (int k = 0; k < sc->npieces && at < 0; k++) {
       const wf_h5_piece *p = &sc->pieces[k];
+      size_t bytes = v->type == WF_F32 ? 4 : 8;
       long long j = wf_first_nonfinite(v->type, (const char *)v->data + p->mem_start * bytes,
                                        (size_t)(p->count * p->block));
-      if (j >= 0) i = (long long)p->mem_start + j;
+      if (j < 0) continue;
+      at = (long long)p->mem_start + j;
+      where = p->start + (unsigned long long)j / p->block * p->stride +
+              (unsigned long long)j % p->block;
     }
   }
-  if (i < 0) return WF_OK;
-  double x = v->type == WF_F32 ? ((const float *)v->data)[i] : ((const double *)v->data)[i];
+  if (at < 0) return WF_OK;
+  double x = v->type == WF_F32 ? ((const float *)v->data)[at] : ((const double *)v->data)[at];
   return wf_fail(st, WF_ERR_INPUT,
                  "checkpoint '%s': dataset '%s' holds %s at element %llu: a damaged file, not a "
                  "run's state",
-                 path, v->name, isnan(x) ? "NaN" : "an infinite value",
-                 v->offset + (unsigned long long)i);
+                 path, v->name, isnan(x) ? "NaN" : "an infinite value", where);
 }
 
 static int read_var(hid_t file, hid_t dxpl, const wf_ckpt_var *v, const wf_ckpt_scatter *sc,

@@ -280,6 +280,8 @@ static int check_budgets(trainer *t, wf_status *st) {
   wf_status later;
   if (ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], &later))
     kids = ws_relay_root_children(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER]);
+  /* the same on every rank (an allocation inside may fail on one): so is the verdict */
+  MPI_Allreduce(MPI_IN_PLACE, &kids, 1, MPI_INT, MPI_MIN, t->world);
   if (kids < 0) kids = 0; /* out of memory: ws_stream_create will say so */
   bool restarts = s->restart[0] != 0;
   int fullest = 0;

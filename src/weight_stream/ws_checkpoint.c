@@ -46,6 +46,18 @@ static int tile_pieces(const ws_gpt *m, bool vectors, wf_h5_piece *out) {
   return n;
 }
 
+/* Where number `at` of this rank's buffer sits in the file's dataset. */
+static unsigned long long file_place(const wf_h5_piece *p, int np, unsigned long long at) {
+  for (int k = 0; k < np; k++) {
+    unsigned long long n = p[k].count * p[k].block;
+    if (at >= p[k].mem_start && at < p[k].mem_start + n) {
+      unsigned long long j = at - p[k].mem_start;
+      return p[k].start + j / p[k].block * p[k].stride + j % p[k].block;
+    }
+  }
+  return at;
+}
+
 /* This rank's pieces (tile_pieces) in a malloc'ed array; agreed over comm. */
 static int pieces_of(MPI_Comm comm, const ws_gpt *m, bool vectors, wf_h5_piece **p, int *np,
                      wf_status *st) {
@@ -172,21 +184,26 @@ int ws_checkpoint_read(MPI_Comm comm, const char *path, ws_gpt *m, wf_status *st
   const wf_ckpt_scatter sc = {p, np};
   long long step;
   int rc = wf_checkpoint_read_scattered(comm, path, &step, v, 3, tiled ? &sc : NULL, st);
-  free(p);
-  if (rc != WF_OK) return st->code;
-  if (step < 0 || step > 2000000000)
+  if (rc != WF_OK) {
+    free(p);
+    return st->code;
+  }
+  if (step < 0 || step > 2000000000) { /* the same file on every rank: the same verdict */
+    free(p);
     return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': step %lld is out of range", path, step);
+  }
   /* AdamW's second moment is a running mean of squares: a negative entry
    * makes its square root NaN at the next update. (A wafer's ranks read
    * different tiles: the verdict is agreed.) */
   for (unsigned long long i = 0; i < mine; i++)
     if (!(m->v[i] >= 0)) {
       wf_fail(st, WF_ERR_INPUT,
-              "checkpoint '%s': adam_v[%llu] = %g%s, but AdamW's second moment is a mean of "
+              "checkpoint '%s': adam_v[%llu] = %g, but AdamW's second moment is a mean of "
               "squares (>= 0): a damaged file",
-              path, i, (double)m->v[i], tiled ? " (of a rank's tiles)" : "");
+              path, tiled ? file_place(p, np, i) : i, (double)m->v[i]);
       break;
     }
+  free(p);
   wf_status_agree(comm, st);
   if (st->code == WF_OK) m->steps = (int)step;
   return st->code;

@@ -407,10 +407,26 @@ static void matmul_forward(const ws_gpt *m, ws_real *out, const ws_real *in, con
       for (int o = 0; o < OC; o++) out[(size_t)i * OC + o] += bias[o];
 }
 
+/* a . b over n numbers in WS_LANES partial sums (lane j takes i = j mod
+ * WS_LANES), then added in lane order: vectorised, yet the same bits in
+ * every clone of a WF_HOT kernel (an `omp simd reduction` sums in as many
+ * lanes as the clone's registers hold, so AVX2 and AVX-512 machines, ranks
+ * of one wafer among them, would differ in the last bits). */
+#define WS_LANES 8
+static inline ws_real dot_lanes(const ws_real *a, const ws_real *b, int n) {
+  ws_real acc[WS_LANES] = {0}, sum = 0;
+  int i = 0;
+  for (; i + WS_LANES <= n; i += WS_LANES)
+    for (int j = 0; j < WS_LANES; j++) acc[j] += a[i + j] * b[i + j];
+  for (int j = 0; j < WS_LANES; j++) sum += acc[j];
+  for (; i < n; i++) sum += a[i] * b[i];
+  return sum;
+}
+
 /* Causal multi-head attention over qkv [B][T][3C] (q, k, v each C, heads
  * of C / NH); pre and att [B][NH][T][T]. The loops over a head's channels
- * are explicit SIMD loops (their sums reassociated), which the compiler
- * would not vectorise otherwise. */
+ * are explicit SIMD loops (sums in fixed lanes: dot_lanes), which the
+ * compiler would not vectorise otherwise. */
 WF_HOT static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B,
                               int T, int C, int NH) {
   int hs = C / NH;
@@ -424,10 +440,7 @@ WF_HOT static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, c
         ws_real most = -INFINITY;
         for (int u = 0; u <= t; u++) {
           const ws_real *k = qkv + ((size_t)b * T + u) * 3 * C + C + h * hs;
-          ws_real d = 0;
-#pragma omp simd reduction(+ : d)
-          for (int i = 0; i < hs; i++) d += q[i] * k[i];
-          p[u] = d * scale;
+          p[u] = dot_lanes(q, k, hs) * scale;
           if (p[u] > most) most = p[u];
         }
         ws_real sum = 0;
@@ -675,13 +688,10 @@ WF_HOT static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *dat
         for (int u = 0; u <= t; u++) {
           const ws_real *restrict v = qkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
           ws_real *restrict dv = dqkv + ((size_t)b * T + u) * 3 * C + 2 * C + h * hs;
-          ws_real dau = 0, au = a[u];
-#pragma omp simd reduction(+ : dau)
-          for (int i = 0; i < hs; i++) {
-            dau += v[i] * d[i];
-            dv[i] += au * d[i];
-          }
-          da[u] += dau;
+          ws_real au = a[u];
+          da[u] += dot_lanes(v, d, hs);
+#pragma omp simd
+          for (int i = 0; i < hs; i++) dv[i] += au * d[i];
         }
         /* Softmax: dp[u] = a[u] (da[u] - sum_w a[w] da[w]). */
         ws_real dot = 0;

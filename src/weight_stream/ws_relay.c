@@ -53,6 +53,7 @@ bool ws_relay_fits(int fanout, int nswarm, int nworkers, wf_status *st) {
 
 bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent) {
   int S = nswarm, W = nworkers, F = fanout;
+  if (F < 1 || worker_places(F, S) < W) return false; /* the dealing below would not end */
   int *places = calloc((size_t)S + 1, sizeof *places);
   bool *used = calloc((size_t)S + 1, sizeof *used);
   bool ok = places && used;
@@ -157,6 +158,7 @@ bool ws_relay_reserve(ws_relay *t, int id, int count) {
   /* A leg talks to its parent or its children: the same children in every
    * MemoryX rank's tree. */
   size_t peers = t->nkids > 1 ? (size_t)t->nkids : 1, n = (size_t)nseg * peers;
+  if (n > INT_MAX) return false; /* MPI_Testall counts requests in an int */
   free(l->src), free(l->dst), free(l->in), free(l->out);
   l->src = malloc(peers * sizeof *l->src);
   l->dst = malloc(peers * sizeof *l->dst);
@@ -170,7 +172,7 @@ bool ws_relay_reserve(ws_relay *t, int id, int count) {
 void ws_relay_start(ws_relay *t, int id, bool up, int owner, ws_real *data, ws_real *extra,
                     int count) {
   ws_relay_leg *l = &t->leg[id];
-  if (segments(count) > l->capacity) { /* a caller's bug: requests past the reservation */
+  if (segments(count) > l->capacity || !l->src) { /* a caller's bug: past the reservation */
     fprintf(stderr, "wafer: relay leg %d started with %d words, reserved for %lld\n", id, count,
             (long long)l->capacity * WS_RELAY_SEGMENT);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -206,9 +208,9 @@ void ws_relay_start(ws_relay *t, int id, bool up, int owner, ws_real *data, ws_r
         len = count - off < WS_RELAY_SEGMENT ? count - off : WS_RELAY_SEGMENT;
     for (int c = 0; c < l->nsrc; c++) {
       ws_real *into = c == 0 ? data : extra + (size_t)(c - 1) * (size_t)count;
-      MPI_Irecv(into + off, len, WS_MPI_REAL, l->src[c], id, t->comm, &l->in[k * l->nsrc + c]);
+      MPI_Irecv(into + off, len, WS_MPI_REAL, l->src[c], id, t->comm, &l->in[(size_t)k * l->nsrc + c]);
     }
-    for (int d = 0; d < l->ndst; d++) l->out[k * l->ndst + d] = MPI_REQUEST_NULL;
+    for (int d = 0; d < l->ndst; d++) l->out[(size_t)k * l->ndst + d] = MPI_REQUEST_NULL;
   }
   t->active[t->nactive++] = id;
 }
@@ -220,7 +222,7 @@ static bool leg_progress(ws_relay *t, ws_relay_leg *l) {
   while (l->forwarded < l->nseg) {
     int k = l->forwarded, off = k * WS_RELAY_SEGMENT;
     int len = l->count - off < WS_RELAY_SEGMENT ? l->count - off : WS_RELAY_SEGMENT;
-    if (l->nsrc > 0) MPI_Testall(l->nsrc, &l->in[k * l->nsrc], &flag, MPI_STATUSES_IGNORE);
+    if (l->nsrc > 0) MPI_Testall(l->nsrc, &l->in[(size_t)k * l->nsrc], &flag, MPI_STATUSES_IGNORE);
     if (!flag) return false;
     for (int c = 1; c < l->nsrc && l->up; c++) {
       const ws_real *add = l->extra + (size_t)(c - 1) * (size_t)l->count + off;
@@ -229,7 +231,7 @@ static bool leg_progress(ws_relay *t, ws_relay_leg *l) {
     }
     for (int d = 0; d < l->ndst; d++)
       MPI_Isend(l->data + off, len, WS_MPI_REAL, l->dst[d], l->tag, t->comm,
-                &l->out[k * l->ndst + d]);
+                &l->out[(size_t)k * l->ndst + d]);
     *(l->up ? &t->bytes_up : &t->bytes_down) += (double)len * l->ndst * sizeof(ws_real);
     l->forwarded++;
   }

@@ -324,6 +324,25 @@ with h5py.File('ck.h5', 'r+') as f:
   expect_bad_input train "checkpoint 'ck.h5': adam_v[7] = -1" --set train.restart=ck.h5 \
       --set train.steps=4 --set train.eval_every=1 --set train.sgemm=false
   expect_bad_input generate "checkpoint 'ck.h5': adam_v[7] = -1" --set generate.checkpoint=ck.h5
+  # Read by a wafer of ranks, each its own tiles, the damage is named by its
+  # place in the file: on a 2 x 1 wafer (64 channels, 32 a rank) the
+  # second rank holds the embeddings' channels 32..63, so element 63 (row 0)
+  # is its 32nd number and element 64 x 64 + 40 (row 64) its 2,057th.
+  if [ "$ranks" -eq 2 ]; then
+    /usr/bin/python3 -c "
+import h5py
+with h5py.File('ck.h5', 'r+') as f:
+    v = f['adam_v'][...]; v[7] = 0.0; v[63] = -1.0; f['adam_v'][...] = v
+    p = f['parameters'][...]; p[64 * 64 + 40] = float('nan'); f['parameters'][...] = p"
+    expect_bad_input train "checkpoint 'ck.h5': dataset 'parameters' holds NaN at element 4136" \
+        --set train.restart=ck.h5 --set train.steps=4 --set train.eval_every=1 --set train.sgemm=false
+    /usr/bin/python3 -c "
+import h5py
+with h5py.File('ck.h5', 'r+') as f:
+    p = f['parameters'][...]; p[64 * 64 + 40] = 0.0; f['parameters'][...] = p"
+    expect_bad_input train "checkpoint 'ck.h5': adam_v[63] = -1" --set train.restart=ck.h5 \
+        --set train.steps=4 --set train.eval_every=1 --set train.sgemm=false
+  fi
   ;;
 *)
   echo "unknown case $case_name" >&2
