@@ -557,7 +557,7 @@ typedef struct measured {
   double hop_bytes[4];    /* a step's: MemoryX down, SwarmX down, SwarmX up, workers up */
   double peak_rss[2];     /* MB, the largest of the wafer ranks', of the MemoryX ranks' */
   double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
-  double grid_words[2];   /* tiled: a step's reduce and multicast words, summed over a wafer */
+  double grid_words[3]; /* tiled: a step's reduce, multicast and head words, summed over a wafer */
 } measured;
 
 /* The largest peak resident set (MB) of the wafer ranks and of the MemoryX
@@ -686,7 +686,8 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     if (t->tiled) {
       out->grid_words[0] = t->step_words.reduce_words;
       out->grid_words[1] = t->step_words.multicast_words;
-      MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 2, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
+      out->grid_words[2] = t->step_words.head_words;
+      MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 3, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
     }
     peak_rss_by_role(t, out->peak_rss);
     if (t->streaming) {
@@ -842,8 +843,9 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     if (t->tiled)
       printf("train: a wafer is %d ranks as %dx%d, each holding its 2D tiles of the weight "
              "matrices: a step's products move %.4g words of partial sums and %.4g of "
-             "multicast activations between them\n",
-             t->K, t->grid.px, t->grid.py, r->grid_words[0], r->grid_words[1]);
+             "multicast activations between them, its attention heads (split over them) "
+             "%.4g\n",
+             t->K, t->grid.px, t->grid.py, r->grid_words[0], r->grid_words[1], r->grid_words[2]);
     if (t->streaming) {
       printf(
           "train: weight streaming from %d MemoryX rank%s (%d SwarmX), prefetch %d: a step %.2f "
@@ -918,6 +920,7 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     wf_json_ints(j, "wafer_rank_grid", grid, 2);
     wf_json_num(j, "step_reduce_words", r->grid_words[0]);
     wf_json_num(j, "step_multicast_words", r->grid_words[1]);
+    wf_json_num(j, "step_head_words", r->grid_words[2]);
   }
   wf_json_str(j, "mode", t->streaming ? "streaming" : "resident");
   wf_json_num(j, "seconds", r->seconds);

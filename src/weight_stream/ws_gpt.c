@@ -424,15 +424,16 @@ static inline ws_real dot_lanes(const ws_real *a, const ws_real *b, int n) {
 }
 
 /* Causal multi-head attention over qkv [B][T][3C] (q, k, v each C, heads
- * of C / NH); pre and att [B][NH][T][T]. The loops over a head's channels
- * are explicit SIMD loops (sums in fixed lanes: dot_lanes), which the
- * compiler would not vectorise otherwise. */
-WF_HOT static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv, int B,
-                              int T, int C, int NH) {
+ * of C / NH); pre and att [B][NH][T][T]; heads [h0, h0 + nh) only (a
+ * wafer's ranks split them: attention_heads). The loops over a head's
+ * channels are explicit SIMD loops (sums in fixed lanes: dot_lanes), which
+ * the compiler would not vectorise otherwise. */
+WF_HOT static void attention_forward(ws_real *out, ws_real *pre, ws_real *att, const ws_real *qkv,
+                                     int B, int T, int C, int NH, int h0, int nh) {
   int hs = C / NH;
   ws_real scale = 1.0f / WS_SQRT((ws_real)hs);
   for (int b = 0; b < B; b++)
-    for (int h = 0; h < NH; h++)
+    for (int h = h0; h < h0 + nh; h++)
       for (int t = 0; t < T; t++) {
         const ws_real *q = qkv + ((size_t)b * T + t) * 3 * C + h * hs;
         ws_real *p = pre + (((size_t)b * NH + h) * T + t) * T;
@@ -536,6 +537,27 @@ static ws_real *slice(ws_real *t, size_t size, int layers, int l) {
 #define A(k, l) slice(m->a.t[k], m->a.size[k], m->c.layers, l)
 #define DA(k, l) slice(m->da.t[k], m->da.size[k], m->c.layers, l)
 
+/* The heads this rank computes, [*h0, *h0 + *nh): on a wafer of ranks its
+ * share (each head on one rank, its columns then shared), else all. */
+static void attention_heads(const ws_gpt *m, int *h0, int *nh) {
+  *h0 = 0, *nh = m->c.heads;
+#ifndef WS_DOUBLE
+  if (m->grid) ws_grid_heads(m->grid, m->c.heads, h0, nh);
+#endif
+}
+
+/* Every rank's heads' columns of `x` (N rows of `sections` x C) to every
+ * rank of the wafer. */
+static void share_heads(const ws_gpt *m, ws_real *x, int sections) {
+#ifndef WS_DOUBLE
+  if (m->grid)
+    ws_grid_share_heads(m->grid, x, m->B * m->T, sections, m->c.heads,
+                        m->c.channels / m->c.heads);
+#else
+  (void)m, (void)x, (void)sections;
+#endif
+}
+
 static void poll(const ws_gpt *m) {
   if (m->poll) m->poll(m->poll_ctx);
 }
@@ -568,7 +590,11 @@ void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
                     w->t[WS_LN1B], N, C);
   matmul_forward(m, A(WS_QKV, l), A(WS_LN1, l), w->t[WS_QKVW], w->t[WS_QKVB], N, C, 3 * C);
   poll(m);
-  attention_forward(A(WS_ATTY, l), A(WS_PREATT, l), A(WS_ATT, l), A(WS_QKV, l), B, T, C, NH);
+  int h0, nh;
+  attention_heads(m, &h0, &nh);
+  attention_forward(A(WS_ATTY, l), A(WS_PREATT, l), A(WS_ATT, l), A(WS_QKV, l), B, T, C, NH, h0,
+                    nh);
+  share_heads(m, A(WS_ATTY, l), 1);
   poll(m);
   matmul_forward(m, A(WS_ATTPROJ, l), A(WS_ATTY, l), w->t[WS_ATTPROJW], w->t[WS_ATTPROJB], N, C, C);
   add(A(WS_RES2, l), residual, A(WS_ATTPROJ, l), NC);
@@ -670,13 +696,13 @@ static void matmul_backward(const ws_gpt *m, ws_real *din, ws_real *dw, ws_real 
       for (int o = 0; o < OC; o++) dbias[o] += dout[(size_t)i * OC + o];
 }
 
-WF_HOT static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt, const ws_real *dout,
-                               const ws_real *qkv, const ws_real *att, int B, int T, int C,
-                               int NH) {
+WF_HOT static void attention_backward(ws_real *dqkv, ws_real *dpre, ws_real *datt,
+                                      const ws_real *dout, const ws_real *qkv, const ws_real *att,
+                                      int B, int T, int C, int NH, int h0, int nh) {
   int hs = C / NH;
   ws_real scale = 1.0f / WS_SQRT((ws_real)hs);
   for (int b = 0; b < B; b++)
-    for (int h = 0; h < NH; h++)
+    for (int h = h0; h < h0 + nh; h++)
       for (int t = 0; t < T; t++) {
         const ws_real *a = att + (((size_t)b * NH + h) * T + t) * T;
         ws_real *da = datt + (((size_t)b * NH + h) * T + t) * T;
@@ -773,8 +799,11 @@ void ws_backward_layer(ws_gpt *m, int l, const ws_block *w, const ws_block *dw) 
   matmul_backward(m, DA(WS_ATTY, l), dw->t[WS_ATTPROJW], dw->t[WS_ATTPROJB], DA(WS_ATTPROJ, l),
                   A(WS_ATTY, l), w->t[WS_ATTPROJW], N, C, C);
   poll(m);
+  int h0, nh;
+  attention_heads(m, &h0, &nh);
   attention_backward(DA(WS_QKV, l), DA(WS_PREATT, l), DA(WS_ATT, l), DA(WS_ATTY, l), A(WS_QKV, l),
-                     A(WS_ATT, l), B, T, C, NH);
+                     A(WS_ATT, l), B, T, C, NH, h0, nh);
+  share_heads(m, DA(WS_QKV, l), 3); /* q, k and v: three sections of C */
   poll(m);
   matmul_backward(m, DA(WS_LN1, l), dw->t[WS_QKVW], dw->t[WS_QKVB], DA(WS_QKV, l), A(WS_LN1, l),
                   w->t[WS_QKVW], N, C, 3 * C);

@@ -5,6 +5,7 @@
 
 #include "wf_cblas.h"
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,9 @@ int ws_grid_create(ws_grid *g, MPI_Comm comm, int K, int pe_nx, int pe_ny, wf_st
   MPI_Comm_split(g->wafer, g->cy, g->cx, &g->row);
   MPI_Comm_split(g->wafer, g->cx, g->cy, &g->col);
   MPI_Comm_split(comm, g->rank, g->wafer_id, &g->peers);
-  int fail = !(g->counts_buf = malloc(2 * (size_t)(g->px + g->py) * sizeof *g->counts_buf));
+  /* message sizes and places of a gather along a line or over the wafer */
+  size_t most = (size_t)(g->px + g->py > K ? g->px + g->py : K);
+  int fail = !(g->counts_buf = malloc(2 * most * sizeof *g->counts_buf));
   MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, comm);
   return fail ? wf_fail(st, WF_ERR_RUNTIME, "out of memory for a rank grid") : WF_OK;
 }
@@ -189,6 +192,44 @@ void ws_grid_embed_backward(const ws_grid *g, float *dtable, float *dadd, const 
     if (t < 0 || t >= nr) continue;
     float *d = dtable + (size_t)t * nc;
     for (int j = 0; j < nc; j++) d[j] += s[c0 + j];
+  }
+}
+
+void ws_grid_heads(const ws_grid *g, int heads, int *lo, int *n) {
+  wf_block_range(heads, g->ranks, g->rank, lo, n);
+}
+
+/* Copy rank p's heads' columns of every section between the N-row matrix
+ * `x` and its contiguous block `b` (to the block when `pack`). */
+static void head_block(float *x, float *b, int N, int sections, int heads, int hs, int lo, int n,
+                       bool pack) {
+  size_t width = (size_t)sections * heads * hs, run = (size_t)n * hs;
+  for (int i = 0; i < N; i++)
+    for (int s = 0; s < sections; s++, b += run) {
+      float *col = x + (size_t)i * width + ((size_t)s * heads + lo) * hs;
+      memcpy(pack ? b : col, pack ? col : b, run * sizeof *b);
+    }
+}
+
+void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, int hs) {
+  if (g->ranks == 1) return;
+  int K = g->ranks, *counts = g->counts_buf, *displs = g->counts_buf + K;
+  for (int p = 0, at = 0; p < K; p++) {
+    int lo, n;
+    wf_block_range(heads, K, p, &lo, &n);
+    counts[p] = N * sections * n * hs, displs[p] = at, at += counts[p];
+  }
+  /* In place: the scratch holds a product's whole output, at least this. */
+  float *all = g->scratch;
+  int lo, n;
+  ws_grid_heads(g, heads, &lo, &n);
+  head_block(x, all + displs[g->rank], N, sections, heads, hs, lo, n, true);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts, displs, MPI_FLOAT, g->wafer);
+  for (int p = 0; p < K; p++) {
+    if (p == g->rank) continue;
+    wf_block_range(heads, K, p, &lo, &n);
+    head_block(x, all + displs[p], N, sections, heads, hs, lo, n, false);
+    g->counts.head_words += counts[p];
   }
 }
 

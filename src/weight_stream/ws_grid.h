@@ -27,6 +27,7 @@
 typedef struct ws_grid_counts {
   double reduce_words;    /* partial sums this rank received, to reduce */
   double multicast_words; /* words of reduced blocks or embedding rows it received */
+  double head_words;      /* attention heads' columns it received from their ranks */
   long long products;     /* distributed matrix products run */
 } ws_grid_counts;
 
@@ -52,7 +53,8 @@ int ws_grid_create(ws_grid *g, MPI_Comm comm, int K, int pe_nx, int pe_ny, wf_st
 void ws_grid_free(ws_grid *g);
 
 /* Scratch for products of N tokens with matrices of at most `dim` rows and
- * columns (collective over the wafer: every rank's allocation agrees). */
+ * columns, and for sharing heads of at most `dim` columns a token
+ * (collective over the wafer: every rank's allocation agrees). */
 int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st);
 
 /* This rank's rows of an OC-row matrix: [*lo, *lo + *n); its columns of an
@@ -81,6 +83,17 @@ void ws_grid_embed_forward(ws_grid *g, float *out, const int *tok, const float *
  * dadd (whole) += them at their positions (no communication). */
 void ws_grid_embed_backward(const ws_grid *g, float *dtable, float *dadd, const float *dout,
                             const int *tok, int N, int T, int C, int V);
+
+/* This rank's share of `heads` attention heads, [*lo, *lo + *n): the
+ * wafer's ranks split them as evenly as they go (a rank may have none).
+ * Each head is computed on one rank only, by the same kernel as on one
+ * rank, so the heads' bits do not depend on the wafer's size. */
+void ws_grid_heads(const ws_grid *g, int heads, int *lo, int *n);
+/* x: N rows of `sections` sections of heads x hs columns each (a row is
+ * sections * heads * hs numbers). On entry each rank holds its own heads'
+ * columns of every section, on exit every rank holds all of them.
+ * Collective over the wafer; the words received are counted (head_words). */
+void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, int hs);
 
 /* Sum of squares, in double, over the wafer: `tiled` numbers (one rank's
  * each) summed over its ranks, plus `whole` (the same on every rank) once.

@@ -143,9 +143,12 @@ sys.exit(0 if a.shape == b.shape and dl <= 1e-6 and dp <= 1e-4 else 1)"
   # + 64 + 256 + 64) + 256) = 1441792 words of partial sums; backward each
   # rank takes the other's half of every din: 512 x (2 x (64 + 64 + 64 +
   # 256) + 64) = 491520, plus the embedding's rows from their holders,
-  # 512 x 64 = 32768: 524288 multicast.
-  [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 1441792 and j['train']['step_multicast_words'] == 524288\"" \
-      "words a step on 2 ranks: $(json g.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words")) or 1' 2>&1)"
+  # 512 x 64 = 32768: 524288 multicast. Attention's 4 heads of 16 go 2 to
+  # each rank, which takes the other's: forward their outputs, 512 x 32
+  # words a rank, backward their q, k and v gradients, 3 x that: 2 ranks x
+  # 2 layers x 4 x 16384 = 262144 head words.
+  [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 1441792 and j['train']['step_multicast_words'] == 524288 and j['train']['step_head_words'] == 262144\"" \
+      "words a step on 2 ranks: $(json g.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words"), j["train"].get("step_head_words")) or 1' 2>&1)"
   if [ "$ranks" -eq 4 ]; then
     on_grid w2 --set train.wafer_ranks=2
     expect "[ $? -eq 0 ] && json w2.json \"j['status'] == 'ok' and j['train']['replicas'] == 2 and j['train']['wafer_rank_grid'] == [2, 1]\"" \

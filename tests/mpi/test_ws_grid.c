@@ -153,12 +153,47 @@ static void test_products(checks *c, int K) {
   ws_grid_free(&g);
 }
 
+/* Attention heads split over the wafer's ranks and their columns shared:
+ * every rank ends with every head's columns of every section, and the
+ * words received, summed over the wafer, are (K - 1) x the matrix (each
+ * rank takes all but its own heads'). */
+static void test_heads(checks *c, int K, int heads) {
+  enum { HS = 2, SECTIONS = 3 };
+  ws_grid g;
+  wf_status st;
+  CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, 64, 64, &st) == WF_OK, "grid of %d: %s", K, st.msg);
+  int width = SECTIONS * heads * HS;
+  CHECK(c, ws_grid_reserve(&g, N, (size_t)width, &st) == WF_OK, "reserve");
+  int lo, n;
+  ws_grid_heads(&g, heads, &lo, &n);
+  float *x = malloc((size_t)N * width * sizeof *x);
+  for (int i = 0; i < N * width; i++) {
+    int h = i % (heads * HS) / HS; /* the head of column i % width */
+    x[i] = h >= lo && h < lo + n ? value(9, i) : -7.0f;
+  }
+  ws_grid_share_heads(&g, x, N, SECTIONS, heads, HS);
+  int exact = 1;
+  for (int i = 0; i < N * width; i++) exact &= x[i] == value(9, i);
+  CHECK(c, exact, "%d heads shared over %d ranks", heads, K);
+  double got = g.counts.head_words;
+  MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_DOUBLE, MPI_SUM, g.wafer);
+  /* N = 5 rows of 3 sections: 5 heads of 2 make 150 numbers, (K - 1) x 150
+   * received; 1 head (K = 2: one rank has none) 30, 30 received. */
+  const double want5[5] = {0, 0, 150, 300, 450}, want1[5] = {0, 0, 30, 60, 90};
+  double want = heads == 5 ? want5[K] : want1[K];
+  CHECK(c, got == want, "%d heads over %d ranks: %g words received, want %g", heads, K, got, want);
+  free(x);
+  ws_grid_free(&g);
+}
+
 int main(int argc, char **argv) {
   checks c = checks_start(&argc, &argv);
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   test_products(&c, n); /* one wafer of every rank */
   if (n == 4) test_products(&c, 2); /* two wafers of two */
+  test_heads(&c, n, 5);
+  test_heads(&c, n, 1); /* more ranks than heads */
   /* Bad input: K that does not divide the ranks; a grid the PEs cannot hold. */
   ws_grid g;
   wf_status st;
