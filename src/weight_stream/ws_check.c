@@ -344,10 +344,18 @@ ws_kernel_check ws_check_kernels(const ws_gpt *m) {
     size_t at = (size_t)l * 4 * NC;
     const ws_real *x = m->a.t[WS_FCH] + at, *out = m->a.t[WS_FCHGELU] + at;
     const ws_real *dout = m->da.t[WS_FCHGELU] + at, *din = m->da.t[WS_FCH] + at;
-    if (m->c.relu)
+    if (m->c.relu) {
       relu_elements(x, out, dout, din, 4 * NC, &k.activation, &k.activation_slope);
-    else
-      gelu_elements(x, out, dout, din, 4 * NC, &k.activation, &k.activation_slope);
+      k.elements += 4 * NC;
+    } else { /* a wafer's rank computes GELU on its next product's columns only */
+      ws_tile next = ws_gpt_tile(m, WS_FCPROJW);
+      for (size_t i = 0, row = 4 * (size_t)C; i < (size_t)N; i++) {
+        size_t j = i * row + (size_t)next.col0;
+        gelu_elements(x + j, out + j, dout + j, din + j, (size_t)next.cols, &k.activation,
+                      &k.activation_slope);
+      }
+      k.elements += (size_t)N * (size_t)next.cols;
+    }
   }
   k.layernorm = wf_worse(k.layernorm, layernorm_rows(m->a.t[WS_RES3] + (size_t)(L - 1) * NC,
                                                      m->a.t[WS_LNFMEAN], m->a.t[WS_LNFRSTD], N, C));
@@ -369,7 +377,6 @@ ws_kernel_check ws_check_kernels(const ws_gpt *m) {
         layernorm_params(m->a.t[WS_RES3] + (size_t)(L - 1) * NC, m->a.t[WS_LNFMEAN],
                          m->a.t[WS_LNFRSTD], m->da.t[WS_LNF], m->g.t[WS_LNFW], m->g.t[WS_LNFB], N, C));
   k.rows = (2 * L + 1) * N;
-  k.elements = 4 * NC * (size_t)L;
   return k;
 }
 

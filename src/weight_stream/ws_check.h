@@ -51,7 +51,7 @@ typedef struct ws_kernel_check {
    * the definition (-1: not compared) */
   double layernorm_grads;
   int rows;        /* LayerNorm rows */
-  size_t elements; /* activations */
+  size_t elements; /* activations (a wafer's rank: those it computes) */
 } ws_kernel_check;
 ws_kernel_check ws_check_kernels(const ws_gpt *m);
 

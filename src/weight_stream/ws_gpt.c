@@ -606,8 +606,11 @@ void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
   if (m->c.relu) {
     size_t zeros = relu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
     if (m->counting) m->zeros[l] += (double)zeros, m->seen[l] += 4.0 * (double)NC;
-  } else {
-    gelu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
+  } else { /* only the columns this rank's next product reads */
+    ws_tile next = ws_gpt_tile(m, WS_FCPROJW);
+    size_t row = 4 * (size_t)C, at = (size_t)next.col0;
+    for (int i = 0; i < N; i++, at += row)
+      gelu_forward(A(WS_FCHGELU, l) + at, A(WS_FCH, l) + at, (size_t)next.cols);
   }
   matmul_forward(m, A(WS_FCPROJ, l), A(WS_FCHGELU, l), w->t[WS_FCPROJW], w->t[WS_FCPROJB], N, 4 * C,
                  C);

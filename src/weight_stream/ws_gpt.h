@@ -107,7 +107,7 @@ enum {
   WS_LN2MEAN, /* L x B x T */
   WS_LN2RSTD, /* L x B x T */
   WS_FCH,     /* L x B x T x 4C */
-  WS_FCHGELU, /* L x B x T x 4C   the MLP's activation: GELU or ReLU */
+  WS_FCHGELU, /* L x B x T x 4C   GELU or ReLU (GELU on a wafer's rank: its fcproj columns) */
   WS_FCPROJ,  /* L x B x T x C */
   WS_RES3,    /* L x B x T x C */
   WS_LNF,     /* B x T x C */

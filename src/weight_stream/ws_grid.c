@@ -44,9 +44,9 @@ void ws_grid_free(ws_grid *g) {
 }
 
 int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
-  /* A product's own block of partial sums (`mine`), then the blocks of its
-   * line of ranks or the whole result (`all`): forward px blocks of
-   * ceil(OC / py) features a token, backward py of ceil(IC / px). */
+  /* A product's reduced block, then the partial sums of its line of ranks
+   * or the whole result (`all`): forward px blocks of ceil(OC / py)
+   * features a token, backward py of ceil(IC / px). */
   size_t px = (size_t)g->px, py = (size_t)g->py;
   size_t rows = (dim + py - 1) / py, cols = (dim + px - 1) / px;
   size_t line = px * rows > py * cols ? px * rows : py * cols;
@@ -74,11 +74,24 @@ void ws_grid_cols(const ws_grid *g, int IC, int *lo, int *n) { wf_block_range(IC
 /* Sum the `parts` blocks of `n` numbers at `all` (gathered from a line of
  * ranks, in their order) into `out`: the same order on every rank. */
 static void sum_parts(float *out, const float *all, int parts, size_t n) {
-  memcpy(out, all, n * sizeof *out);
-  for (int p = 1; p < parts; p++) {
+  for (size_t i = 0; i < n; i++) out[i] = all[i] + all[n + i];
+  for (int p = 2; p < parts; p++) {
     const float *a = all + (size_t)p * n;
     for (size_t i = 0; i < n; i++) out[i] += a[i];
   }
+}
+
+/* A product's block of partial sums reduced over a line of `parts` ranks
+ * (this one at `place`): `sgemm_to` is where the rank's own `n` numbers go
+ * (computed by the caller after this returns it), `blk` the reduced block.
+ * With one rank in the line the partial sums are the block. */
+static float *own_part(float *blk, float *all, size_t n, int parts, int place) {
+  return parts == 1 ? blk : all + (size_t)place * n;
+}
+static void reduce_parts(float *blk, float *all, size_t n, int parts, MPI_Comm line) {
+  if (parts == 1) return;
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)n, MPI_FLOAT, line);
+  sum_parts(blk, all, parts, n);
 }
 
 /* Every rank of `line` (ranked by `place` of `parts`) holds the block of
@@ -119,18 +132,20 @@ void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float
   ws_grid_rows(g, OC, &r0, &nr);
   ws_grid_cols(g, IC, &c0, &nc);
   size_t part = (size_t)N * nr;
-  float *mine = g->scratch, *all = mine + part, *blk = mine; /* blk reuses mine once summed */
+  /* The reduced block (with one rank a column, the output itself), then
+   * the row's partial sums, later the column's blocks. */
+  float *blk = g->py == 1 ? out : g->scratch, *all = g->scratch + part;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, nr, nc, 1.0f, in + c0, IC, w, nc, 0.0f,
-              mine, nr);
+              own_part(blk, all, part, g->px, g->cx), nr);
   /* Partial sums reduced along the grid row, in cx order. */
-  MPI_Allgather(mine, (int)part, MPI_FLOAT, all, (int)part, MPI_FLOAT, g->row);
-  sum_parts(blk, all, g->px, part);
+  reduce_parts(blk, all, part, g->px, g->row);
   if (bias)
     for (int i = 0; i < N; i++)
       for (int o = 0; o < nr; o++) blk[(size_t)i * nr + o] += bias[r0 + o];
   g->counts.reduce_words += (double)(g->px - 1) * (double)part;
   /* The reduced blocks multicast along the grid column. */
-  g->counts.multicast_words += gather_columns(g, out, blk, all, N, OC, g->py, g->cy, g->col, 0);
+  if (g->py > 1)
+    g->counts.multicast_words += gather_columns(g, out, blk, all, N, OC, g->py, g->cy, g->col, 0);
   g->counts.products++;
 }
 
@@ -145,12 +160,13 @@ void ws_grid_matmul_backward(ws_grid *g, float *din, float *dw, float *dbias, co
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nr, nc, N, 1.0f, dout + r0, OC, in + c0, IC,
               1.0f, dw, nc);
   size_t part = (size_t)N * nc;
-  float *mine = g->scratch, *all = mine + part, *blk = mine;
+  /* The reduced block, then the column's partial sums, later the row's
+   * blocks. */
+  float *blk = g->scratch, *all = blk + part;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, nc, nr, 1.0f, dout + r0, OC, w, nc,
-              0.0f, mine, nc);
+              0.0f, own_part(blk, all, part, g->py, g->cy), nc);
   /* Partial sums reduced along the grid column, in cy order. */
-  MPI_Allgather(mine, (int)part, MPI_FLOAT, all, (int)part, MPI_FLOAT, g->col);
-  sum_parts(blk, all, g->py, part);
+  reduce_parts(blk, all, part, g->py, g->col);
   g->counts.reduce_words += (double)(g->py - 1) * (double)part;
   /* ... and multicast along the grid row. */
   g->counts.multicast_words += gather_columns(g, din, blk, all, N, IC, g->px, g->cx, g->row, 1);
