@@ -117,8 +117,9 @@ Weight streaming, 1 MemoryX rank and 1 worker on the two cores:
 
 One replica (batch {grid_batch}) on one wafer of 1 and of 2 ranks, its weight matrices in 2D
 tiles over them ({g['wafer_rank_grid'][0]} x {g['wafer_rank_grid'][1]}; a step moves
-{g['step_reduce_words']:.3g} words of partial sums and {g['step_multicast_words']:.3g} of
-multicast activations between the two):
+{g['step_reduce_words']:.3g} words of partial sums, {g['step_multicast_words']:.3g} of
+multicast activations and {g['step_head_words']:.3g} of attention heads' columns, each head
+computed on one of the two):
 
 | wafer of | tokens/s | speedup (median of the runs' ratios) | of sgemm, each rank |
 | --- | ---: | ---: | ---: |

@@ -80,8 +80,7 @@ static int check_finite(const wf_ckpt_var *v, const wf_ckpt_scatter *sc, const c
                                        (size_t)(p->count * p->block));
       if (j < 0) continue;
       at = (long long)p->mem_start + j;
-      where = p->start + (unsigned long long)j / p->block * p->stride +
-              (unsigned long long)j % p->block;
+      where = wf_h5_piece_place(p, (unsigned long long)j);
     }
   }
   if (at < 0) return WF_OK;

@@ -208,12 +208,11 @@ static void select_rows(const wf_h5_rows *r, hid_t *fspace, hid_t *mspace) {
   if (total * r->cols == 0) H5Sselect_none(*mspace);
 }
 
-int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
-                     const void *data, wf_status *st) {
-  if (reserve_more(f, (double)type_size(type) * (double)r->rows * (double)r->cols, st) != WF_OK)
-    return st->code;
-  hid_t fspace, mspace;
-  select_rows(r, &fspace, &mspace);
+/* Create dataset `name` over the file space `fspace` and write `data`
+ * (laid out as `mspace`) into its selection, collectively; both spaces are
+ * closed. Faults injected at "h5_write"; the verdict agreed over ranks. */
+static int write_selected(wf_h5file *f, const char *name, wf_dtype type, hid_t fspace,
+                          hid_t mspace, const void *data, wf_status *st) {
   hid_t dset = create_dataset(f, name, type, fspace, st);
   herr_t rc = -1;
   if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
@@ -225,6 +224,15 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
   if (h5_check(rc, st, "collective write", f) != WF_OK) wf_wrap(st, "dataset '%s'", name);
   wf_status_agree(f->comm, st);
   return st->code;
+}
+
+int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
+                     const void *data, wf_status *st) {
+  if (reserve_more(f, (double)type_size(type) * (double)r->rows * (double)r->cols, st) != WF_OK)
+    return st->code;
+  hid_t fspace, mspace;
+  select_rows(r, &fspace, &mspace);
+  return write_selected(f, name, type, fspace, mspace, data, st);
 }
 
 void wf_h5_select_pieces(unsigned long long n, unsigned long long mem_n, const wf_h5_piece *p,
@@ -251,17 +259,11 @@ int wf_h5_write_pieces(wf_h5file *f, const char *name, wf_dtype type, unsigned l
   if (reserve_more(f, (double)type_size(type) * (double)n, st) != WF_OK) return st->code;
   hid_t fspace, mspace;
   wf_h5_select_pieces(n, mem_n, p, npieces, &fspace, &mspace);
-  hid_t dset = create_dataset(f, name, type, fspace, st);
-  herr_t rc = -1;
-  if (st->code == WF_OK) rc = H5Dwrite(dset, wf_h5_type(type), mspace, fspace, f->dxpl, data);
-  if (dset >= 0) H5Dclose(dset);
-  H5Sclose(mspace);
-  H5Sclose(fspace);
-  if (st->code != WF_OK) return st->code;
-  if (wf_fault("h5_write", f->comm)) rc = -1;
-  if (h5_check(rc, st, "collective write", f) != WF_OK) wf_wrap(st, "dataset '%s'", name);
-  wf_status_agree(f->comm, st);
-  return st->code;
+  return write_selected(f, name, type, fspace, mspace, data, st);
+}
+
+unsigned long long wf_h5_piece_place(const wf_h5_piece *p, unsigned long long j) {
+  return p->start + j / p->block * p->stride + j % p->block;
 }
 
 static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,

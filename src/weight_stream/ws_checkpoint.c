@@ -50,10 +50,8 @@ static int tile_pieces(const ws_gpt *m, bool vectors, wf_h5_piece *out) {
 static unsigned long long file_place(const wf_h5_piece *p, int np, unsigned long long at) {
   for (int k = 0; k < np; k++) {
     unsigned long long n = p[k].count * p[k].block;
-    if (at >= p[k].mem_start && at < p[k].mem_start + n) {
-      unsigned long long j = at - p[k].mem_start;
-      return p[k].start + j / p[k].block * p[k].stride + j % p[k].block;
-    }
+    if (at >= p[k].mem_start && at < p[k].mem_start + n)
+      return wf_h5_piece_place(&p[k], at - p[k].mem_start);
   }
   return at;
 }
