@@ -102,6 +102,10 @@ static const wf_key train_keys[] = {
      "weight streaming: a MemoryX rank's budget, MB, for its blocks and the whole model it "
      "builds the first state (the first: checkpoints) in (0: none)",
      NULL},
+    {"swarmx_mb", WF_KEY_REAL, "0", 0, 1e12, NULL,
+     "weight streaming: a SwarmX rank's budget, MB, for the blocks it relays down and the "
+     "room its children's gradient sums land in on their way up (0: none)",
+     NULL},
     {"memoryx_gbps", WF_KEY_REAL, "0", 0, 1e6, NULL,
      "weight streaming: each MemoryX rank sends at most this many GB/s, to play a slower link "
      "(0: as fast as MPI goes)",
@@ -115,7 +119,7 @@ static const wf_section train_section = {
     train_keys, (int)(sizeof train_keys / sizeof train_keys[0]),
     "restart",
     "stop_at checkpoint_every sgemm wafer_precision prefetch memoryx_gbps loss_target "
-    "wafer_ranks swarmx_fanout rank_mb memoryx_mb"};
+    "wafer_ranks swarmx_fanout rank_mb memoryx_mb swarmx_mb"};
 static const wf_section *const train_sections[] = {&train_section};
 
 typedef struct setup {
@@ -124,7 +128,7 @@ typedef struct setup {
   int fanout;      /* of the SwarmX trees */
   int wafer_ranks; /* 0: the default (one wafer resident, one a rank streaming) */
   double memoryx_gbps;
-  double rank_mb, memoryx_mb; /* budgets for the training state (0: none) */
+  double rank_mb, memoryx_mb, swarmx_mb; /* budgets, MB (0: none) */
   ws_adamw opt;
   float lr, min_lr;
   double val_fraction, loss_target;
@@ -165,6 +169,7 @@ static void read_setup(const wf_deck *d, setup *s) {
   s->memoryx_gbps = wf_deck_real(d, "train", "memoryx_gbps");
   s->rank_mb = wf_deck_real(d, "train", "rank_mb");
   s->memoryx_mb = wf_deck_real(d, "train", "memoryx_mb");
+  s->swarmx_mb = wf_deck_real(d, "train", "swarmx_mb");
   s->checkpoint = wf_deck_str(d, "train", "checkpoint");
   s->restart = wf_deck_str(d, "train", "restart");
   s->corpus = wf_deck_str(d, "train", "corpus");
@@ -228,7 +233,7 @@ typedef struct trainer {
   int last_checked;             /* 1-based */
   double check_seconds; /* spent checking: not training time */
   ws_grid_counts step_words; /* tiled: this rank's words in the last training step's passes */
-  double state[2]; /* bytes of training state a wafer rank, the fullest MemoryX rank holds */
+  double state[3]; /* bytes a wafer rank, the fullest MemoryX and SwarmX ranks hold */
 } trainer;
 
 static void trainer_free(trainer *t) {
@@ -246,9 +251,43 @@ static int initial_model(const trainer *t, ws_gpt *m, MPI_Comm comm, wf_status *
   return WF_OK;
 }
 
+/* What the SwarmX rank with the most children in the relay's tree holds
+ * (t->state[2]) against [train] swarmx_mb. */
+static int check_swarmx_budget(trainer *t, wf_status *st) {
+  const setup *s = t->s;
+  const wf_roles *r = t->run->roles;
+  int S = r->count[WF_ROLE_SWARMX], W = r->count[WF_ROLE_WAFER], busiest = 0, most = -1;
+  if (S == 0) return WF_OK;
+  int *parent = malloc((size_t)(1 + S + W) * sizeof *parent);
+  wf_status later; /* a tree that does not fit is refused later (swarmx_fanout) */
+  if (parent && ws_relay_fits(s->fanout, S, W, &later) && ws_relay_tree(s->fanout, S, W, parent))
+    for (int j = 1; j <= S; j++) {
+      int kids = 0;
+      for (int i = 1; i < 1 + S + W; i++) kids += parent[i] == j;
+      if (kids > most) most = kids, busiest = j - 1;
+    }
+  free(parent);
+  /* the same on every rank (an allocation may fail on one): so is the verdict */
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MIN, t->world);
+  if (most < 0) most = 0, busiest = 0; /* ws_stream_create will say why */
+  t->state[2] = ws_memory_swarmx(&s->model, s->prefetch, most);
+  char who[64], what[256];
+  snprintf(who, sizeof who, "SwarmX rank %d", busiest);
+  snprintf(what, sizeof what,
+           "relay buffers (the head and %d layers on their way down, and room for %d sums from "
+           "%d children on their way up)",
+           s->prefetch + 1, WS_UP_WINDOW, most);
+  const char *fix = "more SwarmX ranks share the children (a smaller swarmx_fanout) or fewer "
+                    "layers fetched ahead (prefetch)";
+  if (ws_memory_check(t->state[2], s->swarmx_mb, who, what, fix, st) != WF_OK)
+    return wf_deck_blame(t->run->deck, "train", "swarmx_mb", st);
+  return WF_OK;
+}
+
 /* What a wafer rank and the fullest MemoryX rank will hold of the training
- * state (t->state) against [train] rank_mb and memoryx_mb, before anything
- * is allocated: the same on every rank, so every rank refuses alike. */
+ * state (t->state) against [train] rank_mb and memoryx_mb, and what the
+ * busiest SwarmX rank holds to relay against swarmx_mb, before anything is
+ * allocated: the same on every rank, so every rank refuses alike. */
 static int check_budgets(trainer *t, wf_status *st) {
   const setup *s = t->s;
   const wf_deck *d = t->run->deck;
@@ -256,15 +295,17 @@ static int check_budgets(trainer *t, wf_status *st) {
   int nmemx = t->run->roles->count[WF_ROLE_MEMORYX], L = s->model.layers;
   char what[256];
   if (t->streaming)
-    snprintf(what, sizeof what, "the head and %d layer slots with their gradients, streamed",
+    snprintf(what, sizeof what,
+             "training state (the head and %d layer slots with their gradients, streamed)",
              s->prefetch + 1);
   else if (t->tiled)
     snprintf(what, sizeof what,
-             "its tiles of the weight matrices on a %dx%d wafer and the vectors, with their "
-             "gradients and AdamW moments, resident",
+             "training state (its tiles of the weight matrices on a %dx%d wafer and the "
+             "vectors, with their gradients and AdamW moments, resident)",
              px, py);
   else
-    snprintf(what, sizeof what, "the whole model with its gradients and AdamW moments, resident");
+    snprintf(what, sizeof what,
+             "training state (the whole model with its gradients and AdamW moments, resident)");
   t->state[0] = t->streaming ? ws_memory_streamed(&s->model, s->prefetch)
                              : ws_memory_resident(&s->model, px, py);
   const char *fix = t->streaming ? "fewer layers fetched ahead (prefetch) or smaller layers"
@@ -293,8 +334,8 @@ static int check_budgets(trainer *t, wf_status *st) {
   char who[64];
   snprintf(who, sizeof who, "MemoryX rank %d", fullest);
   snprintf(what, sizeof what,
-           "%d of %d blocks with their gradients and moments, the whole model it %s%s, and "
-           "room for %d sums from %d children",
+           "training state (%d of %d blocks with their gradients and moments, the whole "
+           "model it %s%s, and room for %d sums from %d children)",
            (L + 1 - fullest + nmemx - 1) / nmemx, L + 1,
            fullest == 0 ? "keeps to assemble checkpoints" : "builds the first state in",
            restarts ? " (with the moments a restart reads)" : "", WS_UP_WINDOW, kids);
@@ -302,7 +343,7 @@ static int check_budgets(trainer *t, wf_status *st) {
         "first stays";
   if (ws_memory_check(t->state[1], s->memoryx_mb, who, what, fix, st) != WF_OK)
     return wf_deck_blame(d, "train", "memoryx_mb", st);
-  return WF_OK;
+  return check_swarmx_budget(t, st);
 }
 
 static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st) {
@@ -555,20 +596,21 @@ typedef struct measured {
   double link;            /* bytes/s a MemoryX link moves (streaming) */
   double relay_rate[2];   /* bytes/s to every worker: through the SwarmX tree, by MPI_Bcast */
   double hop_bytes[4];    /* a step's: MemoryX down, SwarmX down, SwarmX up, workers up */
-  double peak_rss[2];     /* MB, the largest of the wafer ranks', of the MemoryX ranks' */
+  double peak_rss[3]; /* MB, the largest of the wafer ranks', the MemoryX and SwarmX ranks' */
   double sparsity[1000];  /* ReLU: each layer's share of zero MLP activations */
   double grid_words[3]; /* tiled: a step's reduce, multicast and head words, summed over a wafer */
 } measured;
 
-/* The largest peak resident set (MB) of the wafer ranks and of the MemoryX
- * ranks (collective over every rank). */
-static void peak_rss_by_role(const trainer *t, double rss[2]) {
+/* The largest peak resident set (MB) of the wafer ranks, of the MemoryX
+ * ranks and of the SwarmX ranks (collective over every rank). */
+static void peak_rss_by_role(const trainer *t, double rss[3]) {
   struct rusage ru;
   /* ru_maxrss is in KiB on Linux; MB (10^6 bytes) as the state's */
   double mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024 / 1e6 : 0;
   wf_role role = t->run->roles->role;
-  double mine[2] = {role == WF_ROLE_WAFER ? mb : 0, role == WF_ROLE_MEMORYX ? mb : 0};
-  MPI_Allreduce(mine, rss, 2, MPI_DOUBLE, MPI_MAX, t->world);
+  double mine[3] = {role == WF_ROLE_WAFER ? mb : 0, role == WF_ROLE_MEMORYX ? mb : 0,
+                    role == WF_ROLE_SWARMX ? mb : 0};
+  MPI_Allreduce(mine, rss, 3, MPI_DOUBLE, MPI_MAX, t->world);
 }
 
 /* Each layer's share of zero ReLU activations over the training passes of
@@ -880,6 +922,9 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     if (t->streaming)
       printf("; the fullest MemoryX rank %.1f MB, peak resident set %.0f MB", t->state[1] / 1e6,
              r->peak_rss[1]);
+    if (t->run->roles->count[WF_ROLE_SWARMX] > 0)
+      printf("; the busiest SwarmX rank relays through %.1f MB, peak resident set %.0f MB",
+             t->state[2] / 1e6, r->peak_rss[2]);
     printf("\n");
     printf("train: wafer model (%s, %s, %dx%d PEs, batch %d a wafer): %s, [%.3g, %.3g] s/step",
            run->wafer->hw.machine, prec, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, t->B,
@@ -969,6 +1014,11 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
     wf_json_num(j, "memoryx_rank_mb", t->state[1] / 1e6);
     wf_json_num(j, "memoryx_rank_budget_mb", s->memoryx_mb);
     wf_json_num(j, "memoryx_peak_rss_mb", r->peak_rss[1]);
+  }
+  if (t->run->roles->count[WF_ROLE_SWARMX] > 0) {
+    wf_json_num(j, "swarmx_rank_mb", t->state[2] / 1e6);
+    wf_json_num(j, "swarmx_rank_budget_mb", s->swarmx_mb);
+    wf_json_num(j, "swarmx_peak_rss_mb", r->peak_rss[2]);
   }
   wf_json_end(j);
   wf_json_begin(j, "model");

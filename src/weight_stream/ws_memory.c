@@ -1,4 +1,4 @@
-/* What a rank holds of the training state, and the budgets (ws_memory.h). */
+/* What a rank holds of the training state or relays, and the budgets (ws_memory.h). */
 #include "ws_memory.h"
 
 #include "ws_gpt.h"
@@ -27,10 +27,17 @@ double ws_memory_memoryx(const ws_config *c, int nmemx, int index, int children,
   return (own * 4 + whole + pool) * sizeof(ws_real);
 }
 
+double ws_memory_swarmx(const ws_config *c, int prefetch, int children) {
+  double head = (double)ws_block_size(c, c->layers), layer = (double)ws_block_size(c, 0);
+  double slots = head + (prefetch + 1) * layer; /* blocks on their way down */
+  double pool = WS_UP_WINDOW * (children > 1 ? children : 1) * (head > layer ? head : layer);
+  return (slots + pool) * sizeof(ws_real);
+}
+
 int ws_memory_check(double need, double mb, const char *who, const char *what, const char *fix,
                     wf_status *st) {
   if (mb <= 0 || need <= mb * 1e6) return WF_OK;
   return wf_fail(st, WF_ERR_INPUT,
-                 "%s would hold %.1f MB of training state (%s), %.1f MB more than allowed: %s",
+                 "%s would hold %.1f MB of %s, %.1f MB more than allowed: %s",
                  who, need / 1e6, what, need / 1e6 - mb, fix);
 }

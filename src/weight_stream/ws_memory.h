@@ -1,9 +1,9 @@
 /* What a rank holds of a model's training state (weights, their gradients,
  * AdamW's two moments), in bytes, by its role and the mapping, counted from
  * the same sizes the allocations use; and the budgets ([train] rank_mb,
- * memoryx_mb) that a run checks before any work, refusing a mapping that
- * does not fit and saying by how much. Activations, the relay's receive
- * room and MPI's own buffers are not counted. */
+ * memoryx_mb, swarmx_mb) that a run checks before any work, refusing a mapping that
+ * does not fit and saying by how much; and what a SwarmX rank holds to relay.
+ * Activations and MPI's own buffers are not counted. */
 #ifndef WS_MEMORY_H
 #define WS_MEMORY_H
 
@@ -27,8 +27,14 @@ double ws_memory_streamed(const ws_config *c, int prefetch);
  * and the room its `children` in the relay's tree add their gradients in. */
 double ws_memory_memoryx(const ws_config *c, int nmemx, int index, int children, bool restarts);
 
+/* A SwarmX rank: the head and prefetch + 1 layers on their way down, and
+ * the room its `children` in the tree add their gradients in (for
+ * WS_UP_WINDOW sums at once; an idle rank keeps room for one child). */
+double ws_memory_swarmx(const ws_config *c, int prefetch, int children);
+
 /* `need` bytes against a budget of `mb` megabytes (0: none): an input error
- * saying what `who` holds (`what`), by how much it is over, and `fix`. */
+ * saying what `who` holds (`what`: "training state (...)", say), by how much
+ * it is over, and `fix`. */
 int ws_memory_check(double need, double mb, const char *who, const char *what, const char *fix,
                     wf_status *st);
 

@@ -65,6 +65,15 @@ sys.exit(0 if np.array_equal(a['train_loss'][...], b['train_loss'][...]) and ca.
     expect "[ $? -eq 0 ] && same sx" "through a SwarmX rank, prefetch 2: not the resident run's bits"
     expect "json sx.json \"j['train']['streaming']['swarmx_tree']['depth'] == 2 and j['train']['streaming']['swarmx_tree']['step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up'] == [882176, 1764352, 482304, 964608]\"" \
            "SwarmX hop bytes: $(json sx.json 'print(j["train"]["streaming"]["swarmx_tree"]) or 1' 2>&1)"
+    # What the SwarmX rank holds to relay, by hand: the head and 3 layers on
+    # their way down (prefetch 2), 20,608 + 3 x 49,984, and room for 2 sums
+    # of its 2 children's layers, 2 x 2 x 49,984: 370,496 floats, 1.481984
+    # MB. A budget below it is refused.
+    expect "json sx.json \"j['state_memory']['swarmx_rank_mb'] == 1.481984 and j['state_memory']['swarmx_peak_rss_mb'] > 0\"" \
+           "SwarmX budget: $(json sx.json 'print(j["state_memory"]) or 1' 2>&1)"
+    expect_bad_input train "swarmx_mb = 1: SwarmX rank 0 would hold 1.5 MB of relay buffers" \
+        --set wafer.memoryx_ranks=1 --set wafer.swarmx_ranks=1 --set train.prefetch=2 \
+        --set train.swarmx_mb=1
     # A chain MemoryX -> SwarmX -> SwarmX -> worker (fan-out 1) gives the
     # one-rank resident run's bits.
     mpiexec -n 1 "$wafer" train --quiet --set train.sgemm=false --set train.steps=12 \

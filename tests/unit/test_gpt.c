@@ -191,7 +191,7 @@ static void test_relay_tree(void) {
   CU_ASSERT(ws_relay_fits(2, 0, 100, &st));
 }
 
-/* MemoryX budgets by hand on `tiny`: a layer block 12 x 8^2 + 13 x 8 = 872
+/* MemoryX (and SwarmX) budgets by hand on `tiny`: a layer block 12 x 8^2 + 13 x 8 = 872
  * numbers, the head 11 x 8 + 6 x 8 + 2 x 8 = 152, the model 1,896. Of two
  * MemoryX ranks, rank 1 owns layer 1 (872 numbers x 4: weights, gradients,
  * moments) and builds the whole model (x 2; x 4 with a restart's moments);
@@ -203,6 +203,10 @@ static void test_memoryx_budget(void) {
   CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 3, false), (3488 + 3792 + 3488) * 4, 0);
   CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 0, 1, false), (4096 + 7584) * 4, 0);
   CU_ASSERT_DOUBLE_EQUAL(ws_memory_streamed(&tiny, 1), (2 * 152 + 4 * 872) * 4, 0);
+  /* A SwarmX rank, prefetch 1: the head and 2 layers on their way down; 2
+   * sums of 3 children's layers (an idle rank: room for one child). */
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 3), (152 + 2 * 872 + 2 * 3 * 872) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 0), (152 + 2 * 872 + 2 * 1 * 872) * 4, 0);
 }
 
 void add_gpt_tests(void) {
@@ -214,5 +218,5 @@ void add_gpt_tests(void) {
   CU_add_test(s, "weight-stationary product on the PE grid", test_gemm_model);
   CU_add_test(s, "a PE's share of a block", test_block_share);
   CU_add_test(s, "SwarmX trees by hand", test_relay_tree);
-  CU_add_test(s, "MemoryX budgets by hand", test_memoryx_budget);
+  CU_add_test(s, "MemoryX and SwarmX budgets by hand", test_memoryx_budget);
 }
