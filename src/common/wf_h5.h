@@ -73,9 +73,9 @@ int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_
 typedef struct wf_h5_piece {
   unsigned long long start, stride, count, block, mem_start;
 } wf_h5_piece;
-/* 1D file (n elements) and memory (mem_n) spaces selecting the pieces. */
 /* Where number j of piece p's numbers in memory sits in the dataset. */
 unsigned long long wf_h5_piece_place(const wf_h5_piece *p, unsigned long long j);
+/* 1D file (n elements) and memory (mem_n) spaces selecting the pieces. */
 void wf_h5_select_pieces(unsigned long long n, unsigned long long mem_n, const wf_h5_piece *p,
                          int npieces, hid_t *fspace, hid_t *mspace);
 /* Collective write of a 1D dataset of n elements, this rank's the pieces of

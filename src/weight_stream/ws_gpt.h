@@ -99,8 +99,8 @@ enum {
   WS_LN1RSTD, /* L x B x T */
   WS_QKV,     /* L x B x T x 3C */
   WS_ATTY,    /* L x B x T x C */
-  WS_PREATT,  /* L x B x NH x T x T */
-  WS_ATT,     /* L x B x NH x T x T */
+  WS_PREATT,  /* L x B x NH x T x T (a wafer's rank: its heads' only) */
+  WS_ATT,     /* L x B x NH x T x T (a wafer's rank: its heads' only) */
   WS_ATTPROJ, /* L x B x T x C */
   WS_RES2,    /* L x B x T x C */
   WS_LN2,     /* L x B x T x C */

@@ -71,8 +71,9 @@ int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
 void ws_grid_rows(const ws_grid *g, int OC, int *lo, int *n) { wf_block_range(OC, g->py, g->cy, lo, n); }
 void ws_grid_cols(const ws_grid *g, int IC, int *lo, int *n) { wf_block_range(IC, g->px, g->cx, lo, n); }
 
-/* Sum the `parts` blocks of `n` numbers at `all` (gathered from a line of
- * ranks, in their order) into `out`: the same order on every rank. */
+/* Sum the `parts` (at least 2) blocks of `n` numbers at `all` (gathered
+ * from a line of ranks, in their order) into `out`: the same order on every
+ * rank. */
 static void sum_parts(float *out, const float *all, int parts, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] = all[i] + all[n + i];
   for (int p = 2; p < parts; p++) {
@@ -82,9 +83,10 @@ static void sum_parts(float *out, const float *all, int parts, size_t n) {
 }
 
 /* A product's block of partial sums reduced over a line of `parts` ranks
- * (this one at `place`): `sgemm_to` is where the rank's own `n` numbers go
- * (computed by the caller after this returns it), `blk` the reduced block.
- * With one rank in the line the partial sums are the block. */
+ * (this one at `place`): own_part says where the rank's own `n` numbers
+ * go (its place in `all`, where the line's are gathered), reduce_parts
+ * gathers them and sums them into `blk`. With one rank in the line the
+ * partial sums are the block: no gather, no sum. */
 static float *own_part(float *blk, float *all, size_t n, int parts, int place) {
   return parts == 1 ? blk : all + (size_t)place * n;
 }
@@ -107,12 +109,13 @@ static double gather_columns(const ws_grid *g, float *whole, const float *block,
     wf_block_range(width, parts, p, &lo, &n);
     counts[p] = N * n, displs[p] = at, at += N * n;
   }
-  MPI_Allgatherv(block, counts[place], MPI_FLOAT, tmp, counts, displs, MPI_FLOAT, line);
+  if (parts > 1) /* one rank: its block is the whole */
+    MPI_Allgatherv(block, counts[place], MPI_FLOAT, tmp, counts, displs, MPI_FLOAT, line);
   double received = 0;
   for (int p = 0; p < parts; p++) {
     int lo, n;
     wf_block_range(width, parts, p, &lo, &n);
-    const float *b = tmp + displs[p];
+    const float *b = parts > 1 ? tmp + displs[p] : block;
     for (int i = 0; i < N; i++) {
       float *o = whole + (size_t)i * width + lo;
       const float *s = b + (size_t)i * n;

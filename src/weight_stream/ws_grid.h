@@ -6,7 +6,9 @@
  * at most one, as PE blocks do). This is the wafer's weight-stationary GEMM
  * (Cerebras's 2020 talk, ../docs/train.md) at the granularity of ranks.
  *
- * Activations are whole on every rank of a wafer. A product out = in W^T:
+ * The activations a product reads and writes are whole on every rank of a
+ * wafer (attention's heads are split over its ranks, their outputs then
+ * shared: ws_grid_share_heads). A product out = in W^T:
  * each rank multiplies its columns of `in` (the input multicast along its
  * grid column) by its tile; the partial sums are reduced along grid rows
  * (summed in cx order on every rank of the row, so every rank holds the same
@@ -42,7 +44,7 @@ typedef struct ws_grid {
   ws_grid_counts counts; /* accumulated over the run */
   float *scratch;        /* partial sums and gathered blocks */
   size_t scratch_n;
-  int *counts_buf; /* message sizes of a gather along a line of ranks */
+  int *counts_buf; /* message sizes and places of a gather along a line or over the wafer */
 } ws_grid;
 
 /* The workers `comm` (its size a multiple of `K`) as wafers of K

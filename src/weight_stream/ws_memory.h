@@ -3,7 +3,8 @@
  * the same sizes the allocations use; and the budgets ([train] rank_mb,
  * memoryx_mb, swarmx_mb) that a run checks before any work, refusing a mapping that
  * does not fit and saying by how much; and what a SwarmX rank holds to relay.
- * Activations and MPI's own buffers are not counted. */
+ * Activations, MPI's own buffers and the relay's bandwidth measurement at
+ * the start (freed before the first step) are not counted. */
 #ifndef WS_MEMORY_H
 #define WS_MEMORY_H
 

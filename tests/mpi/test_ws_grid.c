@@ -3,6 +3,7 @@
  * double (within the float sums' rounding bound), the same bits on every
  * rank of a wafer, and the words each moves against hand counts. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,13 @@ static void words(const ws_grid *g, double *reduce, double *multicast) {
   *reduce = w[0], *multicast = w[1];
 }
 
-static void test_products(checks *c, int K) {
+/* On a 64 x 64 PE grid (rank grids 2 x 1, 3 x 1, 2 x 2) or, `tall`, a 1 x 64
+ * one (1 x K: every grid row one rank). */
+static void test_products(checks *c, int K, bool tall) {
   ws_grid g;
   wf_status st;
-  CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, 64, 64, &st) == WF_OK, "grid of %d: %s", K, st.msg);
+  CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, tall ? 1 : 64, 64, &st) == WF_OK, "grid of %d: %s",
+        K, st.msg);
   CHECK(c, ws_grid_reserve(&g, N, OC > IC ? OC : IC, &st) == WF_OK, "reserve");
   int r0, nr, c0, nc;
   ws_grid_rows(&g, OC, &r0, &nr);
@@ -103,12 +107,18 @@ static void test_products(checks *c, int K) {
    * and one 5 x 3 block (60); backward, the partials and blocks of 5 x 4
    * (columns 0-3) and 5 x 3 (4-6): 2 x 20 + 2 x 15 = 70 each. K = 3: 3 x 1;
    * forward, each rank the two others' 5 x 6 partials (180); backward, the
-   * two others' blocks of din (columns 3, 2, 2: 20 + 25 + 25 = 70). */
+   * two others' blocks of din (columns 3, 2, 2: 20 + 25 + 25 = 70).
+   * Tall, 1 x K: forward no reduction, each rank the others' rows of out
+   * (K = 2: 5 x 3 each, 30; K = 3: 5 x 4 each, 60; K = 4, rows 2, 2, 1, 1:
+   * 20 + 20 + 25 + 25 = 90); backward each rank the others' 5 x 7 partial
+   * din (K - 1 of them: 70, 210, 420), no multicast. */
   double red, mc;
   words(&g, &red, &mc);
   const double want[5][2] = {{0, 0}, {0, 0}, {60 + 0, 0 + 35}, {180, 70}, {60 + 70, 60 + 70}};
-  CHECK(c, red == want[K][0] && mc == want[K][1], "K = %d: %g reduce and %g multicast words, want %g, %g",
-        K, red, mc, want[K][0], want[K][1]);
+  const double want_tall[5][2] = {{0, 0}, {0, 0}, {70, 30}, {210, 60}, {420, 90}};
+  const double *w2 = tall ? want_tall[K] : want[K];
+  CHECK(c, red == w2[0] && mc == w2[1], "K = %d%s: %g reduce and %g multicast words, want %g, %g",
+        K, tall ? " (1 x K)" : "", red, mc, w2[0], w2[1]);
   CHECK(c, g.counts.products == 2, "products counted");
 
   /* The embedding: rows of a V x IC table looked up by token, plus a
@@ -190,8 +200,11 @@ int main(int argc, char **argv) {
   checks c = checks_start(&argc, &argv);
   int n;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  test_products(&c, n); /* one wafer of every rank */
-  if (n == 4) test_products(&c, 2); /* two wafers of two */
+  CHECK(&c, n <= 4, "hand counts are written for 1 to 4 ranks, not %d", n);
+  if (n > 4) return checks_finish(&c, "test_ws_grid");
+  test_products(&c, n, false); /* one wafer of every rank */
+  test_products(&c, n, true);  /* ... as one column of ranks */
+  if (n == 4) test_products(&c, 2, false); /* two wafers of two */
   test_heads(&c, n, 5);
   test_heads(&c, n, 1); /* more ranks than heads */
   /* Bad input: K that does not divide the ranks; a grid the PEs cannot hold. */
