@@ -204,18 +204,20 @@ typedef struct history {
   float *val;
 } history;
 
-/* Who holds what. Resident: the wafer ranks make wafers of K ranks, each
- * a data-parallel replica; with K > 1 a wafer's weight matrices are in 2D
- * tiles over its ranks (ws_grid.h). Weight streaming (MemoryX ranks in
- * [wafer]): every wafer rank a replica holding activations, MemoryX ranks
- * the weights (ws_stream). */
+/* Who holds what. The wafer ranks make wafers of K ranks, each a
+ * data-parallel replica; with K > 1 a wafer's weight matrices are in 2D
+ * tiles over its ranks (ws_grid.h). Resident: the ranks hold them.
+ * Weight streaming (MemoryX ranks in [wafer]): the wafer ranks hold
+ * activations, MemoryX ranks the weights, and each wafer rank receives its
+ * tiles block by block (ws_stream). */
 typedef struct trainer {
   wf_run *run;
   const setup *s;
   bool streaming;
   MPI_Comm world;        /* every rank */
   int K;                 /* ranks a wafer */
-  ws_grid grid;          /* the wafers' rank grids, when `tiled` (K > 1) */
+  int px, py;            /* its rank grid (every rank knows it) */
+  ws_grid grid;          /* the wafers' rank grids, on wafer ranks when `tiled` (K > 1) */
   bool tiled;
   int replicas, replica; /* this rank's replica, -1 on MemoryX and SwarmX ranks */
   int B;                 /* sequences a replica's batch */
@@ -256,27 +258,21 @@ static int initial_model(const trainer *t, ws_gpt *m, MPI_Comm comm, wf_status *
 static int check_swarmx_budget(trainer *t, wf_status *st) {
   const setup *s = t->s;
   const wf_roles *r = t->run->roles;
-  int S = r->count[WF_ROLE_SWARMX], W = r->count[WF_ROLE_WAFER], busiest = 0, most = -1;
+  int S = r->count[WF_ROLE_SWARMX], W = r->count[WF_ROLE_WAFER] / t->K, busiest = 0, most = -1;
   if (S == 0) return WF_OK;
-  int *parent = malloc((size_t)(1 + S + W) * sizeof *parent);
   wf_status later; /* a tree that does not fit is refused later (swarmx_fanout) */
-  if (parent && ws_relay_fits(s->fanout, S, W, &later) && ws_relay_tree(s->fanout, S, W, parent))
-    for (int j = 1; j <= S; j++) {
-      int kids = 0;
-      for (int i = 1; i < 1 + S + W; i++) kids += parent[i] == j;
-      if (kids > most) most = kids, busiest = j - 1;
-    }
-  free(parent);
+  if (ws_relay_fits(s->fanout, S, W, &later))
+    most = ws_relay_most_children(s->fanout, S, W, &busiest);
   /* the same on every rank (an allocation may fail on one): so is the verdict */
   MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MIN, t->world);
   if (most < 0) most = 0, busiest = 0; /* ws_stream_create will say why */
-  t->state[2] = ws_memory_swarmx(&s->model, s->prefetch, most);
+  t->state[2] = ws_memory_swarmx(&s->model, s->prefetch, most, t->px, t->py);
   char who[64], what[256];
   snprintf(who, sizeof who, "SwarmX rank %d", busiest);
   snprintf(what, sizeof what,
            "relay buffers (the head and %d layers on their way down, and room for %d sums from "
-           "%d children on their way up)",
-           s->prefetch + 1, WS_UP_WINDOW, most);
+           "%d children on their way up%s)",
+           s->prefetch + 1, WS_UP_WINDOW, most, t->K > 1 ? ", for every rank of a wafer" : "");
   const char *fix = "more SwarmX ranks share the children (a smaller swarmx_fanout) or fewer "
                     "layers fetched ahead (prefetch)";
   if (ws_memory_check(t->state[2], s->swarmx_mb, who, what, fix, st) != WF_OK)
@@ -291,10 +287,15 @@ static int check_swarmx_budget(trainer *t, wf_status *st) {
 static int check_budgets(trainer *t, wf_status *st) {
   const setup *s = t->s;
   const wf_deck *d = t->run->deck;
-  int px = t->tiled ? t->grid.px : 1, py = t->tiled ? t->grid.py : 1;
+  int px = t->px, py = t->py;
   int nmemx = t->run->roles->count[WF_ROLE_MEMORYX], L = s->model.layers;
   char what[256];
-  if (t->streaming)
+  if (t->streaming && t->K > 1)
+    snprintf(what, sizeof what,
+             "training state (its tiles on a %dx%d wafer of the head and %d layer slots with "
+             "their gradients, streamed)",
+             px, py, s->prefetch + 1);
+  else if (t->streaming)
     snprintf(what, sizeof what,
              "training state (the head and %d layer slots with their gradients, streamed)",
              s->prefetch + 1);
@@ -306,9 +307,10 @@ static int check_budgets(trainer *t, wf_status *st) {
   else
     snprintf(what, sizeof what,
              "training state (the whole model with its gradients and AdamW moments, resident)");
-  t->state[0] = t->streaming ? ws_memory_streamed(&s->model, s->prefetch)
+  t->state[0] = t->streaming ? ws_memory_streamed(&s->model, s->prefetch, px, py)
                              : ws_memory_resident(&s->model, px, py);
-  const char *fix = t->streaming ? "fewer layers fetched ahead (prefetch) or smaller layers"
+  const char *fix = t->streaming ? "fewer layers fetched ahead (prefetch), smaller layers or "
+                                   "more ranks a wafer (wafer_ranks)"
                                   : "stream the weights from MemoryX ranks ([wafer] "
                                     "memoryx_ranks) or tile them over more ranks (wafer_ranks)";
   if (ws_memory_check(t->state[0], s->rank_mb, "a wafer rank", what, fix, st) != WF_OK)
@@ -317,20 +319,19 @@ static int check_budgets(trainer *t, wf_status *st) {
   /* The relay's tree is checked later (swarmx_fanout); a tree that does not
    * fit counts no children here. */
   const wf_roles *r = t->run->roles;
-  int kids = 0;
+  int kids = 0, S = r->count[WF_ROLE_SWARMX], W = r->count[WF_ROLE_WAFER] / t->K;
   wf_status later;
-  if (ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], &later))
-    kids = ws_relay_root_children(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER]);
+  if (ws_relay_fits(s->fanout, S, W, &later)) kids = ws_relay_root_children(s->fanout, S, W);
   /* the same on every rank (an allocation inside may fail on one): so is the verdict */
   MPI_Allreduce(MPI_IN_PLACE, &kids, 1, MPI_INT, MPI_MIN, t->world);
   if (kids < 0) kids = 0; /* out of memory: ws_stream_create will say so */
   bool restarts = s->restart[0] != 0;
   int fullest = 0;
   for (int i = 0; i < nmemx; i++)
-    if (ws_memory_memoryx(&s->model, nmemx, i, kids, restarts) >
-        ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts))
+    if (ws_memory_memoryx(&s->model, nmemx, i, kids, restarts, px, py) >
+        ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts, px, py))
       fullest = i;
-  t->state[1] = ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts);
+  t->state[1] = ws_memory_memoryx(&s->model, nmemx, fullest, kids, restarts, px, py);
   char who[64];
   snprintf(who, sizeof who, "MemoryX rank %d", fullest);
   snprintf(what, sizeof what,
@@ -346,39 +347,49 @@ static int check_budgets(trainer *t, wf_status *st) {
   return check_swarmx_budget(t, st);
 }
 
+/* The wafers' rank grids, on the wafer ranks (collective over them), and
+ * their shape on every rank (MemoryX and SwarmX ranks stream to it). */
+static int make_grid(trainer *t, wf_status *st) {
+  const wf_roles *r = t->run->roles;
+  if (r->role == WF_ROLE_WAFER) {
+    const wf_wafer *w = t->run->wafer;
+    if (ws_grid_create(&t->grid, t->run->comm, t->K, w->dc.pe_nx, w->dc.pe_ny, st) == WF_OK)
+      t->tiled = true;
+    else
+      ws_grid_free(&t->grid);
+  }
+  wf_status_agree(t->world, st);
+  int shape[2] = {t->grid.px, t->grid.py};
+  MPI_Bcast(shape, 2, MPI_INT, r->first[WF_ROLE_WAFER], t->world);
+  t->px = shape[0], t->py = shape[1];
+  return st->code;
+}
+
 static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st) {
   const wf_roles *r = run->roles;
   *t = (trainer){.run = run, .s = s, .world = run->world};
   t->streaming = r->count[WF_ROLE_MEMORYX] + r->count[WF_ROLE_SWARMX] > 0;
   int workers = r->count[WF_ROLE_WAFER];
   t->K = s->wafer_ranks > 0 ? s->wafer_ranks : t->streaming ? 1 : workers;
-  if (t->streaming && t->K > 1)
-    return wf_deck_fail(run->deck, "train", "wafer_ranks", st,
-                        "weight streaming runs wafers of one rank so far (%d asked)", t->K);
   if (workers % t->K != 0)
     return wf_deck_fail(run->deck, "train", "wafer_ranks", st,
                         "%d wafer ranks do not make wafers of %d ranks", workers, t->K);
   t->replicas = workers / t->K;
   t->replica = r->role == WF_ROLE_WAFER ? r->role_rank / t->K : -1;
-  if (t->K > 1) {
-    if (ws_grid_create(&t->grid, run->comm, t->K, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny,
-                       st) != WF_OK) {
-      ws_grid_free(&t->grid);
-      return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
-    }
-    t->tiled = true;
-  }
+  t->px = t->py = 1;
+  if (t->K > 1 && make_grid(t, st) != WF_OK)
+    return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
   if (check_budgets(t, st) != WF_OK) {
     t->streaming = false;
     return st->code;
   }
   if (t->streaming && r->count[WF_ROLE_MEMORYX] > 0 && /* else ws_stream_create says why */
-      !ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], r->count[WF_ROLE_WAFER], st)) {
+      !ws_relay_fits(s->fanout, r->count[WF_ROLE_SWARMX], t->replicas, st)) {
     t->streaming = false;
     return wf_deck_blame(run->deck, "train", "swarmx_fanout", st);
   }
-  if (t->streaming && ws_stream_create(&t->ws, r, t->world, &s->model, s->prefetch, s->fanout,
-                                       s->memoryx_gbps, st) != WF_OK) {
+  if (t->streaming && ws_stream_create(&t->ws, r, t->world, &s->model, t->px, t->py, s->prefetch,
+                                       s->fanout, s->memoryx_gbps, st) != WF_OK) {
     t->streaming = false;
     return wf_deck_blame(run->deck, "wafer",
                          r->count[WF_ROLE_MEMORYX] ? "memoryx_ranks" : "swarmx_ranks", st);
@@ -407,7 +418,8 @@ static int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st
   }
   t->m.c = t->whole.c = s->model;
   if (r->role == WF_ROLE_WAFER) {
-    rc = ws_gpt_create_activations(&t->m, &s->model, t->B, s->model.seq, st);
+    rc = ws_gpt_create_activations_on(&t->m, &s->model, t->B, s->model.seq,
+                                      t->tiled ? &t->grid : NULL, st);
   } else if (r->role == WF_ROLE_MEMORYX) {
     rc = ws_gpt_create(&t->whole, &s->model, 1, 1, st);
     if (rc == WF_OK) rc = initial_model(t, &t->whole, r->role_comm, st);
@@ -492,11 +504,12 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
   double l;
   int rc = WF_OK;
   t->m.counting = true; /* ReLU's zeros, in training passes only */
+  if (t->tiled) t->grid.counts = (ws_grid_counts){0}; /* the step's passes' words */
   if (t->streaming) {
     l = ws_stream_train_step(&t->ws, &t->m, tok, tgt, o, step + 1);
+    if (t->tiled) t->step_words = t->grid.counts;
     if (check) check_kernels(t);
   } else {
-    if (t->tiled) t->grid.counts = (ws_grid_counts){0};
     l = ws_gpt_forward(&t->m, tok, tgt);
     ws_gpt_backward(&t->m, tok, tgt);
     if (t->tiled) t->step_words = t->grid.counts;
@@ -731,6 +744,8 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
       out->grid_words[2] = t->step_words.head_words;
       MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 3, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
     }
+    if (t->K > 1) /* the first wafer's, on every rank (MemoryX and SwarmX hold no grid) */
+      MPI_Bcast(out->grid_words, 3, MPI_DOUBLE, t->run->roles->first[WF_ROLE_WAFER], t->world);
     peak_rss_by_role(t, out->peak_rss);
     if (t->streaming) {
       out->stream = t->ws.stats;
@@ -853,9 +868,17 @@ static stream_report stream_figures(const trainer *t, const measured *r, int ste
   f.update = r->stream.update / n;
   f.link = s->memoryx_gbps > 0 ? s->memoryx_gbps * 1e9 : r->link;
   f.predicted_stall =
-      ws_stream_predicted_stall(&s->model, t->ws.nmemx, s->prefetch, seg, f.link, sizeof(ws_real));
-  f.out_bytes_per_s = r->stream.bytes_in / n / f.step;
-  f.in_bytes_per_s = (double)ws_param_count(&s->model) * sizeof(ws_real) / f.step;
+      ws_stream_predicted_stall(&s->model, t->px, t->py, t->ws.nmemx, s->prefetch, seg, f.link,
+                                sizeof(ws_real));
+  /* a wafer's fetches and gradients a step: every place's part of each block */
+  double fetched = 0, model = 0;
+  for (int i = 0; i < nf; i++)
+    fetched +=
+        (double)ws_block_wafer_size(&s->model, ws_stream_fetch_block(&s->model, i), t->px, t->py);
+  for (int b = 0; b <= s->model.layers; b++)
+    model += (double)ws_block_wafer_size(&s->model, b, t->px, t->py);
+  f.out_bytes_per_s = fetched * sizeof(ws_real) / f.step;
+  f.in_bytes_per_s = model * sizeof(ws_real) / f.step;
   /* This machine: the replica's FLOP/s while computing, 4-byte weights. */
   double rate = ws_step_flops(&s->model, t->B, s->model.seq) / (compute > 0 ? compute : 1);
   f.tokens_needed = sizeof(ws_real) * rate / (2 * f.link);
@@ -882,12 +905,12 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
              r->sgemm, t->replicas * t->K, t->replicas * t->K > 1 ? "s" : "");
     printf("\ntrain: loss %.4f -> %.4f, validation %.4f -> %.4f (ln 256 = 5.545)\n", r->first_loss,
            r->last_loss, r->first_val, r->last_val);
-    if (t->tiled)
+    if (t->K > 1)
       printf("train: a wafer is %d ranks as %dx%d, each holding its 2D tiles of the weight "
              "matrices: a step's products move %.4g words of partial sums and %.4g of "
              "multicast activations between them, its attention heads (split over them) "
              "%.4g\n",
-             t->K, t->grid.px, t->grid.py, r->grid_words[0], r->grid_words[1], r->grid_words[2]);
+             t->K, t->px, t->py, r->grid_words[0], r->grid_words[1], r->grid_words[2]);
     if (t->streaming) {
       printf(
           "train: weight streaming from %d MemoryX rank%s (%d SwarmX), prefetch %d: a step %.2f "
@@ -903,12 +926,13 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
           s->memoryx_gbps > 0 ? "train.memoryx_gbps" : "measured");
       printf("train: SwarmX tree, fan-out %d, %d hop%s deep: a step sends %.4g MB down from "
              "MemoryX, %.4g MB down and %.4g MB up through SwarmX, %.4g MB up from the workers; "
-             "16 MB reach every worker at %.2f GB/s through it, %.2f GB/s by MPI_Bcast "
+             "16 MB reach %s at %.2f GB/s through it, %.2f GB/s by MPI_Bcast "
              "(%.2fx)\n",
              s->fanout, ws_relay_depth(&t->ws.relay),
              ws_relay_depth(&t->ws.relay) > 1 ? "s" : "",
              r->hop_bytes[0] / 1e6, r->hop_bytes[1] / 1e6, r->hop_bytes[2] / 1e6,
-             r->hop_bytes[3] / 1e6, r->relay_rate[0] / 1e9, r->relay_rate[1] / 1e9,
+             r->hop_bytes[3] / 1e6, t->K > 1 ? "the first rank of every wafer" : "every worker",
+             r->relay_rate[0] / 1e9, r->relay_rate[1] / 1e9,
              r->relay_rate[1] > 0 ? r->relay_rate[0] / r->relay_rate[1] : 0);
       printf(
           "train: no-stall condition: tokens a step per replica >= 4 B x FLOP/s / (2 x link) = "
@@ -960,8 +984,8 @@ static void report(trainer *t, const history *h, const measured *r, const ws_waf
   wf_json_int(j, "steps", steps);
   wf_json_int(j, "replicas", t->replicas);
   wf_json_int(j, "wafer_ranks", t->K);
-  if (t->tiled) {
-    long long grid[2] = {t->grid.px, t->grid.py};
+  if (t->K > 1) {
+    long long grid[2] = {t->px, t->py};
     wf_json_ints(j, "wafer_rank_grid", grid, 2);
     wf_json_num(j, "step_reduce_words", r->grid_words[0]);
     wf_json_num(j, "step_multicast_words", r->grid_words[1]);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wf_config.h" /* WF_HOT */
+#include "wf_decomp.h"
 #include "wf_memory.h"
 #include "wf_random.h"
 #ifndef WS_DOUBLE /* the gradient test's double build runs on one rank */
@@ -43,22 +44,34 @@ static void shape_of(const ws_config *c, int k, int *rows, int *cols) {
   }
 }
 
-static ws_tile tile_of(const ws_config *c, const struct ws_grid *grid, int k) {
+ws_tile ws_tile_at(const ws_config *c, int k, ws_place at) {
   ws_tile t;
   shape_of(c, k, &t.full_rows, &t.full_cols);
   t.row0 = t.col0 = 0, t.rows = t.full_rows, t.cols = t.full_cols;
-#ifndef WS_DOUBLE
-  if (grid && ws_param_tiled(k)) {
-    ws_grid_rows(grid, t.full_rows, &t.row0, &t.rows);
-    ws_grid_cols(grid, t.full_cols, &t.col0, &t.cols);
+  if (ws_param_tiled(k)) {
+    wf_block_range(t.full_rows, at.py, at.q % at.py, &t.row0, &t.rows);
+    wf_block_range(t.full_cols, at.px, at.q / at.py, &t.col0, &t.cols);
   }
-#else
-  (void)grid;
-#endif
   return t;
 }
 
+/* This rank's place: on a grid, its rank in the wafer (ws_grid numbers
+ * (cx, cy) the same way); else the whole of a 1 x 1 grid. */
+static ws_place place_of(const struct ws_grid *grid) {
+#ifndef WS_DOUBLE
+  if (grid) return (ws_place){grid->px, grid->py, grid->rank};
+#else
+  (void)grid;
+#endif
+  return (ws_place){1, 1, 0};
+}
+
+static ws_tile tile_of(const ws_config *c, const struct ws_grid *grid, int k) {
+  return ws_tile_at(c, k, place_of(grid));
+}
+
 ws_tile ws_gpt_tile(const ws_gpt *m, int k) { return tile_of(&m->c, m->grid, k); }
+ws_place ws_gpt_place(const ws_gpt *m) { return place_of(m->grid); }
 
 int ws_config_check(const ws_config *c, wf_status *st) {
   if (c->vocab < 2 || c->seq < 1 || c->layers < 1 || c->channels < 1)
@@ -184,11 +197,13 @@ int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
   return create(m, c, B, T, true, NULL, st);
 }
 
-int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid *grid,
-                     wf_status *st) {
-  int rc = create(m, c, B, T, true, grid, st);
+/* create() on a wafer's grid (or none): collective, so a failure anywhere
+ * (out of memory) fails every rank; then the grid's scratch. */
+static int create_on(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
+                     struct ws_grid *grid, wf_status *st) {
+  int rc = create(m, c, B, T, resident, grid, st);
 #ifndef WS_DOUBLE
-  if (grid) { /* collective: a failure anywhere (out of memory) fails every rank */
+  if (grid) {
     int failed = rc != WF_OK;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, grid->wafer);
     int most = c->vocab > 4 * c->channels ? c->vocab : 4 * c->channels;
@@ -200,6 +215,16 @@ int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid
   }
 #endif
   return rc;
+}
+
+int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid *grid,
+                     wf_status *st) {
+  return create_on(m, c, B, T, true, grid, st);
+}
+
+int ws_gpt_create_activations_on(ws_gpt *m, const ws_config *c, int B, int T,
+                                 struct ws_grid *grid, wf_status *st) {
+  return create_on(m, c, B, T, false, grid, st);
 }
 
 int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
@@ -268,16 +293,7 @@ ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b) {
 }
 
 ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b) {
-  size_t sizes[WS_NPARAMS];
-  param_sizes(c, sizes);
-  ws_block v = {{NULL}};
-  for (int k = 0; k < WS_NPARAMS; k++) {
-    bool layer = ws_param_per_layer(k);
-    if (layer != (b < c->layers)) continue;
-    v.t[k] = mem;
-    mem += layer ? sizes[k] / (size_t)c->layers : sizes[k];
-  }
-  return v;
+  return ws_block_tiles(mem, c, b, (ws_place){1, 1, 0});
 }
 
 /* Numbers of tensor k in one block. */
@@ -293,10 +309,56 @@ void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c)
 }
 
 double ws_block_sumsq(const ws_block *g, const ws_config *c) {
+  return ws_block_tiles_sumsq(g, c, (ws_place){1, 1, 0}, true);
+}
+
+/* Numbers of tensor k in one block at place `at`. */
+static size_t tile_numbers(const ws_config *c, int k, ws_place at) {
+  ws_tile t = ws_tile_at(c, k, at);
+  return (size_t)t.rows * (size_t)t.cols;
+}
+
+size_t ws_block_tiles_size(const ws_config *c, int b, ws_place at) {
+  size_t n = 0;
+  for (int k = 0; k < WS_NPARAMS; k++)
+    if (ws_param_per_layer(k) == (b < c->layers)) n += tile_numbers(c, k, at);
+  return n;
+}
+
+size_t ws_block_wafer_size(const ws_config *c, int b, int px, int py) {
+  size_t n = 0;
+  for (int q = 0; q < px * py; q++) n += ws_block_tiles_size(c, b, (ws_place){px, py, q});
+  return n;
+}
+
+ws_block ws_block_tiles(ws_real *mem, const ws_config *c, int b, ws_place at) {
+  ws_block v = {{NULL}};
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    if (ws_param_per_layer(k) != (b < c->layers)) continue;
+    v.t[k] = mem;
+    mem += tile_numbers(c, k, at);
+  }
+  return v;
+}
+
+void ws_block_tiles_copy(const ws_block *whole, const ws_block *tiles, const ws_config *c,
+                         ws_place at, bool to_tiles, bool untiled) {
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    if (!whole->t[k] || !(ws_param_tiled(k) || untiled)) continue;
+    ws_tile tl = ws_tile_at(c, k, at);
+    for (int r = 0; r < tl.rows; r++) {
+      ws_real *t = tiles->t[k] + (size_t)r * tl.cols;
+      ws_real *w = whole->t[k] + (size_t)(tl.row0 + r) * tl.full_cols + tl.col0;
+      memcpy(to_tiles ? t : w, to_tiles ? w : t, (size_t)tl.cols * sizeof *t);
+    }
+  }
+}
+
+double ws_block_tiles_sumsq(const ws_block *g, const ws_config *c, ws_place at, bool untiled) {
   double sum = 0;
   for (int k = 0; k < WS_NPARAMS; k++) {
-    if (!g->t[k]) continue;
-    size_t n = block_tensor(c, k);
+    if (!g->t[k] || !(ws_param_tiled(k) || untiled)) continue;
+    size_t n = tile_numbers(c, k, at);
     const ws_real *x = g->t[k];
 #pragma omp simd reduction(+ : sum)
     for (size_t i = 0; i < n; i++) sum += (double)x[i] * x[i];

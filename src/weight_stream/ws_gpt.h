@@ -84,6 +84,14 @@ typedef struct ws_tile {
   int row0, rows, col0, cols, full_rows, full_cols;
 } ws_tile;
 
+/* A place of a px x py grid of a wafer's ranks: place q is grid position
+ * (cx, cy) = (q / py, q % py), as ws_grid numbers a wafer's ranks. */
+typedef struct ws_place {
+  int px, py, q;
+} ws_place;
+/* What place `at` holds of tensor k (ws_grid.h: rows over py, columns over px). */
+ws_tile ws_tile_at(const ws_config *c, int k, ws_place at);
+
 typedef struct ws_params {
   ws_real *t[WS_NPARAMS];
   size_t size[WS_NPARAMS]; /* floats */
@@ -155,6 +163,23 @@ void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c)
  * gradient norm is bitwise the same resident and streamed. */
 double ws_block_sumsq(const ws_block *g, const ws_config *c);
 
+/* Block b as one place of a wafer's grid holds it (streamed to that
+ * place): its tiles of the weight matrices and the other tensors whole,
+ * packed back to back in enum order (on a 1 x 1 grid, ws_block_packed). */
+size_t ws_block_tiles_size(const ws_config *c, int b, ws_place at);
+/* The sum of that over every place of a px x py grid: block b as weight
+ * streaming's MemoryX keeps it for wafers of px x py ranks (ws_stream.h). */
+size_t ws_block_wafer_size(const ws_config *c, int b, int px, int py);
+ws_block ws_block_tiles(ws_real *mem, const ws_config *c, int b, ws_place at);
+/* Between block views of the whole layout (ws_block_of, ws_block_packed)
+ * and of a place's (ws_block_tiles): its tiles copied to the place's view
+ * (to_tiles) or back into the whole; the untiled tensors too when `untiled`. */
+void ws_block_tiles_copy(const ws_block *whole, const ws_block *tiles, const ws_config *c,
+                         ws_place at, bool to_tiles, bool untiled);
+/* ws_block_sumsq of a place's view: its tiles, and the untiled tensors
+ * when `untiled` (once per wafer: every place holds the same). */
+double ws_block_tiles_sumsq(const ws_block *g, const ws_config *c, ws_place at, bool untiled);
+
 struct ws_grid; /* a wafer of several ranks: ws_grid.h */
 
 typedef struct ws_gpt {
@@ -190,8 +215,9 @@ int ws_gpt_create(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
  * whole); input error if a matrix has fewer rows or columns than the grid. */
 int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid *grid,
                      wf_status *st);
-/* What this rank holds of tensor k. */
+/* What this rank holds of tensor k; its place on the wafer's grid. */
 ws_tile ws_gpt_tile(const ws_gpt *m, int k);
+ws_place ws_gpt_place(const ws_gpt *m);
 /* Between a buffer in m's layout (`mine`: tiles on a grid) and one of the
  * whole model's (`whole`, ws_param_count numbers): this rank's tiles copied
  * into `mine` (to_mine) or placed into `whole`; the untiled tensors too
@@ -202,6 +228,10 @@ void ws_gpt_tiles_copy(const ws_gpt *m, ws_real *mine, ws_real *whole, bool to_m
  * grid): ws_block_of for m's own layout. */
 ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b);
 int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
+/* The same for a rank of a wafer's `grid` (weight streaming to a wafer of
+ * ranks: the tiles arrive block by block). Collective over the wafer. */
+int ws_gpt_create_activations_on(ws_gpt *m, const ws_config *c, int B, int T,
+                                 struct ws_grid *grid, wf_status *st);
 void ws_gpt_free(ws_gpt *m);
 /* GPT-2's initialisation: normal(0, 0.02) weights, the residual projections
  * scaled by 1/sqrt(2L), zero biases, unit LayerNorm gains; from `seed`,

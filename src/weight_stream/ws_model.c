@@ -147,8 +147,10 @@ wf_projection ws_model_step(const wf_wafer *wafer, const ws_config *c, wf_prec p
     ws->dense = wafer_compute(&sc, NULL, seg_lo, seg_hi, cyc, &dense_links);
     ws->compute = wafer_compute(&sc, c->relu ? sparsity : NULL, seg_lo, seg_hi, cyc, &ws->links);
     if (ws->streaming) { /* the stall is largest when compute is fastest */
-      ws->stall.lo = ws_stream_predicted_stall(c, 1, prefetch, seg_hi, hw->io_bytes_per_s, value);
-      ws->stall.hi = ws_stream_predicted_stall(c, 1, prefetch, seg_lo, hw->io_bytes_per_s, value);
+      /* a wafer takes whole blocks from one MemoryX link */
+      double link = hw->io_bytes_per_s;
+      ws->stall.lo = ws_stream_predicted_stall(c, 1, 1, 1, prefetch, seg_hi, link, value);
+      ws->stall.hi = ws_stream_predicted_stall(c, 1, 1, 1, prefetch, seg_lo, link, value);
     }
   }
   free(cyc), free(seg_lo), free(seg_hi);

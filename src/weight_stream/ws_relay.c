@@ -9,20 +9,22 @@
 
 #define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
 
-/* ---- the tree over the nodes [owner, SwarmX 0..S-1, workers 0..W-1] ---- */
+/* ---- the tree over the nodes [owner, SwarmX 0..S-1, a lane's workers 0..W/lanes-1] ---- */
 
-static int node_rank(const ws_relay *t, int owner, int node) {
+/* Worker w of lane q is the worker at place q of wafer w (wafers are
+ * `lanes` consecutive workers). */
+static int node_rank(const ws_relay *t, int owner, int lane, int node) {
   if (node == 0) return t->first[WF_ROLE_MEMORYX] + owner;
   if (node <= t->nswarm) return t->first[WF_ROLE_SWARMX] + node - 1;
-  return t->first[WF_ROLE_WAFER] + node - 1 - t->nswarm;
+  return t->first[WF_ROLE_WAFER] + (node - 1 - t->nswarm) * t->lanes + lane;
 }
 
-int ws_relay_parent(const ws_relay *t, int owner) {
-  return t->parent < 0 ? -1 : node_rank(t, owner, t->parent);
+int ws_relay_parent(const ws_relay *t, int owner, int lane) {
+  return t->parent < 0 ? -1 : node_rank(t, owner, lane, t->parent);
 }
 
-int ws_relay_children(const ws_relay *t, int owner, int *child) {
-  for (int k = 0; k < t->nkids && child; k++) child[k] = node_rank(t, owner, t->kids[k]);
+int ws_relay_children(const ws_relay *t, int owner, int lane, int *child) {
+  for (int k = 0; k < t->nkids && child; k++) child[k] = node_rank(t, owner, lane, t->kids[k]);
   return t->nkids;
 }
 
@@ -78,12 +80,35 @@ bool ws_relay_tree(int fanout, int nswarm, int nworkers, int *parent) {
   return ok;
 }
 
-int ws_relay_root_children(int fanout, int nswarm, int nworkers) {
-  int n = 1 + nswarm + nworkers, *parent = malloc((size_t)n * sizeof *parent), kids = 0;
-  if (!parent || !ws_relay_tree(fanout, nswarm, nworkers, parent)) kids = -1;
-  for (int i = 1; i < n && kids >= 0; i++) kids += parent[i] == 0;
+/* Children of each node of the tree into kids[0..S] (MemoryX, then the
+ * SwarmX ranks); false when out of memory. */
+static bool count_children(int fanout, int nswarm, int nworkers, int *kids) {
+  int n = 1 + nswarm + nworkers, *parent = malloc((size_t)n * sizeof *parent);
+  bool ok = parent && ws_relay_tree(fanout, nswarm, nworkers, parent);
+  for (int j = 0; j <= nswarm; j++) kids[j] = 0;
+  for (int i = 1; i < n && ok; i++)
+    if (parent[i] >= 0) kids[parent[i]]++;
   free(parent);
-  return kids;
+  return ok;
+}
+
+int ws_relay_root_children(int fanout, int nswarm, int nworkers) {
+  int *kids = malloc((size_t)(nswarm + 1) * sizeof *kids), root = -1;
+  if (kids && count_children(fanout, nswarm, nworkers, kids)) root = kids[0];
+  free(kids);
+  return root;
+}
+
+int ws_relay_most_children(int fanout, int nswarm, int nworkers, int *busiest) {
+  int *kids = malloc((size_t)(nswarm + 1) * sizeof *kids), most = -1, who = 0;
+  if (kids && count_children(fanout, nswarm, nworkers, kids)) {
+    most = 0;
+    for (int j = 1; j <= nswarm; j++)
+      if (kids[j] > most) most = kids[j], who = j - 1;
+  }
+  free(kids);
+  if (busiest) *busiest = who;
+  return most;
 }
 
 /* The tree (ws_relay_tree), then this rank's parent and children and the
@@ -109,19 +134,34 @@ static bool shape(ws_relay *t) {
   return ok;
 }
 
-int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, wf_status *st) {
+int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, int lanes,
+                    int nlegs, wf_status *st) {
   *t = (ws_relay){.comm = MPI_COMM_NULL,
                   .fanout = fanout,
                   .nswarm = r->count[WF_ROLE_SWARMX],
-                  .nworkers = r->count[WF_ROLE_WAFER],
+                  .lanes = lanes,
+                  .nlegs = nlegs,
                   .role = r->role};
   memcpy(t->first, r->first, sizeof t->first);
+  if (lanes < 1 || r->count[WF_ROLE_WAFER] % lanes != 0)
+    return wf_fail(st, WF_ERR_INPUT, "%d workers do not make lanes of wafers of %d ranks",
+                   r->count[WF_ROLE_WAFER], lanes);
+  t->nworkers = r->count[WF_ROLE_WAFER] / lanes;
   if (!ws_relay_fits(fanout, t->nswarm, t->nworkers, st)) return st->code;
+  /* a leg's id is its messages' tag */
+  int *tag_ub, flag;
+  MPI_Comm_get_attr(world, MPI_TAG_UB, &tag_ub, &flag);
+  if (flag && nlegs - 1 > *tag_ub)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "the relay needs %d message tags (transfers a step, for each rank of a wafer); "
+                   "this MPI has %d: fewer layers or fewer ranks a wafer",
+                   nlegs, *tag_ub + 1);
   t->pos = r->role == WF_ROLE_SWARMX  ? 1 + r->role_rank
-           : r->role == WF_ROLE_WAFER ? 1 + t->nswarm + r->role_rank
+           : r->role == WF_ROLE_WAFER ? 1 + t->nswarm + r->role_rank / lanes
                                       : 0;
-  t->leg = calloc(WS_RELAY_MAX_LEGS, sizeof *t->leg);
-  t->active = malloc(WS_RELAY_MAX_LEGS * sizeof *t->active);
+  t->lane = r->role == WF_ROLE_WAFER ? r->role_rank % lanes : -1;
+  t->leg = calloc((size_t)nlegs, sizeof *t->leg);
+  t->active = malloc((size_t)nlegs * sizeof *t->active);
   int ok = t->leg && t->active && shape(t);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
   if (!ok) {
@@ -133,7 +173,7 @@ int ws_relay_create(ws_relay *t, const wf_roles *r, MPI_Comm world, int fanout, 
 }
 
 void ws_relay_free(ws_relay *t) {
-  for (int id = 0; id < WS_RELAY_MAX_LEGS && t->leg; id++) {
+  for (int id = 0; id < t->nlegs && t->leg; id++) {
     ws_relay_leg *l = &t->leg[id];
     free(l->src), free(l->dst), free(l->in), free(l->out);
   }
@@ -169,16 +209,18 @@ bool ws_relay_reserve(ws_relay *t, int id, int count) {
   return ok;
 }
 
-void ws_relay_start(ws_relay *t, int id, bool up, int owner, ws_real *data, ws_real *extra,
-                    int count) {
+void ws_relay_start(ws_relay *t, int id, bool up, int owner, int lane, ws_real *data,
+                    ws_real *extra, int count) {
   ws_relay_leg *l = &t->leg[id];
-  if (segments(count) > l->capacity || !l->src) { /* a caller's bug: past the reservation */
-    fprintf(stderr, "wafer: relay leg %d started with %d words, reserved for %lld\n", id, count,
-            (long long)l->capacity * WS_RELAY_SEGMENT);
+  /* a caller's bug: past the reservation, or a worker in another lane's tree */
+  if (segments(count) > l->capacity || !l->src || (t->lane >= 0 && lane != t->lane)) {
+    fprintf(stderr, "wafer: relay leg %d started with %d words in lane %d, reserved for %lld "
+            "(this rank's lane %d)\n", id, count, lane,
+            (long long)l->capacity * WS_RELAY_SEGMENT, t->lane);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  int parent = ws_relay_parent(t, owner), *kids = up ? l->src : l->dst;
-  int nkids = ws_relay_children(t, owner, kids);
+  int parent = ws_relay_parent(t, owner, lane), *kids = up ? l->src : l->dst;
+  int nkids = ws_relay_children(t, owner, lane, kids);
   *l = (ws_relay_leg){.up = up,
                       .owner = owner,
                       .count = count,
@@ -262,11 +304,12 @@ void ws_relay_wait(ws_relay *t, int id) {
 /* ---- the relay against MPI_Bcast ---- */
 
 void ws_relay_rates(ws_relay *t, MPI_Comm world, int count, double rate[2]) {
-  /* The first MemoryX rank's tree: it (rank 0 of `tree`), the SwarmX ranks
-   * in the tree and the workers. */
-  int rank, id = WS_RELAY_MAX_LEGS - 1;
+  /* The first MemoryX rank's tree of lane 0: it (rank 0 of `tree`), the
+   * SwarmX ranks in the tree and lane 0's workers. */
+  int rank, id = t->nlegs - 1;
   MPI_Comm_rank(world, &rank);
-  bool in = t->role == WF_ROLE_MEMORYX ? rank == t->first[WF_ROLE_MEMORYX] : !ws_relay_idle(t);
+  bool in = t->role == WF_ROLE_MEMORYX ? rank == t->first[WF_ROLE_MEMORYX]
+                                       : !ws_relay_idle(t) && t->lane <= 0;
   MPI_Comm tree;
   MPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, t->role == WF_ROLE_MEMORYX ? -1 : rank, &tree);
   /* A relay adds nothing here (a copy down), so `extra` stays unused. */
@@ -281,7 +324,7 @@ void ws_relay_rates(ws_relay *t, MPI_Comm world, int count, double rate[2]) {
     double t0 = MPI_Wtime();
     if (in && bcast) MPI_Bcast(buf, count, WS_MPI_REAL, 0, tree);
     if (in && !bcast) {
-      ws_relay_start(t, id, false, 0, buf, NULL, count);
+      ws_relay_start(t, id, false, 0, 0, buf, NULL, count);
       ws_relay_wait(t, id);
     }
     double s = MPI_Wtime() - t0;

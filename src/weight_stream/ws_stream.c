@@ -11,7 +11,22 @@
 #define WS_MPI_REAL (sizeof(ws_real) == sizeof(float) ? MPI_FLOAT : MPI_DOUBLE)
 
 static int owner(const ws_stream *s, int b) { return b % s->nmemx; }
-static size_t block_size(const ws_stream *s, int b) { return ws_block_size(&s->c, b); }
+
+/* Block b as MemoryX keeps it and SwarmX relays it: packed place by place
+ * (ws_block_tiles of place 0, then place 1, ...), so that lane q's part is
+ * one message; lane_at(s, b, lanes) is the whole. */
+static size_t lane_at(const ws_stream *s, int b, int q) {
+  return s->lane_at[(size_t)b * (size_t)(s->lanes + 1) + (size_t)q];
+}
+static size_t lane_size(const ws_stream *s, int b, int q) {
+  return lane_at(s, b, q + 1) - lane_at(s, b, q);
+}
+static size_t packed_size(const ws_stream *s, int b) { return lane_at(s, b, s->lanes); }
+static ws_place place(const ws_stream *s, int q) { return (ws_place){s->px, s->py, q}; }
+/* Lane q's part of a packed block at `mem`, as block views. */
+static ws_block lane_view(const ws_stream *s, ws_real *mem, int b, int q) {
+  return ws_block_tiles(mem + lane_at(s, b, q), &s->c, b, place(s, q));
+}
 
 /* A training step's weight fetches, in order: the head, layers 0..L-1
  * forward, L-1..0 backward. A forward pass alone stops after L + 1. */
@@ -21,11 +36,27 @@ int ws_stream_fetch_block(const ws_config *c, int i) {
   return i == 0 ? L : i <= L ? i - 1 : 2 * L - i;
 }
 
-/* Relay legs: fetch i of a step is leg i, block b's gradient sum leg UP_LEG(b). */
-#define UP_LEG(b) (2048 + (b))
+/* Relay legs, lane by lane: in lane q, fetch i of a step and block b's
+ * gradient sum. The last leg measures the relay (ws_relay_rates). */
+static int legs_a_lane(const ws_config *c) { return ws_stream_fetches(c) + c->layers + 1; }
+static int fetch_leg(const ws_stream *s, int i, int q) { return q * legs_a_lane(&s->c) + i; }
+static int up_leg(const ws_stream *s, int b, int q) {
+  return q * legs_a_lane(&s->c) + ws_stream_fetches(&s->c) + b;
+}
+/* Whether fetch i's (block b's sum's) legs are done in every lane. */
+static bool fetch_done(const ws_stream *s, int i) {
+  for (int q = 0; q < s->lanes; q++)
+    if (!ws_relay_done(&s->relay, fetch_leg(s, i, q))) return false;
+  return true;
+}
+static bool up_done(const ws_stream *s, int b) {
+  for (int q = 0; q < s->lanes; q++)
+    if (!ws_relay_done(&s->relay, up_leg(s, b, q))) return false;
+  return true;
+}
 
 static size_t largest_block(const ws_stream *s) {
-  size_t nhead = block_size(s, s->c.layers), nlayer = block_size(s, 0);
+  size_t nhead = packed_size(s, s->c.layers), nlayer = packed_size(s, 0);
   return nhead > nlayer ? nhead : nlayer;
 }
 
@@ -34,18 +65,21 @@ static size_t largest_block(const ws_stream *s) {
 static bool reserve_legs(ws_stream *s) {
   int L = s->c.layers;
   bool ok = true, memx = s->role == WF_ROLE_MEMORYX;
-  for (int i = 0; i < ws_stream_fetches(&s->c); i++) {
-    int b = ws_stream_fetch_block(&s->c, i);
-    if (!memx || owner(s, b) == s->index)
-      ok &= ws_relay_reserve(&s->relay, i, (int)block_size(s, b));
+  for (int q = 0; q < s->lanes; q++) {
+    if (s->role == WF_ROLE_WAFER && q != s->relay.lane) continue; /* a worker: its own lane */
+    for (int i = 0; i < ws_stream_fetches(&s->c); i++) {
+      int b = ws_stream_fetch_block(&s->c, i);
+      if (!memx || owner(s, b) == s->index)
+        ok &= ws_relay_reserve(&s->relay, fetch_leg(s, i, q), (int)lane_size(s, b, q));
+    }
+    for (int b = 0; b <= L; b++)
+      if (!memx || owner(s, b) == s->index)
+        ok &= ws_relay_reserve(&s->relay, up_leg(s, b, q), (int)lane_size(s, b, q));
   }
-  for (int b = 0; b <= L; b++)
-    if (!memx || owner(s, b) == s->index)
-      ok &= ws_relay_reserve(&s->relay, UP_LEG(b), (int)block_size(s, b));
   if (s->role == WF_ROLE_WAFER) return ok;
   /* A SwarmX rank's sums land in the pool (children 0..; an idle relay's
    * stay zero), a MemoryX rank's in its gradients (children 1.. in the pool). */
-  int n = ws_relay_children(&s->relay, s->index, NULL);
+  int n = ws_relay_children(&s->relay, s->index, 0, NULL); /* the same in every lane */
   int room = memx ? n - 1 : n > 0 ? n : 1;
   s->pool_slot = (size_t)room * largest_block(s);
   s->pool = s->pool_slot ? calloc(WS_UP_WINDOW * s->pool_slot, sizeof *s->pool) : NULL;
@@ -56,9 +90,12 @@ static bool reserve_legs(ws_stream *s) {
  * slots (workers); relay slots (SwarmX). False when out of memory. */
 static bool allocate(ws_stream *s) {
   int L = s->c.layers, slots = s->prefetch + 1;
-  size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
+  bool worker = s->role == WF_ROLE_WAFER;
+  /* a worker holds its lane's part of a block; a SwarmX rank relays all of it */
+  size_t nhead = worker ? lane_size(s, L, s->relay.lane) : packed_size(s, L);
+  size_t nlayer = worker ? lane_size(s, 0, s->relay.lane) : packed_size(s, 0);
   bool failed = false;
-  s->sums = calloc(2 * (size_t)(L + 1), sizeof *s->sums);
+  s->sums = calloc(2 * (size_t)(L + 1) * (size_t)s->lanes, sizeof *s->sums);
   if (s->role == WF_ROLE_MEMORYX) {
     for (int b = 0; b <= L; b++) s->nown += owner(s, b) == s->index;
     s->own = malloc((size_t)s->nown * sizeof *s->own);
@@ -70,14 +107,13 @@ static bool allocate(ws_stream *s) {
       if (owner(s, b) != s->index) continue;
       s->own[i] = b;
       for (int k = 0; k < 4; k++) {
-        (*bufs[k])[i] = calloc(block_size(s, b), sizeof(ws_real));
+        (*bufs[k])[i] = calloc(packed_size(s, b), sizeof(ws_real));
         failed |= !(*bufs[k])[i];
       }
       i++;
     }
     return !failed;
   }
-  bool worker = s->role == WF_ROLE_WAFER;
   s->head = malloc(nhead * sizeof *s->head);
   s->dhead = worker ? calloc(nhead, sizeof *s->dhead) : NULL;
   s->slot = calloc((size_t)slots, sizeof *s->slot);
@@ -95,25 +131,34 @@ static bool allocate(ws_stream *s) {
   return !failed;
 }
 
+/* Where each place's part of each block starts (lane_at); false when out of memory. */
+static bool lay_out_lanes(ws_stream *s) {
+  int L = s->c.layers, K = s->lanes;
+  s->lane_at = malloc((size_t)(L + 1) * (size_t)(K + 1) * sizeof *s->lane_at);
+  if (!s->lane_at) return false;
+  for (int b = 0; b <= L; b++) {
+    size_t *at = s->lane_at + (size_t)b * (size_t)(K + 1);
+    at[0] = 0;
+    for (int q = 0; q < K; q++) at[q + 1] = at[q] + ws_block_tiles_size(&s->c, b, place(s, q));
+  }
+  return true;
+}
+
 int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
-                     int prefetch, int fanout, double link_gbps, wf_status *st) {
+                     int px, int py, int prefetch, int fanout, double link_gbps, wf_status *st) {
   *s = (ws_stream){.c = *c,
                    .nmemx = r->count[WF_ROLE_MEMORYX],
                    .nworkers = r->count[WF_ROLE_WAFER],
                    .nswarm = r->count[WF_ROLE_SWARMX],
+                   .lanes = px * py,
+                   .px = px,
+                   .py = py,
                    .role = r->role,
                    .index = r->role_rank,
                    .prefetch = prefetch,
                    .link_bytes_per_s = link_gbps * 1e9,
                    .role_comm = r->role_comm,
                    .world = world};
-  /* A block's (a layer's, the embeddings') word count is an int in the relay and in MPI. */
-  for (int b = 0; b <= c->layers; b++)
-    if (block_size(s, b) > WF_MPI_MAX_COUNT)
-      return wf_fail(st, WF_ERR_INPUT,
-                     "block %d holds %zu parameters, more than one MPI message carries (2^31 - 1): "
-                     "use more layers of fewer channels",
-                     b, block_size(s, b));
   if (s->nmemx < 1)
     return wf_fail(st, WF_ERR_INPUT,
                    "SwarmX ranks relay weights from MemoryX ranks to the wafers: weight streaming "
@@ -123,7 +168,22 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    "%d MemoryX ranks for %d blocks (%d layers and the embeddings): some would own "
                    "nothing",
                    s->nmemx, c->layers + 1, c->layers);
-  if (ws_relay_create(&s->relay, r, world, fanout, st) != WF_OK) return st->code;
+  if (!lay_out_lanes(s)) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for weight streaming");
+  /* A block's (a layer's, the embeddings') word count is an int in the relay and in MPI. */
+  for (int b = 0; b <= c->layers; b++) {
+    size_t n = packed_size(s, b);
+    if (n <= WF_MPI_MAX_COUNT) continue;
+    free(s->lane_at);
+    return wf_fail(st, WF_ERR_INPUT,
+                   "block %d holds %zu numbers, more than one MPI message carries (2^31 - 1): "
+                   "use more layers of fewer channels",
+                   b, n);
+  }
+  if (ws_relay_create(&s->relay, r, world, fanout, s->lanes, s->lanes * legs_a_lane(c) + 1, st) !=
+      WF_OK) {
+    free(s->lane_at);
+    return st->code;
+  }
   int ok = allocate(s) && reserve_legs(s);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
   if (!ok) {
@@ -144,21 +204,28 @@ void ws_stream_free(ws_stream *s) {
   for (int k = 0; k <= s->prefetch && s->gslot; k++) free(s->gslot[k]);
   free(s->own), free(s->updated), free(s->head), free(s->dhead), free(s->slot), free(s->gslot),
       free(s->gleg);
-  free(s->segment), free(s->sums), free(s->pool);
+  free(s->segment), free(s->sums), free(s->pool), free(s->lane_at);
   *s = (ws_stream){.role_comm = MPI_COMM_NULL};
 }
 
 /* ---- MemoryX's copy of the model ---- */
 
 /* Copy between the owned packed blocks and a whole-model buffer. */
+/* Between a block in the whole layout and the same block packed place by
+ * place: every place's tiles, and the untiled tensors into every place but
+ * out of place 0 only (the places hold the same). */
+static void lanes_copy(const ws_stream *s, ws_block *whole, ws_real *packed, int b,
+                       bool to_packed) {
+  for (int q = 0; q < s->lanes; q++) {
+    ws_block p = lane_view(s, packed, b, q);
+    ws_block_tiles_copy(whole, &p, &s->c, place(s, q), to_packed, to_packed || q == 0);
+  }
+}
+
 static void owned_blocks(ws_stream *s, ws_real *whole, ws_real **packed, bool to_packed) {
   for (int i = 0; i < s->nown; i++) {
     ws_block w = ws_block_of(whole, &s->c, s->own[i]);
-    ws_block p = ws_block_packed(packed[i], &s->c, s->own[i]);
-    if (to_packed)
-      ws_block_copy(&p, &w, &s->c);
-    else
-      ws_block_copy(&w, &p, &s->c);
+    lanes_copy(s, &w, packed[i], s->own[i], to_packed);
   }
 }
 
@@ -175,10 +242,7 @@ int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st) {
   if (s->role != WF_ROLE_MEMORYX) return WF_OK;
   flush(s);
   /* Block b travels from its owner to rank 0 of the MemoryX ranks, packed. */
-  ws_real *buf = rank == 0 ? malloc(block_size(s, 0) > block_size(s, s->c.layers)
-                                        ? block_size(s, 0) * sizeof *buf
-                                        : block_size(s, s->c.layers) * sizeof *buf)
-                           : NULL;
+  ws_real *buf = rank == 0 ? malloc(largest_block(s) * sizeof *buf) : NULL;
   int ok = rank != 0 || (buf && ws_gpt_moments(whole, st) == WF_OK);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s->role_comm);
   if (!ok) {
@@ -186,7 +250,7 @@ int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st) {
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a checkpoint");
   }
   for (int b = 0; b <= s->c.layers; b++) {
-    int from = owner(s, b), n = (int)block_size(s, b);
+    int from = owner(s, b), n = (int)packed_size(s, b);
     int i = 0;
     while (s->index == from && s->own[i] != b) i++;
     ws_real **src[3] = {s->p, s->m, s->v};
@@ -197,8 +261,8 @@ int ws_stream_gather(ws_stream *s, ws_gpt *whole, wf_status *st) {
         else
           MPI_Recv(buf, n, WS_MPI_REAL, from, b, s->role_comm, MPI_STATUS_IGNORE);
         ws_real *dst = k == 0 ? whole->p.mem : k == 1 ? whole->m : whole->v;
-        ws_block w = ws_block_of(dst, &s->c, b), p = ws_block_packed(buf, &s->c, b);
-        ws_block_copy(&w, &p, &s->c);
+        ws_block w = ws_block_of(dst, &s->c, b);
+        lanes_copy(s, &w, buf, b, false);
       } else if (s->index == from) {
         MPI_Send(src[k][i], n, WS_MPI_REAL, 0, b, s->role_comm);
       }
@@ -224,10 +288,11 @@ static ws_real *fetch_buffer(const ws_stream *s, int i) {
 /* Ask for the blocks up to fetch `upto` (at most prefetch ahead of use). */
 static void post_fetches(fetches *f, int upto) {
   ws_stream *s = f->s;
+  int q = s->relay.lane;
   for (; f->posted <= upto && f->posted < f->n; f->posted++) {
     int b = ws_stream_fetch_block(&s->c, f->posted);
-    ws_relay_start(&s->relay, f->posted, false, owner(s, b), fetch_buffer(s, f->posted), NULL,
-                   (int)block_size(s, b));
+    ws_relay_start(&s->relay, fetch_leg(s, f->posted, q), false, owner(s, b), q,
+                   fetch_buffer(s, f->posted), NULL, (int)lane_size(s, b, q));
   }
 }
 
@@ -237,12 +302,11 @@ static ws_block await_fetch(fetches *f, int i) {
   post_fetches(f, i + s->prefetch);
   double t0 = MPI_Wtime();
   if (f->timed && i > 0) s->segment[i - 1] += t0 - f->last;
-  ws_relay_wait(&s->relay, i);
+  int q = s->relay.lane, b = ws_stream_fetch_block(&s->c, i);
+  ws_relay_wait(&s->relay, fetch_leg(s, i, q));
   f->last = MPI_Wtime();
   if (f->timed) s->stats.stall += f->last - t0;
-  int b = ws_stream_fetch_block(&s->c, i);
-  if (f->timed) s->stats.bytes_in += (double)block_size(s, b) * sizeof(ws_real);
-  return ws_block_packed(fetch_buffer(s, i), &s->c, b);
+  return ws_block_tiles(fetch_buffer(s, i), &s->c, b, place(s, q));
 }
 
 /* Between kernels: move the blocks on their way in and the sums on their way out. */
@@ -277,27 +341,31 @@ static ws_real worker_step(ws_stream *s, ws_gpt *m, const int *tokens, const int
   m->poll = poll_requests, m->poll_ctx = &f;
   ws_real loss = worker_forward(s, &f, m, tokens, targets);
   if (train) {
-    size_t nhead = block_size(s, L), nlayer = block_size(s, 0);
+    int q = s->relay.lane, at = L * s->lanes + q; /* the head's checksums' place */
+    memset(s->sums, 0, 2 * (size_t)(L + 1) * (size_t)s->lanes * sizeof *s->sums); /* other lanes' */
+    size_t nhead = lane_size(s, L, q), nlayer = lane_size(s, 0, q);
     memset(s->dhead, 0, nhead * sizeof *s->dhead);
-    ws_block head = ws_block_packed(s->head, &s->c, L);
-    ws_block dhead = ws_block_packed(s->dhead, &s->c, L);
+    ws_block head = ws_block_tiles(s->head, &s->c, L, place(s, q));
+    ws_block dhead = ws_block_tiles(s->dhead, &s->c, L, place(s, q));
     ws_backward_head(m, &head, &dhead, targets);
     for (int l = L - 1; l >= 0; l--) {
       ws_block w = await_fetch(&f, 2 * L - l);
       int k = (L - 1 - l) % slots; /* this layer's gradient slot */
       wait_reduction(s, &s->gleg[k]);
       memset(s->gslot[k], 0, nlayer * sizeof(ws_real));
-      ws_block dw = ws_block_packed(s->gslot[k], &s->c, l);
+      ws_block dw = ws_block_tiles(s->gslot[k], &s->c, l, place(s, q));
       ws_backward_layer(m, l, &w, &dw);
-      s->sums[2 * l] = ws_checksum(s->gslot[k], nlayer, l, &s->sums[2 * l + 1]);
-      ws_relay_start(&s->relay, UP_LEG(l), true, owner(s, l), s->gslot[k], NULL, (int)nlayer);
-      s->gleg[k] = UP_LEG(l);
+      int c = l * s->lanes + q;
+      s->sums[2 * c] = ws_checksum(s->gslot[k], nlayer, l, &s->sums[2 * c + 1]);
+      ws_relay_start(&s->relay, up_leg(s, l, q), true, owner(s, l), q, s->gslot[k], NULL,
+                     (int)nlayer);
+      s->gleg[k] = up_leg(s, l, q);
     }
     ws_backward_embed(m, &dhead, tokens);
-    s->sums[2 * L] = ws_checksum(s->dhead, nhead, L, &s->sums[2 * L + 1]);
+    s->sums[2 * at] = ws_checksum(s->dhead, nhead, L, &s->sums[2 * at + 1]);
     s->segment[f.n - 1] += MPI_Wtime() - f.last;
-    ws_relay_start(&s->relay, UP_LEG(L), true, owner(s, L), s->dhead, NULL, (int)nhead);
-    s->gleg[slots] = UP_LEG(L);
+    ws_relay_start(&s->relay, up_leg(s, L, q), true, owner(s, L), q, s->dhead, NULL, (int)nhead);
+    s->gleg[slots] = up_leg(s, L, q);
     for (int k = 0; k <= slots; k++) wait_reduction(s, &s->gleg[k]);
     s->stats.steps++;
   }
@@ -320,7 +388,7 @@ static int owned(const ws_stream *s, int b) {
 static void apply_pending(ws_stream *s, int k) {
   if (!s->pending || s->updated[k]) return;
   double t0 = MPI_Wtime();
-  ws_adamw_apply(s->p[k], s->m[k], s->v[k], s->g[k], block_size(s, s->own[k]), &s->pending_opt,
+  ws_adamw_apply(s->p[k], s->m[k], s->v[k], s->g[k], packed_size(s, s->own[k]), &s->pending_opt,
                  s->pending_scale, s->pending_step);
   s->updated[k] = true;
   s->stats.update += MPI_Wtime() - t0;
@@ -341,16 +409,24 @@ typedef struct sums {
 } sums;
 
 static void start_sums(ws_stream *s, sums *u) {
+  /* the children's parts of lane q's sum: `kids` of them (SwarmX: all, in
+   * the pool; MemoryX: 2.., the first landing in the gradients) */
+  int n = ws_relay_children(&s->relay, s->index, 0, NULL);
+  size_t kids = s->role == WF_ROLE_MEMORYX ? (size_t)(n > 1 ? n - 1 : 0) : (size_t)(n > 0 ? n : 1);
   while (u->next < u->n &&
-         (u->next < WS_UP_WINDOW ||
-          ws_relay_done(&s->relay, UP_LEG(u->block[u->next - WS_UP_WINDOW])))) {
+         (u->next < WS_UP_WINDOW || up_done(s, u->block[u->next - WS_UP_WINDOW]))) {
     int b = u->block[u->next];
     ws_real *room = s->pool + (size_t)(u->next % WS_UP_WINDOW) * s->pool_slot;
-    size_t n = block_size(s, b);
-    if (s->role == WF_ROLE_MEMORYX) /* child 0 lands in the gradients, the rest in the pool */
-      ws_relay_start(&s->relay, UP_LEG(b), true, s->index, s->g[owned(s, b)], room, (int)n);
-    else
-      ws_relay_start(&s->relay, UP_LEG(b), true, owner(s, b), room, room + n, (int)n);
+    for (int q = 0; q < s->lanes; q++) {
+      size_t at = lane_at(s, b, q), count = lane_size(s, b, q);
+      ws_real *kids_at = room + kids * at;
+      if (s->role == WF_ROLE_MEMORYX)
+        ws_relay_start(&s->relay, up_leg(s, b, q), true, s->index, q, s->g[owned(s, b)] + at,
+                       kids_at, (int)count);
+      else
+        ws_relay_start(&s->relay, up_leg(s, b, q), true, owner(s, b), q, kids_at, kids_at + count,
+                       (int)count);
+    }
     u->next++;
   }
 }
@@ -384,9 +460,10 @@ static void memx_serve(ws_stream *s, bool train) {
     if (owner(s, b) != s->index) continue;
     int k = owned(s, b);
     apply_pending(s, k);
-    size_t count = block_size(s, b);
-    pace(s, start, &sent, (double)count * sizeof(ws_real), &u);
-    ws_relay_start(&s->relay, i, false, s->index, s->p[k], NULL, (int)count);
+    pace(s, start, &sent, (double)packed_size(s, b) * sizeof(ws_real), &u);
+    for (int q = 0; q < s->lanes; q++)
+      ws_relay_start(&s->relay, fetch_leg(s, i, q), false, s->index, q, s->p[k] + lane_at(s, b, q),
+                     NULL, (int)lane_size(s, b, q));
   }
   do start_sums(s, &u);
   while (!ws_relay_progress(&s->relay, -1) || u.next < u.n);
@@ -400,14 +477,28 @@ static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
   double t0 = MPI_Wtime();
   int L = s->c.layers;
   double part[1001] = {0};
+  int replicas = s->nworkers / s->lanes;
   for (int i = 0; i < s->nown; i++) {
-    size_t n = block_size(s, s->own[i]);
-    if (s->nworkers > 1) {
-      ws_real inv = 1.0f / (ws_real)s->nworkers;
+    int b = s->own[i];
+    size_t n = packed_size(s, b);
+    if (replicas > 1) {
+      ws_real inv = 1.0f / (ws_real)replicas;
       for (size_t e = 0; e < n; e++) s->g[i][e] *= inv;
     }
-    ws_block g = ws_block_packed(s->g[i], &s->c, s->own[i]);
-    part[s->own[i]] = ws_block_sumsq(&g, &s->c);
+    /* Every place's untiled tensors (vectors, positions) came up the same
+     * in every lane; place 0's are the ones kept, so that the copies stay
+     * alike whatever a lane's sum did. The norm counts them once. */
+    ws_block g0 = lane_view(s, s->g[i], b, 0);
+    part[b] = ws_block_tiles_sumsq(&g0, &s->c, place(s, 0), true);
+    for (int q = 1; q < s->lanes; q++) {
+      ws_block g = lane_view(s, s->g[i], b, q);
+      for (int k = 0; k < WS_NPARAMS; k++) {
+        ws_tile whole = ws_tile_at(&s->c, k, place(s, q)); /* untiled: whole at every place */
+        if (g.t[k] && !ws_param_tiled(k))
+          memcpy(g.t[k], g0.t[k], (size_t)whole.rows * (size_t)whole.cols * sizeof(ws_real));
+      }
+      part[b] += ws_block_tiles_sumsq(&g, &s->c, place(s, q), false);
+    }
   }
   /* Each block's sum comes from one rank, zeros from the others: exact. */
   MPI_Allreduce(MPI_IN_PLACE, part, L + 1, MPI_DOUBLE, MPI_SUM, s->role_comm);
@@ -421,29 +512,29 @@ static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
   s->stats.update += MPI_Wtime() - t0;
 }
 
-/* The step's reductions against the workers' checksums: the average MemoryX
- * keeps of block b is (sum_w g_w) / workers, each number summed in float
- * over the workers in the relay tree's order (any order: workers - 1
- * additions) and scaled by a
- * rounded 1 / workers, so within gamma_{workers+1} of sum_w |g_w| /
- * workers; a +-1 checksum over the block within that many times the sum of
- * the magnitudes, and the double sums' own rounding. Collective over world
- * (the other roles' sums are zero). */
+/* The step's reductions against the workers' checksums, lane by lane: the
+ * average MemoryX keeps of lane q's part of block b is (sum_w g_w) / w over
+ * the lane's w workers (one a wafer), each number summed in float in the
+ * relay tree's order (any order: w - 1 additions) and scaled by a rounded
+ * 1 / w, so within gamma_{w+1} of sum_w |g_w| / w; a +-1 checksum over the
+ * part within that many times the sum of the magnitudes, and the double
+ * sums' own rounding. Collective over world (the other roles' sums are zero). */
 static void check_reductions(ws_stream *s) {
-  int L = s->c.layers, nb = 2 * (L + 1);
+  int L = s->c.layers, nb = 2 * (L + 1) * s->lanes;
   if (s->role != WF_ROLE_WAFER) memset(s->sums, 0, (size_t)nb * sizeof *s->sums);
   MPI_Allreduce(MPI_IN_PLACE, s->sums, nb, MPI_DOUBLE, MPI_SUM, s->world);
   if (s->role != WF_ROLE_MEMORYX) return;
   const double u = 0x1p-24;
-  double w = s->nworkers;
-  for (int i = 0; i < s->nown; i++) {
-    int b = s->own[i];
-    size_t n = block_size(s, b);
-    double mag, sum = ws_checksum(s->g[i], n, b, &mag);
-    double want = s->sums[2 * b] / w, size = s->sums[2 * b + 1] / w;
-    double allowed = (wf_gamma(w + 1, u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
-    s->reduction_worst = wf_worse(s->reduction_worst, fabs(sum - want) / allowed);
-  }
+  double w = s->nworkers / s->lanes;
+  for (int i = 0; i < s->nown; i++)
+    for (int q = 0; q < s->lanes; q++) {
+      int b = s->own[i], c = b * s->lanes + q;
+      size_t n = lane_size(s, b, q);
+      double mag, sum = ws_checksum(s->g[i] + lane_at(s, b, q), n, b, &mag);
+      double want = s->sums[2 * c] / w, size = s->sums[2 * c + 1] / w;
+      double allowed = (wf_gamma(w + 1, u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
+      s->reduction_worst = wf_worse(s->reduction_worst, fabs(sum - want) / allowed);
+    }
   s->reductions_checked++;
 }
 
@@ -465,10 +556,11 @@ static void swarm_relay(ws_stream *s, bool train) {
   if (ws_relay_idle(&s->relay)) return;
   for (int b = L - 1; b >= -1 && train; b--) u.block[u.n++] = b < 0 ? L : b;
   for (int next = 0;;) {
-    for (; next < n && (next <= slots || ws_relay_done(&s->relay, next - slots)); next++) {
+    for (; next < n && (next <= slots || fetch_done(s, next - slots)); next++) {
       int b = ws_stream_fetch_block(&s->c, next);
-      ws_relay_start(&s->relay, next, false, owner(s, b), fetch_buffer(s, next), NULL,
-                     (int)block_size(s, b));
+      for (int q = 0; q < s->lanes; q++)
+        ws_relay_start(&s->relay, fetch_leg(s, next, q), false, owner(s, b), q,
+                       fetch_buffer(s, next) + lane_at(s, b, q), NULL, (int)lane_size(s, b, q));
     }
     start_sums(s, &u);
     if (ws_relay_progress(&s->relay, -1) && next == n && u.next == u.n) break;
@@ -550,7 +642,8 @@ double ws_stream_link_rate(MPI_Comm world, const wf_roles *r) {
   return best;
 }
 
-double ws_stream_predicted_stall(const ws_config *c, int nmemx, int prefetch, const double *segment,
+double ws_stream_predicted_stall(const ws_config *c, int px, int py, int nmemx, int prefetch,
+                                 const double *segment,
                                  double link, double bytes) {
   int n = ws_stream_fetches(c);
   double *link_free = calloc((size_t)nmemx, sizeof *link_free); /* each owner's link, busy until */
@@ -565,7 +658,7 @@ double ws_stream_predicted_stall(const ws_config *c, int nmemx, int prefetch, co
     double posted = i > prefetch ? returned[i - prefetch - 1] : 0;
     /* The owner releases its blocks back to back at the link's rate (as
      * memx_serve paces them); one arrives once released and asked for. */
-    link_free[o] += (double)ws_block_size(c, b) * bytes / link;
+    link_free[o] += (double)ws_block_wafer_size(c, b, px, py) * bytes / link;
     double arrives = posted > link_free[o] ? posted : link_free[o];
     if (arrives > t) stall += arrives - t, t = arrives;
     returned[i] = t;

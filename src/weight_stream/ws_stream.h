@@ -3,9 +3,13 @@
  * memoryx_ranks, swarmx_ranks). MemoryX rank i owns the parameter blocks b
  * with b % memoryx == i (layer l is block l, the embeddings and final
  * LayerNorm block L), their gradients and AdamW's moments, and runs AdamW
- * on them. The wafer ranks are the workers, each a wafer and a
- * data-parallel replica: they hold activations and only the blocks in
- * flight (the head, and prefetch + 1 layer slots). SwarmX ranks relay.
+ * on them. The wafer ranks are the workers, in wafers of px x py ranks
+ * (ws_grid.h), each wafer a data-parallel replica: a worker holds
+ * activations and only its place's part of the blocks in flight (its tiles
+ * of the weight matrices and the rest whole, ws_block_tiles: the head, and
+ * prefetch + 1 layer slots). SwarmX ranks relay. MemoryX keeps each block
+ * packed place by place, and each place's part travels its own lane of
+ * trees (ws_relay.h) to the ranks at that place of every wafer.
  *
  * A training step on a worker: the head, then layers 0..L-1 forward, then
  * L-1..0 backward, each layer's weights arriving down its owner's SwarmX
@@ -35,7 +39,6 @@ typedef struct ws_stream_stats {
   double stall;       /* s waiting for weights (the worker's exposed wait) */
   double reduce_wait; /* s waiting for gradient reductions to finish */
   double update;      /* s in the norm and AdamW (MemoryX; overlapped with the next pass) */
-  double bytes_in;    /* weight bytes received by this worker */
   double bytes_down;  /* bytes this rank sent down its trees (MemoryX, SwarmX) */
   double bytes_up;    /* bytes this rank sent up them (workers, SwarmX) */
   double steps;       /* training steps these figures sum over */
@@ -44,6 +47,8 @@ typedef struct ws_stream_stats {
 typedef struct ws_stream {
   ws_config c;
   int nmemx, nworkers, nswarm;
+  int px, py, lanes;       /* a wafer's rank grid; lanes = px * py places */
+  size_t *lane_at;         /* (L + 1) x (lanes + 1): where place q's part of block b starts */
   wf_role role;            /* this rank's */
   int index;               /* within its role */
   int prefetch;            /* layers fetched ahead of the one computing */
@@ -58,8 +63,9 @@ typedef struct ws_stream {
   ws_adamw pending_opt;
   ws_real pending_scale;
   int pending_step;
-  /* Worker: the head and its gradients, the layer slots, the gradient slots.
-   * SwarmX: relay slots (the head's and prefetch + 1 layers'). */
+  /* Worker: its place's part of the head and its gradients, of the layer
+   * slots and of the gradient slots. SwarmX: relay slots (the head's and
+   * prefetch + 1 layers', every place's). */
   ws_real *head, *dhead, **slot, **gslot;
   int *gleg; /* a gradient slot's reduction on its way (a relay leg; -1: none) */
   /* MemoryX and SwarmX: WS_UP_WINDOW sums on their way up at once, each
@@ -69,20 +75,21 @@ typedef struct ws_stream {
   ws_stream_stats stats;
   double *segment; /* worker: seconds computing after each fetch of a step, summed */
   /* The reductions checked (every step): each worker's +-1 checksum of each
-   * gradient block it sends and the sum of its magnitudes (2 per block,
-   * summed over `world`), against MemoryX's checksum of the average it
-   * keeps; the worst |difference| / allowed so far (MemoryX; <= 1 agrees). */
+   * gradient block it sends and the sum of its magnitudes (2 per block and
+   * place, summed over `world`), against MemoryX's checksum of the average
+   * it keeps; the worst |difference| / allowed so far (MemoryX; <= 1 agrees). */
   MPI_Comm world;
   double *sums;
   double reduction_worst;
   int reductions_checked;
 } ws_stream;
 
-/* Collective over `world`, whose roles `r` are; input errors without a
- * MemoryX rank, with more MemoryX ranks than blocks, or with a SwarmX
- * fan-out that does not reach every worker (ws_relay_fits). */
-int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c,
-                     int prefetch, int fanout, double link_gbps, wf_status *st);
+/* Collective over `world`, whose roles `r` are, for wafers of px x py
+ * workers (ws_grid's grid: every rank passes the same); input errors
+ * without a MemoryX rank, with more MemoryX ranks than blocks, or with a
+ * SwarmX fan-out that does not reach every worker (ws_relay_fits). */
+int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_config *c, int px,
+                     int py, int prefetch, int fanout, double link_gbps, wf_status *st);
 void ws_stream_free(ws_stream *s);
 
 /* MemoryX: take the owned blocks (and moments, if any) from a whole model. */
@@ -122,8 +129,10 @@ int ws_stream_fetch_block(const ws_config *c, int i);
  * rank (one link each, `link` bytes/s, `bytes` a number) once the link has
  * carried the owner's earlier ones, and arrives once the worker has asked
  * for it, `prefetch` fetches ahead; the worker computes `segment[i]`
- * seconds after fetch i. */
-double ws_stream_predicted_stall(const ws_config *c, int nmemx, int prefetch, const double *segment,
+ * seconds after fetch i. A block is every place's part for wafers of
+ * px x py ranks (1 x 1: the block). */
+double ws_stream_predicted_stall(const ws_config *c, int px, int py, int nmemx, int prefetch,
+                                 const double *segment,
                                  double link, double bytes);
 
 #endif

@@ -182,14 +182,11 @@ sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', '
   train --set train.seq=1 --set train.steps=3 --json s1.json > /dev/null
   expect "[ $? -eq 0 ] && json s1.json \"j['status'] == 'ok' and j['checks']['failed'] == 0\"" \
          "sequences of one token: $(json s1.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
-  # Bad input: wafers that do not divide the ranks, a grid finer than a
-  # layer, tiles with weight streaming (not yet).
+  # Bad input: wafers that do not divide the ranks, a grid finer than a layer.
   expect_bad_input train "wafer_ranks = $((ranks + 1)): $ranks wafer ranks do not make wafers of $((ranks + 1)) ranks" \
       --set train.wafer_ranks=$((ranks + 1))
   expect_bad_input train "wafer_ranks = 0: wte (256 x 1 a layer) has fewer rows or columns than the wafer's" \
       --set train.channels=1 --set train.heads=1
-  expect_bad_input train "weight streaming runs wafers of one rank so far" \
-      --set wafer.memoryx_ranks=1 --set train.wafer_ranks=2
   ;;
 relu)
   # The ReLU MLP: the loss falls; each layer's share of zero activations is
@@ -263,6 +260,63 @@ with h5py.File('forged.h5', 'r+') as f:
   head -c 3000 /dev/urandom > junk.h5
   expect_bad_input train "junk.h5" --set train.restart=junk.h5
   ;;
+streamed_grid)
+  # Weights streamed to wafers of 2 ranks, each rank receiving only its
+  # tiles (its lane of the relay: ws_stream.h) give the resident wafers' bits:
+  # the same loss curve and checkpoint. 3 ranks: a MemoryX rank and one
+  # wafer; 6: a MemoryX rank, a SwarmX rank and two wafers.
+  wafers=$(( ranks == 6 ? 2 : 1 )) roles=(--set wafer.memoryx_ranks=1)
+  [ "$ranks" -eq 6 ] && roles+=(--set wafer.swarmx_ranks=1)
+  mpiexec -n $((2 * wafers)) "$wafer" train --quiet --set train.sgemm=false --set train.steps=12 \
+      --set train.wafer_ranks=2 --set train.checkpoint=res.ck.h5 --set output.file=res.h5 > /dev/null
+  expect "[ $? -eq 0 ]" "resident wafers of 2 ranks on $((2 * wafers)) ranks"
+  train --set train.steps=12 --set train.wafer_ranks=2 "${roles[@]}" --set train.checkpoint=st.ck.h5 \
+      --set output.file=st.h5 --json st.json > /dev/null
+  expect "[ $? -eq 0 ] && json st.json \"j['train']['mode'] == 'streaming' and j['train']['replicas'] == $wafers and j['train']['wafer_rank_grid'] == [2, 1] and j['checks'] == {'passed': 5, 'failed': 0, 'unchecked': 'gradient and AdamW step against their references'}\"" \
+         "streamed to wafers of 2: $(json st.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
+  # A wafer's products move the resident wafer's words (train_grid_np2's hand
+  # count, for batch 8 a wafer; two wafers take 4 sequences each: half).
+  expect "json st.json \"j['train']['step_reduce_words'] == 1441792 / $wafers and j['train']['step_multicast_words'] == 524288 / $wafers and j['train']['step_head_words'] == 262144 / $wafers\"" \
+         "words a step, streamed: $(json st.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words"), j["train"].get("step_head_words")) or 1' 2>&1)"
+  expect "/usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b, ca, cb = h5py.File('res.h5'), h5py.File('st.h5'), h5py.File('res.ck.h5'), h5py.File('st.ck.h5')
+sys.exit(0 if np.array_equal(a['train_loss'][...], b['train_loss'][...])
+         and all(np.array_equal(ca[k][...], cb[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+         "streamed to wafers of 2 ranks: not the resident wafers' bits"
+  # The bytes of each hop, by hand: a place (2 x 1 grid: half the columns of
+  # every weight matrix) holds 12 x 64^2 / 2 + 13 x 64 = 25,408 floats of a
+  # layer and 256 x 64 / 2 + 64 x 64 + 2 x 64 = 12,416 of the head; MemoryX
+  # keeps both places': 50,816 and 24,832. A step's 5 fetches (head, 2
+  # layers forward, 2 back) leave MemoryX as 228,096 floats (912,384 bytes);
+  # a worker receives its place's 114,048 and sends its place's model up,
+  # 63,232 (252,928 bytes).
+  # With a SwarmX rank, it receives MemoryX's and sends each worker its
+  # place's; it sends one sum of its 2 children's up each lane.
+  hops="912384, 0, 0, 505856"
+  [ "$ranks" -eq 6 ] && hops="912384, 1824768, 505856, 1011712"
+  expect "json st.json \"j['train']['streaming']['swarmx_tree']['step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up'] == [$hops]\"" \
+         "hop bytes to wafers of 2: $(json st.json 'print(j["train"]["streaming"]["swarmx_tree"]) or 1' 2>&1)"
+  if [ "$ranks" -eq 6 ]; then
+    # What the SwarmX rank holds: the head and 2 layers on their way down
+    # (prefetch 1), both places', 24,832 + 2 x 50,816, and room for 2 sums
+    # of its 2 children's (a wafer each, in each lane) layers, 2 x 2 x
+    # 50,816: 329,728 floats, 1.318912 MB.
+    expect "json st.json \"j['state_memory']['swarmx_rank_mb'] == 1.318912\"" \
+           "SwarmX budget, wafers of 2: $(json st.json 'print(j["state_memory"]) or 1' 2>&1)"
+  else
+    # Stopped at step 5 with a checkpoint, restarted: bit for bit.
+    train --set train.wafer_ranks=2 "${roles[@]}" --set train.steps=12 --set train.stop_at=5 \
+        --set train.checkpoint=half.h5 > /dev/null
+    train --set train.wafer_ranks=2 "${roles[@]}" --set train.steps=12 --set train.restart=half.h5 \
+        --set train.checkpoint=re.ck.h5 > /dev/null
+    expect "[ $? -eq 0 ] && /usr/bin/python3 -c \"
+import h5py, numpy as np, sys
+a, b = h5py.File('st.ck.h5'), h5py.File('re.ck.h5')
+sys.exit(0 if all(np.array_equal(a[k][...], b[k][...]) for k in ('parameters', 'adam_m', 'adam_v')) else 1)\"" \
+           "streamed to a wafer of 2, restarted, differs from the uninterrupted run"
+  fi
+  ;;
 memory)
   # Needs 3 ranks. A model whose weights, gradients and AdamW moments (4
   # floats a parameter: 12,749,824 parameters, 204.0 MB) exceed a wafer
@@ -287,6 +341,24 @@ memory)
          "the streamed model: $(json big.json 'print(j.get("error") or j.get("state_memory")) or 1' 2>&1)"
   expect "json big.json \"j['state_memory']['wafer_rank_peak_rss_mb'] <= json.load(open('small.json'))['state_memory']['wafer_rank_peak_rss_mb'] + 100\"" \
          "a worker's peak resident set beyond the budget: $(json big.json 'print(j["state_memory"]) or 1' 2>&1), small run $(json small.json 'print(j["state_memory"]) or 1' 2>&1)"
+  # A budget of 30 MB is too small for a worker holding whole blocks
+  # (51.6 MB), and enough for a rank of a wafer of 2 holding its tiles (half
+  # the columns of every weight matrix, the vectors whole): a layer 12 x
+  # 512^2 / 2 + 13 x 512 = 1,579,520 floats, the head 256 x 512 / 2 + 16 x
+  # 512 + 2 x 512 = 74,752; (2 x 74,752 + 4 x 1,579,520) x 4 bytes = 25.87 MB.
+  # MemoryX keeps both places' parts of each block (the vectors twice):
+  # (4 x 3,159,040 + 149,504) x 4 numbers and the whole model x 2, with one
+  # child a lane no room for sums: 408.57 MB.
+  expect_bad_input train "rank_mb = 30: a wafer rank would hold 51.6 MB of training state (the head and 2 layer slots with their gradients, streamed), 21.6 MB more than allowed: fewer layers fetched ahead (prefetch), smaller layers or more ranks a wafer (wafer_ranks)" \
+      "${big[@]}" --set wafer.memoryx_ranks=1 --set train.rank_mb=30
+  train --set wafer.memoryx_ranks=1 --set train.wafer_ranks=2 --set train.steps=2 \
+      --json small_tiles.json > /dev/null
+  train "${big[@]}" --set wafer.memoryx_ranks=1 --set train.wafer_ranks=2 --set train.rank_mb=30 \
+      --json tiles.json > /dev/null
+  expect "[ $? -eq 0 ] && json tiles.json \"j['status'] == 'ok' and j['train']['wafer_rank_grid'] == [2, 1] and j['state_memory']['wafer_rank_mb'] == 25.870336 and j['state_memory']['memoryx_rank_mb'] == 408.567808\"" \
+         "streamed to a wafer of 2: $(json tiles.json 'print(j.get("error") or j.get("state_memory")) or 1' 2>&1)"
+  expect "json tiles.json \"j['state_memory']['wafer_rank_peak_rss_mb'] <= json.load(open('small_tiles.json'))['state_memory']['wafer_rank_peak_rss_mb'] + 30\"" \
+         "a wafer rank's peak resident set beyond the budget: $(json tiles.json 'print(j["state_memory"]) or 1' 2>&1)"
   expect_bad_input train "rank_mb" --set train.rank_mb=-1
   ;;
 generate)

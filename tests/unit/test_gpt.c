@@ -184,6 +184,14 @@ static void test_relay_tree(void) {
   expect_tree(1, 3, 1, (int[]){-1, 0, 1, 2, 3});
   /* No SwarmX: MemoryX feeds every worker, whatever the fan-out. */
   expect_tree(2, 0, 7, (int[]){-1, 0, 0, 0, 0, 0, 0, 0});
+  /* Children counted from those trees: SwarmX 1 and 3 have 2 (the first
+   * of them reported), MemoryX 2; with an idle SwarmX 1, SwarmX 2 and 3 one. */
+  int busiest = -1;
+  CU_ASSERT(ws_relay_most_children(2, 3, 4, &busiest) == 2 && busiest == 0);
+  CU_ASSERT(ws_relay_root_children(2, 3, 4) == 2);
+  CU_ASSERT(ws_relay_most_children(4, 3, 2, &busiest) == 1 && busiest == 1);
+  CU_ASSERT(ws_relay_most_children(2, 0, 7, &busiest) == 0);
+  CU_ASSERT(ws_relay_root_children(2, 0, 7) == 7);
   /* Fan-out 2 through 3 SwarmX ranks: 3 x 2 places less 1 for SwarmX 3 = 5 workers. */
   wf_status st = {0};
   CU_ASSERT(ws_relay_fits(2, 3, 5, &st));
@@ -198,15 +206,32 @@ static void test_relay_tree(void) {
  * 3 children add room for 2 sums of 2 blocks of 872; rank 0 owns 1,024 and
  * keeps the whole model with moments. Bytes: 4 a number. */
 static void test_memoryx_budget(void) {
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, false), (3488 + 3792) * 4, 0);
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, true), (3488 + 7584) * 4, 0);
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 3, false), (3488 + 3792 + 3488) * 4, 0);
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 0, 1, false), (4096 + 7584) * 4, 0);
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_streamed(&tiny, 1), (2 * 152 + 4 * 872) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, false, 1, 1), (3488 + 3792) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, true, 1, 1), (3488 + 7584) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 3, false, 1, 1),
+                         (3488 + 3792 + 3488) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 0, 1, false, 1, 1), (4096 + 7584) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_streamed(&tiny, 1, 1, 1), (2 * 152 + 4 * 872) * 4, 0);
   /* A SwarmX rank, prefetch 1: the head and 2 layers on their way down; 2
    * sums of 3 children's layers (an idle rank: room for one child). */
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 3), (152 + 2 * 872 + 2 * 3 * 872) * 4, 0);
-  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 0), (152 + 2 * 872 + 2 * 1 * 872) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 3, 1, 1), (152 + 2 * 872 + 2 * 3 * 872) * 4,
+                         0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 0, 1, 1), (152 + 2 * 872 + 2 * 1 * 872) * 4,
+                         0);
+  /* Wafers of 2 x 1 ranks: a place holds half the columns of each weight
+   * matrix (qkvw 24 x 4, attprojw 8 x 4, fcw 32 x 4, fcprojw 8 x 16: 384)
+   * and the 13 x 8 = 104 vectors: 488 a layer; of the head, wte 11 x 4 and
+   * wpe and lnf whole: 44 + 48 + 16 = 108. MemoryX and SwarmX keep both
+   * places': 976 a layer, 216 the head. */
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_streamed(&tiny, 1, 2, 1), (2 * 108 + 4 * 488) * 4, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_memoryx(&tiny, 2, 1, 1, false, 2, 1), (4 * 976 + 3792) * 4,
+                         0);
+  CU_ASSERT_DOUBLE_EQUAL(ws_memory_swarmx(&tiny, 1, 3, 2, 1), (216 + 2 * 976 + 2 * 3 * 976) * 4,
+                         0);
+  ws_place second = {2, 1, 1};
+  CU_ASSERT_EQUAL(ws_block_tiles_size(&tiny, 0, second), 488);
+  ws_tile fcproj = ws_tile_at(&tiny, WS_FCPROJW, second);
+  CU_ASSERT(fcproj.row0 == 0 && fcproj.rows == 8 && fcproj.col0 == 16 && fcproj.cols == 16);
 }
 
 void add_gpt_tests(void) {
