@@ -347,15 +347,27 @@ static int check_budgets(trainer *t, wf_status *st) {
   return check_swarmx_budget(t, st);
 }
 
+/* The wafer model's cycles of one distributed product on the run's PE grid
+ * (ws_grid.cost; the fast end of ws_model_gemm's range). */
+static double gemm_cycles(void *ctx, bool forward, int N, int IC, int OC) {
+  const trainer *t = ctx;
+  const wf_wafer *w = t->run->wafer;
+  wf_prec p = t->s->wafer_prec;
+  if (forward) return ws_model_gemm(&w->hw, &w->grid, p, WS_GEMM_FORWARD, N, IC, OC).cycles.lo;
+  return ws_model_gemm(&w->hw, &w->grid, p, WS_GEMM_INPUT_GRAD, N, IC, OC).cycles.lo +
+         ws_model_gemm(&w->hw, &w->grid, p, WS_GEMM_WEIGHT_GRAD, N, IC, OC).cycles.lo;
+}
+
 /* The wafers' rank grids, on the wafer ranks (collective over them), and
  * their shape on every rank (MemoryX and SwarmX ranks stream to it). */
 static int make_grid(trainer *t, wf_status *st) {
   const wf_roles *r = t->run->roles;
   if (r->role == WF_ROLE_WAFER) {
     const wf_wafer *w = t->run->wafer;
-    if (ws_grid_create(&t->grid, t->run->comm, t->K, w->dc.pe_nx, w->dc.pe_ny, st) == WF_OK)
+    if (ws_grid_create(&t->grid, t->run->comm, t->K, w->dc.pe_nx, w->dc.pe_ny, st) == WF_OK) {
       t->tiled = true;
-    else
+      t->grid.cost = gemm_cycles, t->grid.cost_ctx = t;
+    } else
       ws_grid_free(&t->grid);
   }
   wf_status_agree(t->world, st);
@@ -495,6 +507,13 @@ static void check_kernels(trainer *t) {
   t->check_seconds += MPI_Wtime() - t0;
 }
 
+/* The words a wafer rank received since `before`. */
+static ws_grid_counts words_since(const ws_grid_counts *now, const ws_grid_counts *before) {
+  return (ws_grid_counts){.reduce_words = now->reduce_words - before->reduce_words,
+                          .multicast_words = now->multicast_words - before->multicast_words,
+                          .head_words = now->head_words - before->head_words};
+}
+
 /* One optimiser step (0-based `step`); the mean loss over the replicas.
  * With `check`, its kernels are checked, and resident, its gradient and
  * AdamW update. */
@@ -504,15 +523,15 @@ static int train_step(trainer *t, const ws_corpus *c, int step, int *tok, int *t
   double l;
   int rc = WF_OK;
   t->m.counting = true; /* ReLU's zeros, in training passes only */
-  if (t->tiled) t->grid.counts = (ws_grid_counts){0}; /* the step's passes' words */
+  ws_grid_counts before = t->tiled ? t->grid.counts : (ws_grid_counts){0};
   if (t->streaming) {
     l = ws_stream_train_step(&t->ws, &t->m, tok, tgt, o, step + 1);
-    if (t->tiled) t->step_words = t->grid.counts;
+    if (t->tiled) t->step_words = words_since(&t->grid.counts, &before);
     if (check) check_kernels(t);
   } else {
     l = ws_gpt_forward(&t->m, tok, tgt);
     ws_gpt_backward(&t->m, tok, tgt);
-    if (t->tiled) t->step_words = t->grid.counts;
+    if (t->tiled) t->step_words = words_since(&t->grid.counts, &before);
     if (check) check_kernels(t); /* this replica's gradients, before the average */
     average_gradients(t);
     ws_adamw_probe probe;
@@ -739,6 +758,11 @@ static int train(trainer *t, const ws_corpus *c, history *h, measured *out, wf_s
     out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
     if (s->model.relu) zero_fractions(t, out->sparsity);
     if (t->tiled) {
+      /* The run's products and exchanges over the wafer's ranks are its fabric traffic. */
+      const ws_grid_counts *c = &t->grid.counts;
+      double words = c->reduce_words + c->multicast_words + c->head_words;
+      wf_fabric_count(&run->wafer->fab, c->products + c->exchanges, c->seconds, c->model_cycles, 0,
+                      (long long)(4 * words));
       out->grid_words[0] = t->step_words.reduce_words;
       out->grid_words[1] = t->step_words.multicast_words;
       out->grid_words[2] = t->step_words.head_words;

@@ -129,6 +129,13 @@ static double gather_columns(const ws_grid *g, float *whole, const float *block,
   return received;
 }
 
+/* A product's count, its messages' time (since t0) and its model cycles. */
+static void count_product(ws_grid *g, double t0, bool forward, int N, int IC, int OC) {
+  g->counts.products++;
+  g->counts.seconds += MPI_Wtime() - t0;
+  if (g->cost) g->counts.model_cycles += g->cost(g->cost_ctx, forward, N, IC, OC);
+}
+
 void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float *w,
                             const float *bias, int N, int IC, int OC) {
   int r0, nr, c0, nc;
@@ -141,6 +148,7 @@ void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, nr, nc, 1.0f, in + c0, IC, w, nc, 0.0f,
               own_part(blk, all, part, g->px, g->cx), nr);
   /* Partial sums reduced along the grid row, in cx order. */
+  double t0 = MPI_Wtime(); /* the messages' time, with the bias's few adds */
   reduce_parts(blk, all, part, g->px, g->row);
   if (bias)
     for (int i = 0; i < N; i++)
@@ -149,7 +157,7 @@ void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float
   /* The reduced blocks multicast along the grid column. */
   if (g->py > 1)
     g->counts.multicast_words += gather_columns(g, out, blk, all, N, OC, g->py, g->cy, g->col, 0);
-  g->counts.products++;
+  count_product(g, t0, true, N, IC, OC);
 }
 
 void ws_grid_matmul_backward(ws_grid *g, float *din, float *dw, float *dbias, const float *dout,
@@ -169,11 +177,12 @@ void ws_grid_matmul_backward(ws_grid *g, float *din, float *dw, float *dbias, co
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, nc, nr, 1.0f, dout + r0, OC, w, nc,
               0.0f, own_part(blk, all, part, g->py, g->cy), nc);
   /* Partial sums reduced along the grid column, in cy order. */
+  double t0 = MPI_Wtime();
   reduce_parts(blk, all, part, g->py, g->col);
   g->counts.reduce_words += (double)(g->py - 1) * (double)part;
   /* ... and multicast along the grid row. */
   g->counts.multicast_words += gather_columns(g, din, blk, all, N, IC, g->px, g->cx, g->row, 1);
-  g->counts.products++;
+  count_product(g, t0, false, N, IC, OC);
 }
 
 void ws_grid_embed_forward(ws_grid *g, float *out, const int *tok, const float *table,
@@ -189,7 +198,10 @@ void ws_grid_embed_forward(ws_grid *g, float *out, const int *tok, const float *
     memcpy(out + (size_t)n * C + c0, table + (size_t)t * nc, (size_t)nc * sizeof *out);
     held += nc;
   }
+  double t0 = MPI_Wtime();
   wf_allreduce_inplace(out, (size_t)N * C, MPI_FLOAT, MPI_SUM, g->wafer);
+  g->counts.seconds += MPI_Wtime() - t0;
+  g->counts.exchanges++;
   g->counts.multicast_words += (double)N * C - held;
   for (int n = 0; n < N; n++) {
     float *o = out + (size_t)n * C;
@@ -243,7 +255,10 @@ void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, i
   int lo, n;
   ws_grid_heads(g, heads, &lo, &n);
   head_block(x, all + displs[g->rank], N, sections, heads, hs, lo, n, true);
+  double t0 = MPI_Wtime();
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts, displs, MPI_FLOAT, g->wafer);
+  g->counts.seconds += MPI_Wtime() - t0;
+  g->counts.exchanges++;
   for (int p = 0; p < K; p++) {
     if (p == g->rank) continue;
     wf_block_range(heads, K, p, &lo, &n);

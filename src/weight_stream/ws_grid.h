@@ -22,6 +22,7 @@
 #define WS_GRID_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "wf_error.h"
@@ -30,8 +31,15 @@ typedef struct ws_grid_counts {
   double reduce_words;    /* partial sums this rank received, to reduce */
   double multicast_words; /* words of reduced blocks or embedding rows it received */
   double head_words;      /* attention heads' columns it received from their ranks */
-  long long products;     /* distributed matrix products run */
+  long long products;     /* distributed matrix products run (a backward pass: one) */
+  long long exchanges;    /* embedding lookups and head shares run */
+  double seconds;         /* wall time in the messages of all these */
+  double model_cycles;    /* the products on the wafer's PE grid (ws_grid.cost) */
 } ws_grid_counts;
+
+/* The cycles of one product out[N][OC] = in[N][IC] W^T on the wafer's PE
+ * grid (forward), or of its backward pass (input and weight gradients). */
+typedef double (*ws_grid_cost_fn)(void *ctx, bool forward, int N, int IC, int OC);
 
 typedef struct ws_grid {
   MPI_Comm wafer;        /* this wafer's K ranks */
@@ -42,6 +50,8 @@ typedef struct ws_grid {
   int px, py, cx, cy;    /* rank grid; place (cx, cy) = (rank / py, rank % py) */
   int wafers, wafer_id;  /* wafers, and this rank's */
   ws_grid_counts counts; /* accumulated over the run */
+  ws_grid_cost_fn cost;  /* if set, each product's model cycles are counted */
+  void *cost_ctx;
   float *scratch;        /* partial sums and gathered blocks */
   size_t scratch_n;
   int *counts_buf; /* message sizes and places of a gather along a line or over the wafer */

@@ -158,6 +158,24 @@ sys.exit(0 if a.shape == b.shape and dl <= 1e-6 and dp <= 1e-4 else 1)"
   # 2 layers x 4 x 16384 = 262144 head words.
   [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 1441792 and j['train']['step_multicast_words'] == 524288 and j['train']['step_head_words'] == 262144\"" \
       "words a step on 2 ranks: $(json g.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words"), j["train"].get("step_head_words")) or 1' 2>&1)"
+  if [ "$ranks" -eq 2 ]; then
+    # The same traffic in the run's fabric counts (every product and
+    # exchange, the first step's gradient check's passes too): one more
+    # step adds the step's 1441792 + 524288 + 262144 = 2228224 words over
+    # the two ranks, and on each rank 23 operations (9 products forward: 4
+    # a layer and the LM head; 9 backward; the embedding lookup; 2 head
+    # shares a layer).
+    for n in 3 4; do
+      train --set train.steps=$n --set train.eval_every=1000 --set train.eval_batches=1 \
+          --json "f$n.json" > /dev/null
+    done
+    expect "/usr/bin/python3 -c \"
+import json, sys
+a, b = json.load(open('f3.json'))['fabric'], json.load(open('f4.json'))['fabric']
+sys.exit(0 if b['words_between_ranks'] - a['words_between_ranks'] == 2228224 and b['mpi_bytes'] == 4 * b['words_between_ranks']
+         and b['operations'] - a['operations'] == 23 and b['model_cycles'] > a['model_cycles'] > 0 else 1)\"" \
+           "fabric counts a step: $(json f4.json 'print(j["fabric"]) or 1' 2>&1) after $(json f3.json 'print(j["fabric"]) or 1' 2>&1)"
+  fi
   if [ "$ranks" -eq 4 ]; then
     on_grid w2 --set train.wafer_ranks=2
     expect "[ $? -eq 0 ] && json w2.json \"j['status'] == 'ok' and j['train']['replicas'] == 2 and j['train']['wafer_rank_grid'] == [2, 1]\"" \
