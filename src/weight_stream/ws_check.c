@@ -348,13 +348,14 @@ ws_kernel_check ws_check_kernels(const ws_gpt *m) {
       relu_elements(x, out, dout, din, 4 * NC, &k.activation, &k.activation_slope);
       k.elements += 4 * NC;
     } else { /* a wafer's rank computes GELU on its next product's columns only */
-      ws_tile next = ws_gpt_tile(m, WS_FCPROJW);
+      int lo, n;
+      ws_gpt_activation_columns(m, &lo, &n);
       for (size_t i = 0, row = 4 * (size_t)C; i < (size_t)N; i++) {
-        size_t j = i * row + (size_t)next.col0;
-        gelu_elements(x + j, out + j, dout + j, din + j, (size_t)next.cols, &k.activation,
+        size_t j = i * row + (size_t)lo;
+        gelu_elements(x + j, out + j, dout + j, din + j, (size_t)n, &k.activation,
                       &k.activation_slope);
       }
-      k.elements += (size_t)N * (size_t)next.cols;
+      k.elements += (size_t)N * (size_t)n;
     }
   }
   k.layernorm = wf_worse(k.layernorm, layernorm_rows(m->a.t[WS_RES3] + (size_t)(L - 1) * NC,

@@ -73,6 +73,11 @@ static ws_tile tile_of(const ws_config *c, const struct ws_grid *grid, int k) {
 ws_tile ws_gpt_tile(const ws_gpt *m, int k) { return tile_of(&m->c, m->grid, k); }
 ws_place ws_gpt_place(const ws_gpt *m) { return place_of(m->grid); }
 
+void ws_gpt_activation_columns(const ws_gpt *m, int *lo, int *n) {
+  ws_tile next = ws_gpt_tile(m, WS_FCPROJW);
+  *lo = next.col0, *n = next.cols;
+}
+
 int ws_config_check(const ws_config *c, wf_status *st) {
   if (c->vocab < 2 || c->seq < 1 || c->layers < 1 || c->channels < 1)
     return wf_fail(st, WF_ERR_INPUT,
@@ -669,10 +674,11 @@ void ws_forward_layer(ws_gpt *m, int l, const ws_block *w) {
     size_t zeros = relu_forward(A(WS_FCHGELU, l), A(WS_FCH, l), 4 * NC);
     if (m->counting) m->zeros[l] += (double)zeros, m->seen[l] += 4.0 * (double)NC;
   } else { /* only the columns this rank's next product reads */
-    ws_tile next = ws_gpt_tile(m, WS_FCPROJW);
-    size_t row = 4 * (size_t)C, at = (size_t)next.col0;
+    int lo, n;
+    ws_gpt_activation_columns(m, &lo, &n);
+    size_t row = 4 * (size_t)C, at = (size_t)lo;
     for (int i = 0; i < N; i++, at += row)
-      gelu_forward(A(WS_FCHGELU, l) + at, A(WS_FCH, l) + at, (size_t)next.cols);
+      gelu_forward(A(WS_FCHGELU, l) + at, A(WS_FCH, l) + at, (size_t)n);
   }
   matmul_forward(m, A(WS_FCPROJ, l), A(WS_FCHGELU, l), w->t[WS_FCPROJW], w->t[WS_FCPROJB], N, 4 * C,
                  C);

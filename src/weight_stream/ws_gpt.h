@@ -218,6 +218,9 @@ int ws_gpt_create_on(ws_gpt *m, const ws_config *c, int B, int T, struct ws_grid
 /* What this rank holds of tensor k; its place on the wafer's grid. */
 ws_tile ws_gpt_tile(const ws_gpt *m, int k);
 ws_place ws_gpt_place(const ws_gpt *m);
+/* The MLP's hidden columns [*lo, *lo + *n) this rank applies GELU to: the
+ * ones its tile of fcproj reads (all 4C on one rank). */
+void ws_gpt_activation_columns(const ws_gpt *m, int *lo, int *n);
 /* Between a buffer in m's layout (`mine`: tiles on a grid) and one of the
  * whole model's (`whole`, ws_param_count numbers): this rank's tiles copied
  * into `mine` (to_mine) or placed into `whole`; the untiled tensors too
