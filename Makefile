@@ -89,7 +89,7 @@ test-valgrind: setup
 	  build-valgrind/tests/unit_tests
 
 # libFuzzer on the deck, potential, data file and checkpoint readers: 15 s
-# each (FUZZ_SECONDS); the README gives the long runs' figures.
+# each (FUZZ_SECONDS); docs/reliability.md gives the long runs' figures.
 FUZZ_SECONDS ?= 15
 fuzz: setup
 	tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)

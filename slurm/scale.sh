@@ -62,7 +62,7 @@ for n in $ranks; do
   if [[ "$launcher" == sbatch ]]; then
     # shellcheck disable=SC2086
     job[$n]=$(WAFER_ARGS="$(run_args "$n") --quiet" sbatch --parsable -n "$n" $sbatch_args \
-              -o "$out/$n.out" "$here/$workload.sbatch" "$@")
+              -o "$out/$n.out" "$here/wafer.sbatch" "$workload" "$@")
     echo "scale.sh: $workload on $n ranks: job ${job[$n]}"
   else
     extra=()

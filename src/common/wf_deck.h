@@ -126,7 +126,7 @@ int wf_deck_blame(const wf_deck *deck, const char *section, const char *key, wf_
 char *wf_deck_to_ini(const wf_deck *deck);
 /* Every key: value, default, source (for `wafer info`). */
 void wf_deck_print_info(const wf_deck *deck, FILE *out);
-/* Markdown reference of the key tables (README, --help). */
+/* Markdown reference of the key tables (docs/decks.md). */
 void wf_deck_print_reference(const wf_section *const *sections, int nsections, FILE *out);
 
 /* Type-and-range check of one value against its key; 0 if valid. */

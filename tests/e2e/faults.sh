@@ -9,8 +9,8 @@
 #   kill9    kill -9 of one rank, or of all, at random moments, then restart
 #            from the last checkpoint, until the run completes: the final
 #            state equals the uninterrupted run's bit for bit, and every file
-#            under a final name opens. TRIALS kills (default 4; the README's
-#            figures come from TRIALS=20).
+#            under a final name opens. TRIALS kills (default 4;
+#            docs/reliability.md's figures come from TRIALS=20).
 set -uo pipefail
 case_name=$1 ranks=$2 wafer=$(realpath "$3") trials=${4:-4}
 # shellcheck source=tests/e2e/lib.sh

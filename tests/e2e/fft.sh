@@ -113,7 +113,7 @@ PY
   fft $SIZE --set fft.input=tiny.h5 --set fft.input_dataset=field --json t.json > /dev/null
   expect "[ $? -eq 0 ] && json t.json \"j['status'] == 'ok' and j['checks']['failed'] == 0 and 0 < j['fft']['roundtrip_rel_error'] < 1e-13\"" \
          "tiny input: $(cat t.json)"
-  # The README's example (128^3 on 128 x 128 PEs): its checks' tolerances
+  # docs/running.md's example (128^3 on 128 x 128 PEs): its checks' tolerances
   # follow the size (a fixed 1e-12 failed Parseval here).
   fft --set wafer.pe_grid=128x128 --set fft.nx=128 --set fft.ny=128 --set fft.nz=128 --json big.json > /dev/null
   expect "[ $? -eq 0 ] && json big.json \"j['status'] == 'ok' and j['checks']['failed'] == 0\"" \

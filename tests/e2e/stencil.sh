@@ -12,7 +12,7 @@ MESH="--set wafer.pe_grid=8x8 --set stencil.nx=37 --set stencil.ny=29 --set sten
 case $case_name in
 petsc)
   # Against PETSc on the same matrix: CG and PCG step for step, BiCGStab within
-  # 20% (PETSc's own count moves by 11% with the rank count; README, Decisions).
+  # 20% (PETSc's own count moves by 11% with the rank count; docs/stencil.md).
   for solver in cg pcg bicgstab; do
     for bc in "" "--set stencil.bc_x=periodic --set stencil.bc_z=periodic"; do
       rtol=1e-8; [ $solver = bicgstab ] && rtol=1e-12

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wafer under a real Slurm: slurm.sh CASE WAFER_BINARY
-#   sbatch   every workload's sbatch script (slurm/*.sbatch) on 2 tasks, and
-#            the demo's; each job completes and its JSON summary says ok
+#   sbatch   slurm/wafer.sbatch for every workload on 2 tasks, and the
+#            demo; each job completes and its JSON summary says ok
 #   srun     srun directly (an interactive step), 2 and 4 tasks;
 #            a job that fails reports FAILED with wafer's exit status
 #   signal   SIGTERM from Slurm (scancel --signal) to an EAM run: it
@@ -43,18 +43,18 @@ submit() {
 case $case_name in
 sbatch)
   for w in halo stencil eam fft tlrmvm; do
-    read -r id state < <(submit "$repo/slurm/$w.sbatch")
-    expect "[ \"$state\" = COMPLETED ]" "$w: job $id ended $state: $(tail -5 wafer-$w-$id.out 2> /dev/null)"
+    read -r id state < <(submit "$repo/slurm/wafer.sbatch" $w)
+    expect "[ \"$state\" = COMPLETED ]" "$w: job $id ended $state: $(tail -5 wafer-$id.out 2> /dev/null)"
     # (The stencil without PETSc in this build: unchecked, and says why.)
     expect "json wafer-$w-$id.json \"(j['status'] == 'ok' or (j['status'] == 'unchecked' and 'unavailable' in j['checks'])) and j['ranks'] == 2 and j['workload'] == '$w'\"" \
            "$w: summary of job $id"
   done
   # A deck file and overrides reach the run; more tasks than the default.
   printf '[halo]\nwidth = 2\n' > deck.ini
-  read -r id state < <(WAFER_ARGS="--set halo.iterations=50" submit -n 4 "$repo/slurm/halo.sbatch" deck.ini)
+  read -r id state < <(WAFER_ARGS="--set halo.iterations=50" submit -n 4 "$repo/slurm/wafer.sbatch" halo deck.ini)
   expect "[ \"$state\" = COMPLETED ] && json wafer-halo-$id.json \"j['ranks'] == 4 and j['halo']['width'] == 2 and j['halo']['iterations'] == 50\"" \
          "halo with a deck on 4 tasks: $state"
-  read -r id state < <(submit "$repo/slurm/demo.sbatch")
+  read -r id state < <(submit "$repo/slurm/wafer.sbatch" demo)
   expect "[ \"$state\" = COMPLETED ] && json wafer-demo-$id.json \"j['status'] == 'ok' and len(j['runs']) >= 6\"" \
          "demo: job $id ended $state"
   ;;
@@ -75,7 +75,7 @@ signal)
   # A long EAM run, SIGTERM from Slurm: it checkpoints and exits; a second
   # job restarts from the checkpoint and finishes the steps.
   read -r id < <(WAFER_ARGS="--set eam.steps=1000000 --set eam.checkpoint=ck.h5 --set eam.crosscheck=none" \
-                 sbatch --parsable "$repo/slurm/eam.sbatch")
+                 sbatch --parsable "$repo/slurm/wafer.sbatch" eam)
   for ((i = 0; i < 300; i++)); do
     [ "$(scontrol show job "$id" | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')" = RUNNING ] && break
     sleep 0.2
@@ -83,13 +83,13 @@ signal)
   sleep 3
   scancel --signal=TERM "$id"
   state=$(slurm_wait "$id" 60)
-  expect "[ -s ck.h5 ] && grep -q 'interrupted by SIGTERM' wafer-eam-$id.out" \
-         "SIGTERM: job $id ($state) wrote no checkpoint or message: $(tail -3 wafer-eam-$id.out)"
+  expect "[ -s ck.h5 ] && grep -q 'interrupted by SIGTERM' wafer-$id.out" \
+         "SIGTERM: job $id ($state) wrote no checkpoint or message: $(tail -3 wafer-$id.out)"
   step=$(/usr/bin/python3 -c "import h5py; print(int(h5py.File('ck.h5')['/'].attrs['step']))" 2> /dev/null || echo 0)
   read -r id2 state < <(WAFER_ARGS="--set eam.restart=ck.h5 --set eam.steps=$((step + 20)) --set eam.crosscheck=none" \
-                        submit "$repo/slurm/eam.sbatch")
+                        submit "$repo/slurm/wafer.sbatch" eam)
   expect "[ \"$state\" = COMPLETED ] && [ $step -gt 0 ] && json wafer-eam-$id2.json \"j['eam']['first_step'] == $step and j['eam']['steps'] == 20\"" \
-         "restart job $id2 from step $step ended $state: $(tail -3 wafer-eam-$id2.out)"
+         "restart job $id2 from step $step ended $state: $(tail -3 wafer-$id2.out)"
   ;;
 scale)
   # The scaling driver through sbatch: a job per rank count, their
