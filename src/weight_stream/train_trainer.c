@@ -166,6 +166,8 @@ static int make_grid(trainer *t, wf_status *st) {
   int shape[2] = {t->grid.px, t->grid.py};
   MPI_Bcast(shape, 2, MPI_INT, r->first[WF_ROLE_WAFER], t->world);
   t->px = shape[0], t->py = shape[1];
+  /* on every rank, before MemoryX holds anything */
+  if (st->code == WF_OK) ws_config_check_grid(&t->s->model, t->px, t->py, st);
   return st->code;
 }
 

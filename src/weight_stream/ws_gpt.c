@@ -90,6 +90,19 @@ int ws_config_check(const ws_config *c, wf_status *st) {
   return WF_OK;
 }
 
+int ws_config_check_grid(const ws_config *c, int px, int py, wf_status *st) {
+  for (int k = 0; k < WS_NPARAMS; k++) {
+    int rows, cols;
+    shape_of(c, k, &rows, &cols);
+    if (ws_param_tiled(k) && (rows < py || cols < px))
+      return wf_fail(st, WF_ERR_INPUT,
+                     "%s (%d x %d a layer) has fewer rows or columns than the wafer's %dx%d rank "
+                     "grid: tiles of it would be empty (more channels, or fewer ranks a wafer)",
+                     ws_param_names[k], rows, cols, px, py);
+  }
+  return WF_OK;
+}
+
 static void param_sizes(const ws_config *c, size_t *s) {
   size_t V = (size_t)c->vocab, T = (size_t)c->seq, L = (size_t)c->layers, C = (size_t)c->channels;
   const size_t sizes[WS_NPARAMS] = {V * C,         T * C, L * C, L * C, L * 3 * C * C, L * 3 * C,
@@ -169,15 +182,7 @@ static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
     return wf_fail(st, WF_ERR_INPUT, "a batch of %d sequences of %d tokens (at most %d)", B, T,
                    c->seq);
 #ifndef WS_DOUBLE
-  /* the same verdict on every rank: the grid's sides, not this rank's tile */
-  for (int k = 0; k < WS_NPARAMS && grid; k++) {
-    ws_tile t = tile_of(c, grid, k);
-    if (ws_param_tiled(k) && (t.full_rows < grid->py || t.full_cols < grid->px))
-      return wf_fail(st, WF_ERR_INPUT,
-                     "%s (%d x %d a layer) has fewer rows or columns than the wafer's %dx%d rank "
-                     "grid: tiles of it would be empty (more channels, or fewer ranks a wafer)",
-                     ws_param_names[k], t.full_rows, t.full_cols, grid->px, grid->py);
-  }
+  if (grid && ws_config_check_grid(c, grid->px, grid->py, st) != WF_OK) return st->code;
 #endif
   local_sizes(c, grid, m->p.size);
   memcpy(m->g.size, m->p.size, sizeof m->p.size);
@@ -190,8 +195,10 @@ static int create(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
   m->a.mem = carve(m->a.t, m->a.size, WS_NACTS, &m->a.count);
   m->da.mem = carve(m->da.t, m->da.size, WS_NACTS, &m->da.count);
   m->zeros = calloc((size_t)c->layers, sizeof *m->zeros);
+  m->norm_parts = calloc((size_t)c->layers + 1, sizeof *m->norm_parts);
   m->seen = calloc((size_t)c->layers, sizeof *m->seen);
-  if ((resident && (!m->p.mem || !m->g.mem)) || !m->a.mem || !m->da.mem || !m->zeros || !m->seen) {
+  if ((resident && (!m->p.mem || !m->g.mem)) || !m->a.mem || !m->da.mem || !m->zeros || !m->seen ||
+      !m->norm_parts) {
     ws_gpt_free(m);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for the model");
   }
@@ -215,7 +222,7 @@ static int create_on(ws_gpt *m, const ws_config *c, int B, int T, bool resident,
     if (failed && rc == WF_OK)
       rc = wf_fail(st, WF_ERR_RUNTIME, "another rank of the wafer could not build its model");
     else if (!failed)
-      rc = ws_grid_reserve(grid, (size_t)B * T, (size_t)most, st);
+      rc = ws_grid_reserve(grid, (size_t)B * T, (size_t)most, c->layers + 1, st);
     if (rc != WF_OK) ws_gpt_free(m);
   }
 #endif
@@ -393,9 +400,9 @@ void ws_gpt_tiles_copy(const ws_gpt *m, ws_real *mine, ws_real *whole, bool to_m
 
 void ws_gpt_free(ws_gpt *m) {
   free(m->p.mem), free(m->g.mem), free(m->a.mem), free(m->da.mem), free(m->m), free(m->v);
-  free(m->zeros), free(m->seen);
+  free(m->zeros), free(m->seen), free(m->norm_parts);
   m->p.mem = m->g.mem = m->a.mem = m->da.mem = m->m = m->v = NULL;
-  m->zeros = m->seen = NULL;
+  m->zeros = m->seen = m->norm_parts = NULL;
 }
 
 /* Normal(0, 1) from two uniform numbers of stream `seed` (Box-Muller). */
@@ -911,17 +918,15 @@ void ws_gpt_backward(ws_gpt *m, const int *tokens, const int *targets) {
 
 #ifndef WS_DOUBLE
 double ws_gpt_grad_sumsq(const ws_gpt *m) {
-  double tiled = 0, whole = 0;
-  for (int k = 0; k < WS_NPARAMS; k++) {
-    const ws_real *x = m->g.t[k];
-    double sum = 0;
-    for (size_t i = 0; i < m->g.size[k]; i++) sum += (double)x[i] * x[i];
-    if (m->grid && ws_param_tiled(k))
-      tiled += sum;
-    else
-      whole += sum;
+  ws_place at = ws_gpt_place(m);
+  double sum = 0;
+  for (int b = 0; b <= m->c.layers; b++) {
+    /* the vectors (the same on every rank of a wafer) from the first rank only */
+    ws_block g = ws_gpt_block(m, m->g.mem, b);
+    m->norm_parts[b] = ws_block_tiles_sumsq(&g, &m->c, at, at.q == 0);
+    sum += m->norm_parts[b];
   }
-  return m->grid ? ws_grid_sumsq(m->grid, tiled, whole) : tiled + whole;
+  return m->grid ? ws_grid_sum_blocks(m->grid, m->norm_parts, m->c.layers + 1) : sum;
 }
 #endif
 
@@ -964,14 +969,13 @@ ws_real ws_gpt_update(ws_gpt *m, const ws_adamw *o, wf_status *st) {
    * MemoryX ranks add it up. */
   double sum = 0;
 #ifndef WS_DOUBLE
-  if (m->grid)
-    sum = ws_gpt_grad_sumsq(m);
-  else
+  sum = ws_gpt_grad_sumsq(m);
+#else
+  for (int b = 0; b <= m->c.layers; b++) {
+    ws_block g = ws_gpt_block(m, m->g.mem, b);
+    sum += ws_block_sumsq(&g, &m->c);
+  }
 #endif
-    for (int b = 0; b <= m->c.layers; b++) {
-      ws_block g = ws_gpt_block(m, m->g.mem, b);
-      sum += ws_block_sumsq(&g, &m->c);
-    }
   ws_real norm = (ws_real)sqrt(sum);
   m->steps++;
   ws_adamw_apply(m->p.mem, m->m, m->v, m->g.mem, m->p.count, o, ws_clip_scale(o, norm), m->steps);

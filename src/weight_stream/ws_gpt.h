@@ -195,6 +195,7 @@ typedef struct ws_gpt {
   /* With ReLU and `counting` set: per layer, the MLP activations the
    * forward passes found zero, and all they saw (the caller resets them). */
   double *zeros, *seen;
+  double *norm_parts; /* a gradient's sum of squares block by block (ws_gpt_grad_sumsq) */
   bool counting;
   /* Called between the kernels of a layer pass, if set: weight streaming
    * gives MPI a chance to move the next layers' weights meanwhile. */
@@ -205,6 +206,9 @@ typedef struct ws_gpt {
 /* Input errors for a shape that cannot be built (zero heads, channels not
  * a multiple of heads, ...). */
 int ws_config_check(const ws_config *c, wf_status *st);
+/* Input error when a weight matrix has fewer rows than py or fewer columns
+ * than px: a wafer of px x py ranks would hold empty tiles of it. */
+int ws_config_check_grid(const ws_config *c, int px, int py, wf_status *st);
 /* Numbers in the parameters; in the activations of a B x T batch. */
 size_t ws_param_count(const ws_config *c);
 size_t ws_act_count(const ws_config *c, int B, int T);
@@ -273,8 +277,10 @@ ws_real ws_clip_scale(const ws_adamw *o, ws_real norm);
 
 /* AdamW's moments, zero, if not there yet. */
 int ws_gpt_moments(ws_gpt *m, wf_status *st);
-/* The gradient's sum of squares in double, tensor by tensor, over the
- * wafer's ranks (collective over them on a grid). */
+/* The gradient's sum of squares in double, block by block (ws_block_sumsq)
+ * and on a grid within a block over the wafer's ranks in rank order, the
+ * vectors once (ws_grid_sum_blocks: collective over the wafer): the order
+ * weight streaming's MemoryX ranks add it in. */
 double ws_gpt_grad_sumsq(const ws_gpt *m);
 /* One AdamW update from m->g; returns the gradient norm before clipping
  * (negative, with st set, when the moments cannot be allocated). */

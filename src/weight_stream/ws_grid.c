@@ -43,7 +43,7 @@ void ws_grid_free(ws_grid *g) {
   g->scratch = NULL, g->scratch_n = 0, g->counts_buf = NULL;
 }
 
-int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
+int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, int blocks, wf_status *st) {
   /* A product's reduced block, then the partial sums of its line of ranks
    * or the whole result (`all`): forward px blocks of ceil(OC / py)
    * features a token, backward py of ceil(IC / px). */
@@ -51,7 +51,8 @@ int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st) {
   size_t rows = (dim + py - 1) / py, cols = (dim + px - 1) / px;
   size_t line = px * rows > py * cols ? px * rows : py * cols;
   size_t need = N * ((rows > cols ? rows : cols) + (line > dim ? line : dim));
-  if (need < 2 * (size_t)g->ranks) need = 2 * (size_t)g->ranks; /* ws_grid_sumsq's doubles */
+  size_t sums = 2 * (size_t)g->ranks * (size_t)blocks; /* ws_grid_sum_blocks's doubles */
+  if (need < sums) need = sums;
   int bad = N * dim > (size_t)INT_MAX;
   if (!bad && need > g->scratch_n) {
     float *s = realloc(g->scratch, need * sizeof *s);
@@ -267,17 +268,16 @@ void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, i
   }
 }
 
-/* The `n` numbers at `x` added in order. */
-static double sum_parts_double(const double *x, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s += x[i];
-  return s;
-}
-
-double ws_grid_sumsq(const ws_grid *g, double tiled, double whole) {
-  /* Gathered and added in rank order, not MPI_Allreduce: every rank must
+double ws_grid_sum_blocks(const ws_grid *g, const double *parts, int nblocks) {
+  /* Gathered and added in a fixed order, not MPI_Allreduce: every rank must
    * clip by the same bits. */
-  double *all = (double *)g->scratch; /* a product's room is far more than K doubles */
-  MPI_Allgather(&tiled, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, g->wafer);
-  return sum_parts_double(all, g->ranks) + whole;
+  double *all = (double *)g->scratch; /* ws_grid_reserve: room for K x nblocks doubles */
+  MPI_Allgather(parts, nblocks, MPI_DOUBLE, all, nblocks, MPI_DOUBLE, g->wafer);
+  double sum = 0;
+  for (int b = 0; b < nblocks; b++) {
+    double block = all[b];
+    for (int r = 1; r < g->ranks; r++) block += all[(size_t)r * (size_t)nblocks + (size_t)b];
+    sum += block;
+  }
+  return sum;
 }

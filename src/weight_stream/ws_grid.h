@@ -65,9 +65,10 @@ int ws_grid_create(ws_grid *g, MPI_Comm comm, int K, int pe_nx, int pe_ny, wf_st
 void ws_grid_free(ws_grid *g);
 
 /* Scratch for products of N tokens with matrices of at most `dim` rows and
- * columns, and for sharing heads of at most `dim` columns a token
- * (collective over the wafer: every rank's allocation agrees). */
-int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, wf_status *st);
+ * columns, for sharing heads of at most `dim` columns a token, and for sums
+ * of `blocks` blocks (collective over the wafer: every rank's allocation
+ * agrees). */
+int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, int blocks, wf_status *st);
 
 /* This rank's rows of an OC-row matrix: [*lo, *lo + *n); its columns of an
  * IC-column one. */
@@ -107,9 +108,12 @@ void ws_grid_heads(const ws_grid *g, int heads, int *lo, int *n);
  * Collective over the wafer; the words received are counted (head_words). */
 void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, int hs);
 
-/* Sum of squares, in double, over the wafer: `tiled` numbers (one rank's
- * each) summed over its ranks, plus `whole` (the same on every rank) once.
+/* Sum over blocks b of the sum over the wafer's ranks r of r's parts[b]
+ * (nblocks doubles a rank: a gradient's sums of squares block by block),
+ * added block by block and within a block in rank order. Weight streaming's
+ * MemoryX adds a block's places in that order (ws_stream.c), so a resident
+ * and a streamed wafer clip by the same bits. Every rank gets the same.
  * Collective over the wafer. */
-double ws_grid_sumsq(const ws_grid *g, double tiled, double whole);
+double ws_grid_sum_blocks(const ws_grid *g, const double *parts, int nblocks);
 
 #endif

@@ -60,6 +60,16 @@ static size_t largest_block(const ws_stream *s) {
   return nhead > nlayer ? nhead : nlayer;
 }
 
+/* `n` numbers, zero and in memory now, not only reserved: the budgets
+ * count them, and a rank's peak resident set then shows them. (A volatile
+ * store a page: a compiler may turn malloc and memset into calloc, whose
+ * pages the kernel maps only when first written.) */
+static ws_real *held(size_t n) {
+  ws_real *x = calloc(n, sizeof *x);
+  for (size_t i = 0; x && i < n; i += 1024) ((volatile ws_real *)x)[i] = 0;
+  return x;
+}
+
 /* Room for the relay legs this rank takes part in (MemoryX: its own
  * blocks'), and for the sums it adds on their way up. */
 static bool reserve_legs(ws_stream *s) {
@@ -82,7 +92,7 @@ static bool reserve_legs(ws_stream *s) {
   int n = ws_relay_children(&s->relay, s->index, 0, NULL); /* the same in every lane */
   int room = memx ? n - 1 : n > 0 ? n : 1;
   s->pool_slot = (size_t)room * largest_block(s);
-  s->pool = s->pool_slot ? calloc(WS_UP_WINDOW * s->pool_slot, sizeof *s->pool) : NULL;
+  s->pool = s->pool_slot ? held(WS_UP_WINDOW * s->pool_slot) : NULL;
   return ok && (s->pool || !s->pool_slot);
 }
 
@@ -114,8 +124,8 @@ static bool allocate(ws_stream *s) {
     }
     return !failed;
   }
-  s->head = malloc(nhead * sizeof *s->head);
-  s->dhead = worker ? calloc(nhead, sizeof *s->dhead) : NULL;
+  s->head = held(nhead);
+  s->dhead = worker ? held(nhead) : NULL;
   s->slot = calloc((size_t)slots, sizeof *s->slot);
   s->gslot = calloc((size_t)slots, sizeof *s->gslot);
   s->gleg = malloc((size_t)(slots + 1) * sizeof *s->gleg);
@@ -123,8 +133,8 @@ static bool allocate(ws_stream *s) {
   failed = !s->sums || !s->head || (worker && !s->dhead) || !s->slot || !s->gslot || !s->gleg ||
            !s->segment;
   for (int k = 0; k < slots && !failed; k++) {
-    s->slot[k] = malloc(nlayer * sizeof(ws_real));
-    s->gslot[k] = worker ? malloc(nlayer * sizeof(ws_real)) : NULL;
+    s->slot[k] = held(nlayer);
+    s->gslot[k] = worker ? held(nlayer) : NULL;
     failed |= !s->slot[k] || (worker && !s->gslot[k]);
   }
   for (int k = 0; k <= slots && !failed; k++) s->gleg[k] = -1;
@@ -168,7 +178,12 @@ int ws_stream_create(ws_stream *s, const wf_roles *r, MPI_Comm world, const ws_c
                    "%d MemoryX ranks for %d blocks (%d layers and the embeddings): some would own "
                    "nothing",
                    s->nmemx, c->layers + 1, c->layers);
-  if (!lay_out_lanes(s)) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for weight streaming");
+  int laid = lay_out_lanes(s); /* agreed: the relay below is collective */
+  MPI_Allreduce(MPI_IN_PLACE, &laid, 1, MPI_INT, MPI_MIN, world);
+  if (!laid) {
+    free(s->lane_at);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for weight streaming");
+  }
   /* A block's (a layer's, the embeddings') word count is an int in the relay and in MPI. */
   for (int b = 0; b <= c->layers; b++) {
     size_t n = packed_size(s, b);
@@ -512,13 +527,14 @@ static void memx_update(ws_stream *s, const ws_adamw *o, int step) {
   s->stats.update += MPI_Wtime() - t0;
 }
 
-/* The step's reductions against the workers' checksums, lane by lane: the
- * average MemoryX keeps of lane q's part of block b is (sum_w g_w) / w over
- * the lane's w workers (one a wafer), each number summed in float in the
- * relay tree's order (any order: w - 1 additions) and scaled by a rounded
- * 1 / w, so within gamma_{w+1} of sum_w |g_w| / w; a +-1 checksum over the
- * part within that many times the sum of the magnitudes, and the double
- * sums' own rounding. Collective over world (the other roles' sums are zero). */
+/* The step's reductions against the workers' checksums, lane by lane,
+ * before MemoryX averages them (and keeps place 0's vectors for every
+ * place's): the sum MemoryX holds of lane q's part of block b is sum_w g_w
+ * over the lane's w workers (one a wafer), each number summed in float in
+ * the relay tree's order (any order: w - 1 additions), so within gamma_w of
+ * sum_w |g_w|; a +-1 checksum over the part within that many times the sum
+ * of the magnitudes, and the double sums' own rounding. Collective over
+ * world (the other roles' sums are zero). */
 static void check_reductions(ws_stream *s) {
   int L = s->c.layers, nb = 2 * (L + 1) * s->lanes;
   if (s->role != WF_ROLE_WAFER) memset(s->sums, 0, (size_t)nb * sizeof *s->sums);
@@ -531,8 +547,8 @@ static void check_reductions(ws_stream *s) {
       int b = s->own[i], c = b * s->lanes + q;
       size_t n = lane_size(s, b, q);
       double mag, sum = ws_checksum(s->g[i] + lane_at(s, b, q), n, b, &mag);
-      double want = s->sums[2 * c] / w, size = s->sums[2 * c + 1] / w;
-      double allowed = (wf_gamma(w + 1, u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
+      double want = s->sums[2 * c], size = s->sums[2 * c + 1];
+      double allowed = (wf_gamma(w, u) + 2.0 * (double)n * 0x1p-53) * size + 1e-300;
       s->reduction_worst = wf_worse(s->reduction_worst, fabs(sum - want) / allowed);
     }
   s->reductions_checked++;
@@ -581,8 +597,8 @@ static ws_real train_step(ws_stream *s, ws_gpt *m, const int *tokens, const int 
       return 0;
     default:
       memx_serve(s, true);
-      memx_update(s, o, step);
       check_reductions(s);
+      memx_update(s, o, step);
       return 0;
   }
 }

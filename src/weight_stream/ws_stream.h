@@ -20,7 +20,8 @@
  * over replicas, the norm (block by block) and AdamW are those of the
  * resident data-parallel step, so the two modes give the same bits for one
  * or two replicas (more: the tree adds in another order than the resident
- * allreduce, which may differ in the last bit). */
+ * allreduce, which may differ in the last bit), on wafers of any size (a
+ * resident wafer adds the norm in MemoryX's order: ws_grid_sum_blocks). */
 #ifndef WS_STREAM_H
 #define WS_STREAM_H
 

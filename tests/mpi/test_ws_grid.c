@@ -46,7 +46,7 @@ static void test_products(checks *c, int K, bool tall) {
   wf_status st;
   CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, tall ? 1 : 64, 64, &st) == WF_OK, "grid of %d: %s",
         K, st.msg);
-  CHECK(c, ws_grid_reserve(&g, N, OC > IC ? OC : IC, &st) == WF_OK, "reserve");
+  CHECK(c, ws_grid_reserve(&g, N, OC > IC ? OC : IC, 1, &st) == WF_OK, "reserve");
   int r0, nr, c0, nc;
   ws_grid_rows(&g, OC, &r0, &nr);
   ws_grid_cols(&g, IC, &c0, &nc);
@@ -173,7 +173,7 @@ static void test_heads(checks *c, int K, int heads) {
   wf_status st;
   CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, 64, 64, &st) == WF_OK, "grid of %d: %s", K, st.msg);
   int width = SECTIONS * heads * HS;
-  CHECK(c, ws_grid_reserve(&g, N, (size_t)width, &st) == WF_OK, "reserve");
+  CHECK(c, ws_grid_reserve(&g, N, (size_t)width, 1, &st) == WF_OK, "reserve");
   int lo, n;
   ws_grid_heads(&g, heads, &lo, &n);
   float *x = malloc((size_t)N * width * sizeof *x);
@@ -196,6 +196,27 @@ static void test_heads(checks *c, int K, int heads) {
   ws_grid_free(&g);
 }
 
+/* Sums of blocks over a wafer of K ranks, by hand: rank r's part of block
+ * b is (r + 1) 10^b, so the sum over 3 blocks is 111 K (K + 1) / 2; and
+ * the order MemoryX adds them in (within a block over the ranks, then block
+ * by block): rank 0's parts 1e16 and 1, rank 1's -1e16 and 0 give 1 in
+ * that order, 0 added rank by rank (1e16 + 1 is 1e16 in double). */
+static void test_sum_blocks(checks *c, int K) {
+  ws_grid g;
+  wf_status st;
+  CHECK(c, ws_grid_create(&g, MPI_COMM_WORLD, K, 64, 64, &st) == WF_OK, "grid of %d", K);
+  CHECK(c, ws_grid_reserve(&g, 1, 1, 3, &st) == WF_OK, "reserve");
+  double parts[3] = {g.rank + 1.0, 10 * (g.rank + 1.0), 100 * (g.rank + 1.0)};
+  double sum = ws_grid_sum_blocks(&g, parts, 3);
+  CHECK(c, sum == 111.0 * K * (K + 1) / 2, "sum of 3 blocks over %d ranks: %g", K, sum);
+  if (K >= 2) {
+    double order[2] = {g.rank == 0 ? 1e16 : g.rank == 1 ? -1e16 : 0, g.rank == 0 ? 1 : 0};
+    sum = ws_grid_sum_blocks(&g, order, 2);
+    CHECK(c, sum == 1, "within a block over the ranks, then block by block: %g, want 1", sum);
+  }
+  ws_grid_free(&g);
+}
+
 int main(int argc, char **argv) {
   checks c = checks_start(&argc, &argv);
   int n;
@@ -207,6 +228,7 @@ int main(int argc, char **argv) {
   if (n == 4) test_products(&c, 2, false); /* two wafers of two */
   test_heads(&c, n, 5);
   test_heads(&c, n, 1); /* more ranks than heads */
+  test_sum_blocks(&c, n);
   /* Bad input: K that does not divide the ranks; a grid the PEs cannot hold. */
   ws_grid g;
   wf_status st;
