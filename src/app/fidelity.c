@@ -1,3 +1,6 @@
+/* `wafer fidelity` (fidelity.h): runs each published case's deck as a projection only and
+ * compares the model's range with the published figure. Owns the [fidelity] deck section,
+ * the table and the JSON summary. */
 #include "fidelity.h"
 
 #include <dirent.h>

@@ -1,3 +1,5 @@
+/* The workload registry (registry.h): the list of workloads the `wafer` command knows, lookup
+ * by name, and every deck section they read. To add a workload, add one line here. */
 #include "registry.h"
 
 #include <string.h>

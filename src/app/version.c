@@ -1,3 +1,6 @@
+/* `wafer --version` (version.h): wafer's version and those of the libraries it links (MPI,
+ * HDF5, FFTW, BLAS, PETSc), the CPU level the kernels run at, and which optional references
+ * this build and machine have. */
 #include "version.h"
 
 #include <fftw3.h>

@@ -1,3 +1,5 @@
+/* What the cfd checkpoints share (cf_checkpoint.h): mesh fields packed column by column, each
+ * rank's slice of them, and every rank's block recorded, then checked on restart. */
 #include "cf_checkpoint.h"
 
 #include <stdio.h>

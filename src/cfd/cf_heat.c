@@ -1,3 +1,5 @@
+/* The explicit heat equation (cf_heat.h): a forward Euler step of the 7-point Laplacian, the
+ * ghost cells each axis's boundary needs, and the slowest mode a check compares with. */
 #include "cf_heat.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* The wafer model of one wave stencil step on a PE (cf_model.h): SC22's published kernel,
+ * counted phase by phase, and this code's brick kernel followed by its halo. */
 #include "cf_model.h"
 
 #include "cf_wave.h"

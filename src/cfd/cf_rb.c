@@ -1,3 +1,6 @@
+/* Rayleigh-Benard convection (cf_rb.h): the staggered fields, SSP-RK3 steps each projected to
+ * zero divergence by a PCG or FFT Poisson solve, the side walls' ghosts, and the diagnostics
+ * (Nusselt numbers, kinetic energy, heat budget). */
 #include "cf_rb.h"
 
 #include <fftw3.h>

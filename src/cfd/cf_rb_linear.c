@@ -1,3 +1,6 @@
+/* Linear stability of Rayleigh-Benard convection between rigid walls (cf_rb_linear.h): the
+ * growth rate of the least stable mode and the neutral curve, the reference the convection
+ * run is checked against. Shares nothing with cf_rb. */
 #include "cf_rb_linear.h"
 
 #include <complex.h>

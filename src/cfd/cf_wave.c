@@ -1,3 +1,5 @@
+/* The SC22 acoustic wave stencil (cf_wave.h): the 8th-order leapfrog step on vectors of cells
+ * along z, the odd reflections at the free faces, and the optional absorbing sponge. */
 #include "cf_wave.h"
 
 #include <math.h>

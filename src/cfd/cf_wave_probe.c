@@ -1,3 +1,5 @@
+/* The wave stencil's independent check (cf_wave_probe.h): reference coefficients from
+ * Fornberg's closed form, and one step of the run's stencil on a standing mode against them. */
 #include "cf_wave_probe.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
-/* The parts of `wafer cfd`'s wave and heat problems: the resolved deck and
- * the fields' helpers (cfd_workload.c, which also runs the heat equation)
- * and the wave stencil's run (cfd_wave_run.c). Private to the workload;
- * convection has its own (cfd_convection.h). */
+/* The parts of `wafer cfd`'s wave and heat problems: the resolved deck
+ * (cfd_workload.c, which also runs the heat equation), the fields' helpers
+ * (cfd_fields.c) and the wave stencil's run (cfd_wave_run.c). Private to
+ * the workload; convection has its own (cfd_convection.h). */
 #ifndef CFD_PARTS_H
 #define CFD_PARTS_H
 

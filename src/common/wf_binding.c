@@ -1,3 +1,5 @@
+/* Where the ranks run (wf_binding.h): each rank's host, allowed CPUs and physical cores,
+ * gathered on rank 0; whether two ranks share a core; the binding line and its JSON. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_ISSET: Linux */
 #include "wf_binding.h"
 

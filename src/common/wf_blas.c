@@ -1,3 +1,5 @@
+/* The linked BLAS's knobs (wf_blas.h): one thread a rank, and a line naming the BLAS. Weak
+ * references, so that no vendor's headers are needed to build. */
 #include "wf_blas.h"
 
 #include <stdio.h>

@@ -1,3 +1,6 @@
+/* Checkpoints (wf_checkpoint.h): named distributed datasets and a step counter written to one
+ * HDF5 file atomically, read back checked (sizes, finite values), and the deck state and
+ * series a restart needs. */
 #include "wf_checkpoint.h"
 
 #include <limits.h>

@@ -1,3 +1,6 @@
+/* Decks (wf_deck.h): INI files checked against each section's table of keys. Defaults, the
+ * deck file and --set overrides, each validated as it is set; the typed getters, the printed
+ * reference of every key, the files a run claims, and the deck state a checkpoint records. */
 #include "wf_deck.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* Error statuses (wf_error.h): set a code and its message, add context to one, clear it. */
 #include "wf_error.h"
 
 #include <stdarg.h>

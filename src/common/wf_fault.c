@@ -1,3 +1,4 @@
+/* Failure injection for the tests (wf_fault.h): whether WAFER_FAULT names this site and rank. */
 #include "wf_fault.h"
 
 #include <stdio.h>

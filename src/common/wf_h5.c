@@ -1,3 +1,6 @@
+/* HDF5 files (wf_h5.h): one parallel file per run, written as <path>.part with its disk
+ * reserved ahead and renamed when complete; distributed datasets, attributes, XDMF sidecars
+ * for ParaView, and collective reads of input datasets. */
 #define _GNU_SOURCE /* fallocate(2) with FALLOC_FL_KEEP_SIZE: Linux */
 #include "wf_h5.h"
 

@@ -1,3 +1,5 @@
+/* Small file helpers (wf_io.h): bounded reads of input files (on one rank, or broadcast),
+ * atomic text writes, ranks agreeing on a status, and running helper programs. */
 #include "wf_io.h"
 
 #include <errno.h>

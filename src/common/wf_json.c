@@ -1,3 +1,5 @@
+/* The JSON builder of the one-line run summary (wf_json.h): keys and values appended to a
+ * string buffer, strings escaped, non-finite numbers written as null. */
 #include "wf_json.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* Allocation helpers (wf_memory.h): large arrays on transparent huge pages, and small
+ * bookkeeping arrays whose failure ends the job. */
 #define _DEFAULT_SOURCE /* madvise(2), MADV_HUGEPAGE: Linux */
 #include "wf_memory.h"
 

@@ -1,3 +1,5 @@
+/* Strict number parsing (wf_parse.h): an integer within bounds, and "N1xN2x..." sizes.
+ * Trailing text or an out-of-range value is an error, never clamped. */
 #include "wf_parse.h"
 
 #include <ctype.h>

@@ -1,3 +1,5 @@
+/* Progress lines for long runs (wf_progress.h): rank 0 prints the steps done and an ETA, at
+ * most once per interval. */
 #include "wf_progress.h"
 
 #include <time.h>

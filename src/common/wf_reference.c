@@ -1,3 +1,5 @@
+/* The optional references (wf_reference.h): whether PETSc, FFTW-MPI or a command such as
+ * `lmp` is there, and the auto / none / <name> rule a deck key uses to pick one. */
 #include "wf_reference.h"
 
 #include <limits.h>

@@ -1,3 +1,6 @@
+/* What every workload's run shares (wf_workload.h): counting its checks and those it could
+ * not make, its status word, the projection's JSON, an HDF5 output with the run's attributes,
+ * and plots drawn by a Python script. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* Clean ends on SIGINT and SIGTERM (wf_signal.h): the handler that records the signal, the
+ * collective polls long loops make at safe points, and the status that reports it. */
 #include "wf_signal.h"
 
 #include <signal.h>

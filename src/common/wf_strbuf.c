@@ -1,3 +1,5 @@
+/* A growable string (wf_strbuf.h): printf-style appends; out of memory, it stops appending
+ * and says so. */
 #include "wf_strbuf.h"
 
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* STREAM triad (wf_stream.h): this machine's memory bandwidth, which the memory-bound
+ * workloads report their fraction of. */
 #include "wf_stream.h"
 
 #include <math.h>

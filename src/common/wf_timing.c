@@ -1,3 +1,4 @@
+/* Timing helpers (wf_timing.h): the median of repeated timings and the slowest rank's time. */
 #include "wf_timing.h"
 
 double wf_median(double *v, int n) {

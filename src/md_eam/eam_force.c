@@ -1,3 +1,6 @@
+/* EAM forces (eam_force.h): the three passes of LAMMPS's pair_style eam over the neighbour
+ * list (host densities, embedding terms sent to the ghosts, pair forces), the energy and
+ * virial sums, and the scratch of pairs within the cutoff. */
 #include "eam_force.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* EAM potential files (eam_potential.h): a reader for DYNAMO funcfl and setfl files that
+ * checks every number, and the cubic splines LAMMPS builds from their tables. */
 #include "eam_potential.h"
 
 #include "wf_io.h"

@@ -1,3 +1,5 @@
+/* The atoms a rank holds (md_atoms.h): owned atoms then ghosts in growable arrays, and
+ * adding and copying atoms. */
 #include "md_atoms.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* MD checkpoints (md_checkpoint.h): step, box and every atom's id, species, position and
+ * velocity in one HDF5 file; read back, checked, and shared out to the ranks that own them. */
 #include "md_checkpoint.h"
 
 #include <math.h>

@@ -1,3 +1,6 @@
+/* The periodic box on the PE grid (md_domain.h): which rank owns an atom, the migration of
+ * atoms that leave a rank's region, and the six swaps that build and refresh the ghost atoms,
+ * through the fabric's neighbour exchange. Also the fold mapping's regions. */
 #include "md_domain.h"
 
 #include <math.h>

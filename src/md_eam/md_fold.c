@@ -1,3 +1,5 @@
+/* The fold mapping (md_fold.h): one atom per PE, each atom column of the crystal folded onto
+ * a small tile of PEs so that neighbours in 3D stay a few hops apart. */
 #include "md_fold.h"
 
 #include <math.h>

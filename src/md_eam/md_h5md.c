@@ -1,3 +1,6 @@
+/* The MD run's HDF5 output in the H5MD layout (md_h5md.h): the file's fixed parts, then one
+ * frame at a time (positions, velocities, box, thermo quantities) gathered on rank 0, appended
+ * and flushed. */
 #include "md_h5md.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* The LAMMPS cross-check (md_lammps.h): writes the input script, runs `lmp` as a separate
+ * program, and reads back its thermo rows, loop time and forces at one step. Rank 0 only. */
 #include "md_lammps.h"
 
 #include <stdbool.h>

@@ -1,3 +1,6 @@
+/* The wafer projection of an EAM run (md_model.h): one atom per PE; the neighbourhood reach
+ * and neighbour counts from the perfect lattice, the cycles of a step, and their report lines
+ * and JSON. */
 #include "md_model.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* Neighbour lists (md_neigh.h): bins over the region and its ghosts, the owned atoms sorted
+ * by bin, the half list (owned pairs, then owned-ghost pairs), and the test for a stale list. */
 #include "md_neigh.h"
 
 #include <math.h>

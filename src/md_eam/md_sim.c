@@ -1,3 +1,5 @@
+/* One EAM simulation on this rank (md_sim.h): the velocity Verlet step with an optional
+ * Berendsen thermostat, re-neighbouring when the lists go stale, and the thermo quantities. */
 #include "md_sim.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* The initial state of an MD run (md_system.h): atoms on an fcc or bcc lattice or from a
+ * LAMMPS data file, Maxwell-Boltzmann velocities drawn per atom id, and the data file writer. */
 #include "md_system.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* The ranks' blocks of PEs (wf_decomp.h): block arithmetic, the automatic rank grid, the
+ * Cartesian communicator, and which rank owns a PE or neighbours this one. */
 #include "wf_decomp.h"
 
 #include <limits.h>

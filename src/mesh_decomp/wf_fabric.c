@@ -1,3 +1,6 @@
+/* The fabric (wf_fabric.h): the collectives between PEs beyond the halo exchange (reductions,
+ * multicasts, segment reductions, all-to-all, irregular neighbour exchange), each timed, its
+ * words counted and its wafer cycles modelled. */
 #include "wf_fabric.h"
 
 #include <limits.h>

@@ -1,3 +1,5 @@
+/* The logical PE grid (wf_grid.h): its size parsed, the defect map read, and each logical PE
+ * laid on a working physical PE, with the extra hops around dead ones counted. */
 #include "wf_grid.h"
 
 #include "wf_parse.h"

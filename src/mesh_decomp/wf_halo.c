@@ -1,3 +1,6 @@
+/* Halo exchange of per-PE data (wf_halo.h): the messages between rank blocks as MPI subarray
+ * types on persistent requests, periodic wraps onto the same rank as plain copies, and the
+ * non-blocking begin and end. */
 #include "wf_halo.h"
 
 #include <stdlib.h>

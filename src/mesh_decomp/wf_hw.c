@@ -1,3 +1,5 @@
+/* Hardware presets (wf_hw.h): the WSE-1, WSE-2 and WSE-3 figures the cost model uses. Their
+ * sources are in docs/model.md. */
 #include "wf_hw.h"
 
 #include <string.h>

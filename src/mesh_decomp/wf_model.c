@@ -1,3 +1,5 @@
+/* The wafer cost model (wf_model.h): cycles of vector instructions and of the fabric's
+ * operations (halos, multicasts, reductions, all-to-all), and their conversion to seconds. */
 #include "wf_model.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* Rank roles (wf_roles.h): splits the ranks into wafer, MemoryX and SwarmX ranks, each role
+ * with its own communicator. */
 #include "wf_roles.h"
 
 #include <string.h>

@@ -1,3 +1,5 @@
+/* The wafer a run plays (wf_wafer.h): the deck's [wafer] section, and the hardware, PE grid,
+ * rank blocks and fabric built from it. */
 #include "wf_wafer.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* The wafer model of one pencil FFT (ff_model.h): radix-2 butterflies at the PE's SIMD rate
+ * along each axis, the two all-to-all transposes, the flops and the bytes a PE holds. */
 #include "ff_model.h"
 
 #include <math.h>

@@ -1,3 +1,6 @@
+/* Krylov solvers on the stencil operator (st_krylov.h): CG and Jacobi-PCG (fused to two
+ * sweeps on the Laplacian, in three precisions), BiCGStab and the power method, with PETSc's
+ * convergence test, the residual history and the signal poll. */
 #include "st_krylov.h"
 
 #include <math.h>

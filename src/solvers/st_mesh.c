@@ -1,3 +1,5 @@
+/* The 3D mesh on the PE grid (st_mesh.h): each rank's block of columns and its halo, padded
+ * columns, field allocation, a halo exchange for its fields, and writing a field to HDF5. */
 #include "st_mesh.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* The wafer model of one stencil-solver iteration (st_model.h): the SpMVs with their input
+ * overlapped, the dot products and vector updates, and the allreduces of each method. */
 #include "st_model.h"
 
 /* One SpMV per cell. Each of the 7 terms reads its coefficient (stored

@@ -1,3 +1,6 @@
+/* The 7-point operator on the mesh (st_op.h): the matrix-free Laplacian, or a stored
+ * 7-diagonal operator built from a variable diffusion coefficient and upwind convection;
+ * applying it, halo exchange included. */
 #include "st_op.h"
 
 #include <math.h>

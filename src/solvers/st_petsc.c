@@ -1,3 +1,6 @@
+/* The PETSc cross-check (st_petsc.h): the same operator built as a PETSc matrix from its
+ * definition, solved with the same method and tolerances, and the solutions compared. Built
+ * only with PETSc (else st_petsc_absent.c). */
 #include "st_petsc.h"
 
 #include <math.h>

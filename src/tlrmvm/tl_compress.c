@@ -1,3 +1,5 @@
+/* Tile low-rank compression (tl_compress.h): each tile's truncated SVD to the smallest rank
+ * within the accuracy, and the compression of this rank's tiles of a whole matrix. */
 #include "tl_compress.h"
 
 #include "wf_lapacke.h"

@@ -1,3 +1,5 @@
+/* The dense reference operators (tl_dense.h): each rank's dense block of every frequency,
+ * and products with them, partial results summed over the ranks as the TLR products are. */
 #include "tl_dense.h"
 
 #include "wf_cblas.h"

@@ -1,3 +1,6 @@
+/* Compressed operators in HDF5 (tl_io.h): every tile's rank and the stacked U and W bases,
+ * written and read as ranges of rows and checked against this run's tiling, so that a
+ * compression is done once and reused. */
 #include "tl_io.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* LSQR for complex least squares (tl_lsqr.h): Paige and Saunders' iteration, with optional
+ * damping, on an operator given by its products; every rank runs it on whole vectors. */
 #include "tl_lsqr.h"
 
 #include <math.h>

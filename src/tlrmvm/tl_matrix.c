@@ -1,3 +1,6 @@
+/* The tile low-rank matrix (tl_matrix.h): the tiles' layout on the PE grid, the stacked U and
+ * W bases, and the products A x and A^H y over them, partial results summed and gathered over
+ * the ranks. */
 #include "tl_matrix.h"
 
 #include <stdlib.h>

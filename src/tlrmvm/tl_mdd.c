@@ -1,3 +1,6 @@
+/* Multi-dimensional deconvolution (tl_mdd.h): LSQR on the block-diagonal operator of every
+ * frequency, TLR or dense, each frequency on its own system; and the residuals that check a
+ * solve. */
 #include "tl_mdd.h"
 
 #include <math.h>

@@ -1,3 +1,6 @@
+/* The wafer model of a TLR-MVM (tl_model.h): each PE's share of the tiles' bases, the
+ * multicast of x and the reduction of y along the PE grid, and KAUST's byte count for the
+ * bandwidth. */
 #include "tl_model.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* The seismic survey's operator (tl_survey.h): sources and receivers on grids, numbered along
+ * a Hilbert curve, and blocks of the Green's function matrix at one frequency. */
 #include "tl_survey.h"
 
 #include <math.h>

@@ -121,6 +121,45 @@ static int interrupted(trainer *t, const history *h, int step, int sig, wf_statu
   return wf_signal_fail(st, sig, where);
 }
 
+/* What the run measured, from the training steps' `seconds` (the slowest
+ * rank's) and every rank's counts (collective over every rank). */
+static void take_measures(trainer *t, const history *h, double train_seconds, measured *out) {
+  wf_run *run = t->run;
+  const setup *s = t->s;
+  int T = s->model.seq;
+  int steps = h->end - h->first;
+  double tokens = (double)steps * s->batch * T;
+  out->seconds = train_seconds;
+  out->tokens_per_s = tokens / train_seconds;
+  out->gflops = ws_step_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
+  out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
+  out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
+  if (s->model.relu) zero_fractions(t, out->sparsity);
+  if (t->tiled) {
+    /* The run's products and exchanges over the wafer's ranks are its fabric traffic. */
+    const ws_grid_counts *c = &t->grid.counts;
+    double words = c->reduce_words + c->multicast_words + c->head_words;
+    wf_fabric_count(&run->wafer->fab, c->products + c->exchanges, c->seconds, c->model_cycles, 0,
+                    (long long)(4 * words));
+    out->grid_words[0] = t->step_words.reduce_words;
+    out->grid_words[1] = t->step_words.multicast_words;
+    out->grid_words[2] = t->step_words.head_words;
+    MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 3, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
+  }
+  if (t->K > 1) /* the first wafer's, on every rank (MemoryX and SwarmX hold no grid) */
+    MPI_Bcast(out->grid_words, 3, MPI_DOUBLE, t->run->roles->first[WF_ROLE_WAFER], t->world);
+  peak_rss_by_role(t, out->peak_rss);
+  if (t->streaming) {
+    out->stream = t->ws.stats;
+    MPI_Allreduce(MPI_IN_PLACE, &out->stream, sizeof out->stream / sizeof(double), MPI_DOUBLE,
+                  MPI_MAX, t->world);
+    int n = ws_stream_fetches(&s->model);
+    if (t->replica >= 0) /* the workers' slowest */
+      MPI_Allreduce(MPI_IN_PLACE, t->ws.segment, n, MPI_DOUBLE, MPI_MAX, run->comm);
+    ws_stream_hop_bytes(&t->ws, out->hop_bytes);
+  }
+}
+
 int train_loop(trainer *t, const ws_corpus *c, history *h, measured *out, wf_status *st) {
   wf_run *run = t->run;
   const setup *s = t->s;
@@ -190,39 +229,7 @@ int train_loop(trainer *t, const ws_corpus *c, history *h, measured *out, wf_sta
   wf_signal_poll_end(&poll);
   if (rc == WF_OK && s->checkpoint[0]) rc = save(t, h, h->end, st);
   wf_status_agree(t->world, st);
-  if (rc == WF_OK && st->code == WF_OK) {
-    int steps = h->end - h->first;
-    double tokens = (double)steps * s->batch * T;
-    out->seconds = train_seconds;
-    out->tokens_per_s = tokens / train_seconds;
-    out->gflops = ws_step_flops(&s->model, s->batch, T) * steps / train_seconds / 1e9;
-    out->first_val = h->val[0], out->last_val = h->val[h->nval - 1];
-    out->first_loss = h->train[h->first], out->last_loss = h->train[h->end - 1];
-    if (s->model.relu) zero_fractions(t, out->sparsity);
-    if (t->tiled) {
-      /* The run's products and exchanges over the wafer's ranks are its fabric traffic. */
-      const ws_grid_counts *c = &t->grid.counts;
-      double words = c->reduce_words + c->multicast_words + c->head_words;
-      wf_fabric_count(&run->wafer->fab, c->products + c->exchanges, c->seconds, c->model_cycles, 0,
-                      (long long)(4 * words));
-      out->grid_words[0] = t->step_words.reduce_words;
-      out->grid_words[1] = t->step_words.multicast_words;
-      out->grid_words[2] = t->step_words.head_words;
-      MPI_Allreduce(MPI_IN_PLACE, out->grid_words, 3, MPI_DOUBLE, MPI_SUM, t->grid.wafer);
-    }
-    if (t->K > 1) /* the first wafer's, on every rank (MemoryX and SwarmX hold no grid) */
-      MPI_Bcast(out->grid_words, 3, MPI_DOUBLE, t->run->roles->first[WF_ROLE_WAFER], t->world);
-    peak_rss_by_role(t, out->peak_rss);
-    if (t->streaming) {
-      out->stream = t->ws.stats;
-      MPI_Allreduce(MPI_IN_PLACE, &out->stream, sizeof out->stream / sizeof(double), MPI_DOUBLE,
-                    MPI_MAX, t->world);
-      int n = ws_stream_fetches(&s->model);
-      if (t->replica >= 0) /* the workers' slowest */
-        MPI_Allreduce(MPI_IN_PLACE, t->ws.segment, n, MPI_DOUBLE, MPI_MAX, run->comm);
-      ws_stream_hop_bytes(&t->ws, out->hop_bytes);
-    }
-  }
+  if (rc == WF_OK && st->code == WF_OK) take_measures(t, h, train_seconds, out);
   free(tok), free(tgt);
   return rc != WF_OK ? rc : st->code;
 }

@@ -1,3 +1,6 @@
+/* Training checkpoints (ws_checkpoint.h): the model's shape, parameters, AdamW's moments and
+ * step in one HDF5 file, written whole by one rank or tile by tile by a wafer's ranks, and
+ * read back into a model of the same shape. */
 #include "ws_checkpoint.h"
 
 #include <stdbool.h>

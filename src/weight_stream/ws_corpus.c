@@ -1,3 +1,6 @@
+/* The byte-level corpus (ws_corpus.h): a text file, gzip or plain, read on rank 0 and
+ * broadcast, split into training and validation bytes, and batches that are the same on any
+ * number of replicas. */
 #include "ws_corpus.h"
 
 #include <stdint.h>

@@ -1,3 +1,6 @@
+/* The GPT-style decoder (ws_gpt.h): the size table that carves its parameter, gradient and
+ * activation buffers, each rank's tiles of the weights on a wafer, the per-layer blocks weight
+ * streaming moves, the forward and backward passes, and AdamW. */
 #include "ws_gpt.h"
 
 #include "wf_cblas.h"

@@ -1,3 +1,6 @@
+/* The wafer model of a training step (ws_model.h): each matrix product weight-stationary on
+ * the PE grid, the step's flops, and whether the model stays resident in SRAM or streams its
+ * weights from MemoryX. */
 #include "ws_model.h"
 
 #include <math.h>

@@ -1,3 +1,6 @@
+/* Weight streaming (ws_stream.h): MemoryX ranks own parameter blocks and run AdamW, SwarmX
+ * ranks relay weights down and gradient sums up, and the workers fetch each layer ahead of use
+ * and count the stall. */
 #include "ws_stream.h"
 
 #include <math.h>
