@@ -13,6 +13,7 @@
 #include "fidelity.h"
 #include "registry.h"
 #include "report.h"
+#include "sections.h"
 #include "version.h"
 #include "wf_deck.h"
 #include "wf_files.h"

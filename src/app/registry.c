@@ -1,5 +1,5 @@
-/* The workload registry (registry.h): the list of workloads the `wafer` command knows, lookup
- * by name, and every deck section they read. To add a workload, add one line here. */
+/* The workload registry (registry.h): the list of workloads the `wafer` command knows, and
+ * lookup by name. To add a workload, add one line here. */
 #include "registry.h"
 
 #include <string.h>
@@ -7,14 +7,11 @@
 #include "cfd_workload.h"
 #include "eam_workload.h"
 #include "fft_workload.h"
-#include "fidelity.h"
 #include "halo_workload.h"
 #include "stencil_workload.h"
 #include "tlrmvm_workload.h"
 #include "train_workload.h"
 #include "generate_workload.h"
-#include "wf_h5.h"
-#include "wf_wafer.h"
 
 /* To add a workload: include its header and add one line here. */
 const wf_workload *const wf_workloads[] = {
@@ -33,17 +30,6 @@ const wf_workload *wf_find_workload(const char *name) {
   for (int i = 0; i < wf_nworkloads; i++)
     if (strcmp(wf_workloads[i]->name, name) == 0) return wf_workloads[i];
   return NULL;
-}
-
-int wf_all_sections(const wf_section **out, int max) {
-  int n = 0;
-  if (n < max) out[n++] = &wf_wafer_section;
-  if (n < max) out[n++] = &wf_output_section;
-  if (n < max) out[n++] = &wf_fidelity_section;
-  for (int w = 0; w < wf_nworkloads; w++)
-    for (int s = 0; s < wf_workloads[w]->nsections && n < max; s++)
-      out[n++] = wf_workloads[w]->sections[s];
-  return n;
 }
 
 void wf_finalize_workloads(void) {

@@ -11,8 +11,4 @@ const wf_workload *wf_find_workload(const char *name);
 /* Let every workload release what outlives its runs (PETSc, say). */
 void wf_finalize_workloads(void);
 
-/* Every deck section: [wafer], [output], [fidelity], then each workload's. The deck of
- * any run holds them all, so one deck file can configure several workloads. */
-int wf_all_sections(const wf_section **out, int max);
-
 #endif

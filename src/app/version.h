@@ -1,3 +1,4 @@
+/* wafer's version and the versions of what it links (`wafer --version`). */
 #ifndef WF_VERSION_H
 #define WF_VERSION_H
 

@@ -1,11 +1,19 @@
 /* The fold mapping (md_fold.h): one atom per PE, each atom column of the crystal folded onto
- * a small tile of PEs so that neighbours in 3D stay a few hops apart. */
+ * a small tile of PEs so that neighbours in 3D stay a few hops apart; the fcc and bcc bases it
+ * folds. */
 #include "md_fold.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
-#include "md_system.h"
+int md_lattice_basis(const char *kind, const double (**basis)[3]) {
+  static const double fcc[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+  static const double bcc[2][3] = {{0, 0, 0}, {0.5, 0.5, 0.5}};
+  bool is_fcc = strcmp(kind, "fcc") == 0;
+  *basis = is_fcc ? fcc : bcc;
+  return is_fcc ? 4 : 2;
+}
 
 md_fold md_fold_make(const char *kind, const int cells[3]) {
   md_fold f;

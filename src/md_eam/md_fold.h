@@ -18,6 +18,11 @@ typedef struct md_fold {
   int pe_x, pe_y;           /* the PE grid: one PE per lattice site (some spare) */
 } md_fold;
 
+/* The basis of "fcc" (4 sites) or "bcc" (2), in units of the lattice
+ * constant; returns the number of sites. A site's atom id is
+ * ((k * cells_y + j) * cells_x + i) * nbasis + b + 1. (Here, not with the
+ * lattices of md_system.h, which build on the domain and so on this.) */
+int md_lattice_basis(const char *kind, const double (**basis)[3]);
 /* The fold of an fcc or bcc crystal of cells[0] x cells[1] x cells[2] unit cells. */
 md_fold md_fold_make(const char *kind, const int cells[3]);
 /* The PE of the lattice site with this atom id. */

@@ -14,14 +14,6 @@
 
 /* ---- lattices -------------------------------------------------------------- */
 
-int md_lattice_basis(const char *kind, const double (**basis)[3]) {
-  static const double fcc[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
-  static const double bcc[2][3] = {{0, 0, 0}, {0.5, 0.5, 0.5}};
-  bool is_fcc = strcmp(kind, "fcc") == 0;
-  *basis = is_fcc ? fcc : bcc;
-  return is_fcc ? 4 : 2;
-}
-
 md_box md_lattice_box(const md_lattice *l) {
   md_box b = {{0, 0, 0}, {0, 0, 0}};
   for (int a = 0; a < 3; a++) b.len[a] = l->cells[a] * l->a;

@@ -32,10 +32,6 @@ typedef struct md_lattice {
   uint64_t seed;                   /* draws each atom's species */
 } md_lattice;
 
-/* The basis of "fcc" (4 sites) or "bcc" (2), in units of the lattice
- * constant; returns the number of sites. A site's atom id is
- * ((k * cells_y + j) * cells_x + i) * nbasis + b + 1. */
-int md_lattice_basis(const char *kind, const double (**basis)[3]);
 /* The lattice's box: cells x a, from the origin. */
 md_box md_lattice_box(const md_lattice *l);
 /* The atoms of the lattice this rank owns (ids by site, the same on any

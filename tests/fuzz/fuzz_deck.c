@@ -3,7 +3,7 @@
  * error; what it accepts reads back within each key's bounds. */
 #include "fuzz_util.h"
 #include "app.h"
-#include "registry.h"
+#include "sections.h"
 #include "wf_deck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
