@@ -69,6 +69,11 @@ enum {
   WS_NPARAMS
 };
 extern const char *const ws_param_names[WS_NPARAMS];
+/* The size table: numbers of each tensor (all layers); the rows and columns
+ * of tensor k's matrix (a layer's, for per-layer tensors: output by input
+ * features for the weight matrices, 1 x its numbers for the others). */
+void ws_param_sizes(const ws_config *c, size_t *sizes); /* WS_NPARAMS of them */
+void ws_param_shape(const ws_config *c, int k, int *rows, int *cols);
 /* Whether tensor k has one slice per layer. */
 int ws_param_per_layer(int k);
 /* Whether tensor k is a weight matrix (wte, qkvw, attprojw, fcw, fcprojw),

@@ -29,7 +29,6 @@ LONG = {
     "src/cfd/cf_wave.c": 551,
     "src/solvers/ff_pencil.c": 525,
     "src/cfd/cf_rb.c": 520,
-    "src/weight_stream/ws_gpt.c": 1000,
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
 
