@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eam_crosscheck.h"
 #include "eam_potential.h"
 #include "eam_setup.h"
 #include "md_checkpoint.h"
@@ -127,92 +128,6 @@ static const wf_section eam_section = {
     "dt steps thermo model_only crosscheck crosscheck_steps lmp dump_every checkpoint_every"};
 static const wf_section *const eam_sections[] = {&eam_section};
 
-/* ---- the LAMMPS cross-check ---------------------------------------------------- */
-
-typedef struct crosscheck {
-  char dir[1024];
-  bool own_dir;
-  md_lammps_result lmp;
-  long long start_step, force_step;
-  double *forces; /* rank 0: our forces at force_step, rows (id, fx, fy, fz) by id */
-  long long nforces;
-} crosscheck;
-
-static int prepare_crosscheck(const wf_run *run, const eam_setup *s, const md_sim *sim,
-                              crosscheck *x, wf_status *st) {
-  memset(x, 0, sizeof *x);
-  wf_status_clear(st);
-  if (run->rank == 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(x->dir, sizeof x->dir, "%s/wafer-lammps-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!mkdtemp(x->dir)) wf_fail(st, WF_ERR_RUNTIME, "crosscheck: cannot create %s", x->dir);
-    x->own_dir = true;
-  }
-  wf_status_bcast(run->comm, st);
-  MPI_Bcast(x->dir, sizeof x->dir, MPI_CHAR, 0, run->comm);
-  if (st->code != WF_OK) return st->code;
-  char path[1100];
-  snprintf(path, sizeof path, "%s/init.data", x->dir);
-  if (md_data_write(path, "wafer eam: initial state for the LAMMPS cross-check", &sim->dom.box,
-                    &sim->atoms, s->pot.nelements, s->pot.mass, run->comm, st) != WF_OK)
-    return st->code;
-  long long window_end = sim->step + s->crosscheck_steps;
-  x->force_step = s->steps < window_end ? s->steps : window_end;
-  x->start_step = sim->step;
-  return WF_OK;
-}
-
-/* Our side of the force comparison, at the step LAMMPS dumps. */
-static int gather_forces(const wf_run *run, const md_sim *sim, crosscheck *x, wf_status *st) {
-  return md_gather_vec(&sim->atoms, sim->atoms.f, run->comm, &x->forces, &x->nforces, st);
-}
-
-static int run_lammps(const wf_run *run, const eam_setup *s, crosscheck *x, long long steps,
-                      wf_status *st) {
-  wf_status_clear(st);
-  if (run->rank == 0) {
-    char elements[256] = "";
-    for (int e = 0; e < s->pot.nelements; e++)
-      snprintf(elements + strlen(elements), sizeof elements - strlen(elements), "%s%s",
-               e ? " " : "", s->pot.element[e]);
-    char potential[2048], cwd[1024];
-    if (s->potential[0] != '/' && getcwd(cwd, sizeof cwd))
-      snprintf(potential, sizeof potential, "%s/%s", cwd, s->potential); /* lmp runs elsewhere */
-    else
-      snprintf(potential, sizeof potential, "%s", s->potential);
-    md_lammps_job job = {.lmp = wf_deck_str(run->deck, "eam", "lmp"),
-                         .dir = x->dir,
-                         .potential = potential,
-                         .elements = strstr(s->potential, ".alloy") ? elements : NULL,
-                         .skin = s->par.skin,
-                         .dt = s->par.dt,
-                         .neigh_delay = s->par.neigh_delay,
-                         .start_step = x->start_step,
-                         .steps = steps,
-                         .thermo = s->thermo,
-                         .force_step = x->force_step,
-                         .berendsen_t = s->par.berendsen_t,
-                         .berendsen_damp = s->par.berendsen_damp};
-    md_lammps_run(&job, &x->lmp, st);
-  }
-  wf_status_bcast(run->comm, st);
-  return st->code;
-}
-
-static void remove_crosscheck(crosscheck *x, bool keep) {
-  if (x->own_dir && !keep) {
-    const char *files[] = {"init.data", "in.lmp", "log.lammps", "lmp.out", "forces.txt"};
-    char path[1100];
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-      snprintf(path, sizeof path, "%s/%s", x->dir, files[i]);
-      remove(path);
-    }
-    rmdir(x->dir);
-  }
-  md_lammps_result_free(&x->lmp);
-  free(x->forces);
-}
-
 /* ---- reporting ------------------------------------------------------------------ */
 
 typedef struct history {
@@ -232,63 +147,9 @@ static int history_add(history *h, md_thermo_row r, wf_status *st) {
   return WF_OK;
 }
 
-/* Largest |E(t) - E(0)| per atom over the rows (eV/atom). */
-static double energy_drift(const md_thermo_row *rows, int n, long long natoms) {
-  double d = 0;
-  for (int i = 1; i < n; i++) d = fmax(d, fabs(rows[i].etotal - rows[0].etotal));
-  return d / (double)natoms;
-}
-
 static void print_row(const md_thermo_row *r) {
   printf("eam: %8lld %14.6f %18.8f %16.8f %18.8f %14.6f\n", r->step, r->temp, r->pe, r->ke,
          r->etotal, r->press);
-}
-
-typedef struct comparison {
-  double thermo_diff, force_diff, force_max, drift_lammps, us_lammps;
-  double start_temp; /* LAMMPS's temperature at step 0 (NAN: no such row) */
-  int rows_compared;
-} comparison;
-
-static double rel_diff(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1.0); }
-
-/* Rank 0 compares; the verdicts are broadcast. */
-static void compare(wf_run *run, const eam_setup *s, const crosscheck *x, const history *h,
-                    long long natoms, comparison *c) {
-  memset(c, 0, sizeof *c);
-  if (run->rank == 0) {
-    const md_lammps_result *l = &x->lmp;
-    int matched = 0;
-    for (int i = 0; i < h->n; i++)
-      for (int k = 0; k < l->nrows; k++) {
-        if (l->rows[k].step != h->rows[i].step) continue;
-        matched++;
-        if (h->rows[i].step - x->start_step > s->crosscheck_steps) break;
-        const md_thermo_row *a = &h->rows[i], *b = &l->rows[k];
-        double diffs[5] = {rel_diff(a->temp, b->temp), rel_diff(a->pe, b->pe),
-                           rel_diff(a->ke, b->ke), rel_diff(a->etotal, b->etotal),
-                           rel_diff(a->press, b->press)};
-        for (int v = 0; v < 5; v++) c->thermo_diff = fmax(c->thermo_diff, diffs[v]);
-        c->rows_compared++;
-      }
-    if (matched != h->n || l->nrows != h->n) c->thermo_diff = INFINITY; /* rows missing */
-    c->force_diff = x->nforces == l->nforces ? 0 : INFINITY;
-    for (long long i = 0; i < x->nforces && i < l->nforces; i++) {
-      const double *r = x->forces + 4 * i;
-      if ((int64_t)r[0] != l->force_id[i]) c->force_diff = INFINITY;
-      for (int k = 0; k < 3; k++) {
-        c->force_diff = fmax(c->force_diff, fabs(r[1 + k] - l->force[i][k]));
-        c->force_max = fmax(c->force_max, fabs(l->force[i][k]));
-      }
-    }
-    c->drift_lammps = energy_drift(l->rows, l->nrows, natoms);
-    c->start_temp = NAN;
-    for (int k = 0; k < l->nrows; k++)
-      if (l->rows[k].step == 0) c->start_temp = l->rows[k].temp;
-    long long steps = s->steps - x->start_step;
-    c->us_lammps = steps ? l->loop_seconds / ((double)steps * natoms) * 1e6 : 0;
-  }
-  MPI_Bcast(c, sizeof *c, MPI_BYTE, 0, run->comm);
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
@@ -362,8 +223,9 @@ static int interrupted(const md_sim *sim, checkpoints *ck, int sig, wf_status *s
 /* Steps to s->steps: thermo rows, checkpoints (with a list rebuild at each,
  * so that a restart from it continues bit for bit), the cross-check's forces,
  * progress. *seconds: the loop's time, slowest rank. */
-static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, crosscheck *x, history *h,
-                     checkpoints *ck, trajectory *traj, double *seconds, wf_status *st) {
+static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, eam_crosscheck *x,
+                     history *h, checkpoints *ck, trajectory *traj, double *seconds,
+                     wf_status *st) {
   int rc = WF_OK;
   wf_progress prog;
   long long first = sim->step;
@@ -380,7 +242,8 @@ static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, crossch
     }
     bool at_checkpoint = ck->every > 0 && (sim->step + 1) % ck->every == 0;
     rc = md_sim_step(sim, at_checkpoint, st);
-    if (rc == WF_OK && s->lammps && sim->step == x->force_step) rc = gather_forces(run, sim, x, st);
+    if (rc == WF_OK && s->lammps && sim->step == x->force_step)
+      rc = eam_crosscheck_forces(run, sim, x, st);
     bool last = sim->step == s->steps;
     if (rc == WF_OK && (last || (s->thermo > 0 && sim->step % s->thermo == 0))) {
       md_thermo_row r;
@@ -439,7 +302,7 @@ static int restart(const wf_run *run, const eam_setup *s, const md_domain *dom, 
  * scripts/plot_thermo.py. */
 typedef struct thermo_plot {
   const history *h;
-  const crosscheck *x;
+  const eam_crosscheck *x;
   long long natoms;
   double dt;
 } thermo_plot;
@@ -456,8 +319,8 @@ static void write_thermo(FILE *f, const void *data) {
   }
 }
 
-static int plot_thermo(const wf_run *run, const char *png, const history *h, const crosscheck *x,
-                       long long natoms, double dt, wf_status *st) {
+static int plot_thermo(const wf_run *run, const char *png, const history *h,
+                       const eam_crosscheck *x, long long natoms, double dt, wf_status *st) {
   char title[160];
   snprintf(title, sizeof title, "wafer eam: %lld atoms, %d ranks", natoms, run->nranks);
   thermo_plot p = {h, x, natoms, dt};
@@ -465,36 +328,13 @@ static int plot_thermo(const wf_run *run, const char *png, const history *h, con
                      st);
 }
 
-static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const crosscheck *x,
-                   const history *h, double seconds, int per_pe, const int halo[2]) {
+static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const eam_crosscheck *x,
+                   const history *h, const eam_comparison *cmp, double seconds, int per_pe,
+                   const int halo[2]) {
   long long steps = h->rows[h->n - 1].step - h->rows[0].step;
-  double drift = energy_drift(h->rows, h->n, sim->natoms);
+  double drift = eam_energy_drift(h->rows, h->n, sim->natoms);
   double us = steps ? seconds / ((double)steps * sim->natoms) * 1e6 : 0;
-  comparison c = {0};
-  if (s->lammps) {
-    compare(run, s, x, h, sim->natoms, &c);
-    wf_run_check(run, c.thermo_diff <= 1e-8, "thermo rows agree with LAMMPS to 1e-8");
-    wf_run_check(run, c.force_diff <= 1e-10 * fmax(c.force_max, 1.0),
-                 "forces agree with LAMMPS to 1e-10");
-    /* NVE only (a thermostat does not conserve energy): over long runs the
-     * two trajectories part (chaos), so the drifts are compared with a margin */
-    if (s->par.berendsen_damp == 0)
-      wf_run_check(run, drift <= 1.5 * c.drift_lammps + 1e-12,
-                   "energy drift no worse than LAMMPS's");
-    /* Velocities drawn here are scaled to exactly `temperature` (3N - 3
-     * degrees of freedom, as LAMMPS's compute temp counts them): LAMMPS's
-     * own temperature of them, to its thermo output's 1e-8. */
-    const wf_deck *d = run->deck;
-    bool drawn = (!s->from_data || strcmp(wf_deck_str(d, "eam", "velocities"), "create") == 0) &&
-                 !wf_deck_str(d, "eam", "restart")[0];
-    /* (one atom has no degrees of freedom once its momentum is removed) */
-    if (drawn && s->temperature > 0 && sim->natoms >= 2 && isfinite(c.start_temp)) {
-      char what[160];
-      snprintf(what, sizeof what, "LAMMPS's temperature of the drawn velocities %.8g K is the "
-               "deck's %.8g K to 1e-8", c.start_temp, s->temperature);
-      wf_run_check(run, rel_diff(c.start_temp, s->temperature) <= 1e-8, what);
-    }
-  }
+  const eam_comparison c = *cmp;
   md_model_result model;
   wf_status mst;
   wf_status_clear(&mst);
@@ -612,92 +452,123 @@ static int project_only(wf_run *run, const eam_setup *s, wf_status *st) {
   return WF_OK;
 }
 
-static int eam_run(wf_run *run, wf_status *st) {
-  eam_setup s;
+/* The thermo table's header and its first row (the start's), kept in h. */
+static int first_row(const wf_run *run, const md_sim *sim, history *h, wf_status *st) {
+  if (run->verbose)
+    printf("eam: %8s %14s %18s %16s %18s %14s\n", "step", "temp", "pe", "ke", "etotal", "press");
+  md_thermo_row r;
+  int rc = thermo_row(sim, &r, st);
+  if (rc == WF_OK) rc = history_add(h, r, st);
+  if (rc == WF_OK && run->verbose) print_row(&r);
+  return rc;
+}
+
+/* The H5MD trajectory (output.file), with the start's frame, if asked for. */
+static int open_trajectory(wf_run *run, const md_sim *sim, trajectory *traj, wf_status *st) {
+  if (!traj->h5) return WF_OK;
+  const char *path = wf_deck_str(run->deck, "output", "file");
+  int rc = md_h5md_create(traj->h5, run, path, sim, frame_count(traj), st);
+  if (rc == WF_OK) rc = md_h5md_frame(traj->h5, sim, st);
+  else traj->h5 = NULL;
+  traj->failed = rc != WF_OK; /* its first frame: nothing worth keeping */
+  traj->last_frame = sim->step;
+  return rc;
+}
+
+/* The trajectory closed after the run ended with `rc`: complete, or, when
+ * the run failed or was stopped and the file did not, kept with every frame
+ * written so far (said in st's message), else discarded. */
+static int close_trajectory(const wf_run *run, trajectory *traj, int rc, wf_status *st) {
+  if (!traj->h5) return rc;
+  if (rc == WF_OK) return md_h5md_close(traj->h5, st);
+  if ((rc == WF_ERR_RUNTIME || wf_interrupted(rc)) && !traj->failed) {
+    wf_status kept;
+    if (md_h5md_close(traj->h5, &kept) == WF_OK) {
+      size_t len = strlen(st->msg);
+      snprintf(st->msg + len, sizeof st->msg - len, "; the trajectory up to step %lld is kept in %s",
+               traj->last_frame, wf_deck_str(run->deck, "output", "file"));
+    }
+  } else {
+    md_h5md_discard(traj->h5);
+  }
+  return rc;
+}
+
+/* The final state as a LAMMPS data file (eam.write_data), if asked for. */
+static int write_data(const wf_run *run, const eam_setup *s, const md_sim *sim, wf_status *st) {
+  const char *path = wf_deck_str(run->deck, "eam", "write_data");
+  if (!path[0]) return WF_OK;
+  return md_data_write(path, "wafer eam: final state", &sim->dom.box, &sim->atoms,
+                       s->pot.nelements, s->pot.mass, run->comm, st);
+}
+
+/* The system from the deck (a lattice or a data file) or a restart's
+ * checkpoint, and the simulation started on it. */
+static int start(wf_run *run, eam_setup *s, md_sim *sim, long long *step0, wf_status *st) {
   md_domain dom = {0};
   md_atoms atoms = {0};
-  long long step0 = 0;
+  int rc = eam_build_system(run, s, &dom, &atoms, st);
+  if (rc == WF_OK) rc = restart(run, s, &dom, &atoms, step0, st);
+  if (rc != WF_OK) {
+    md_atoms_free(&atoms);
+    md_domain_free(&dom);
+    return rc;
+  }
+  if (md_sim_start(sim, &s->par, &s->pot, &atoms, &dom, *step0, st) != WF_OK)
+    return st->code == WF_ERR_INPUT
+               ? wf_deck_blame(run->deck, "eam", s->from_data ? "data" : "cells", st)
+               : st->code;
+  return WF_OK;
+}
+
+static int eam_run(wf_run *run, wf_status *st) {
+  eam_setup s;
   int rc = eam_read_setup(run, &s, st);
   if (rc == WF_OK && wf_deck_bool(run->deck, "eam", "model_only")) {
     rc = project_only(run, &s, st);
     eam_free_setup(&s);
     return rc;
   }
-  if (rc == WF_OK) rc = eam_build_system(run, &s, &dom, &atoms, st);
-  if (rc == WF_OK) rc = restart(run, &s, &dom, &atoms, &step0, st);
+  md_sim sim = {0}; /* freed whatever happened: all its parts are free's to free */
+  long long step0 = 0;
+  if (rc == WF_OK) rc = start(run, &s, &sim, &step0, st);
   if (rc != WF_OK) {
-    md_atoms_free(&atoms);
-    md_domain_free(&dom);
-    eam_free_setup(&s);
-    return rc;
-  }
-  md_sim sim;
-  if (md_sim_start(&sim, &s.par, &s.pot, &atoms, &dom, step0, st) != WF_OK) {
     md_sim_free(&sim);
     eam_free_setup(&s);
-    return st->code == WF_ERR_INPUT
-               ? wf_deck_blame(run->deck, "eam", s.from_data ? "data" : "cells", st)
-               : st->code;
+    return rc;
   }
   int per_pe = md_domain_max_atoms_per_pe(&sim.dom, &sim.atoms), halo[2];
   md_domain_halo_pes(&sim.dom, halo);
   if (run->verbose) describe(&s, &sim, step0, per_pe, halo);
 
-  crosscheck x = {0};
+  eam_crosscheck x = {0};
   if (s.lammps_unavailable)
     wf_run_unavailable(run, "LAMMPS cross-check", s.lammps_absent);
-  if (s.lammps) rc = prepare_crosscheck(run, &s, &sim, &x, st);
-  if (rc == WF_OK && s.lammps && x.force_step == sim.step) rc = gather_forces(run, &sim, &x, st);
-
+  if (s.lammps) rc = eam_crosscheck_prepare(run, &s, &sim, &x, st);
+  if (rc == WF_OK && s.lammps && x.force_step == sim.step)
+    rc = eam_crosscheck_forces(run, &sim, &x, st);
   history h = {0};
-  if (run->verbose)
-    printf("eam: %8s %14s %18s %16s %18s %14s\n", "step", "temp", "pe", "ke", "etotal", "press");
-  md_thermo_row r;
-  if (rc == WF_OK) rc = thermo_row(&sim, &r, st);
-  if (rc == WF_OK) rc = history_add(&h, r, st);
-  if (rc == WF_OK && run->verbose) print_row(&r);
-
+  if (rc == WF_OK) rc = first_row(run, &sim, &h, st);
   checkpoints ck = {wf_deck_str(run->deck, "eam", "checkpoint"),
                     wf_deck_int(run->deck, "eam", "checkpoint_every"), -1, run->state};
-  const char *h5path = wf_deck_str(run->deck, "output", "file");
   md_h5md h5;
-  trajectory traj = {h5path[0] ? &h5 : NULL, wf_deck_int(run->deck, "eam", "dump_every"), step0,
-                     s.steps, false, step0};
-  if (rc == WF_OK && traj.h5) {
-    rc = md_h5md_create(&h5, run, h5path, &sim, frame_count(&traj), st);
-    if (rc == WF_OK) rc = md_h5md_frame(&h5, &sim, st);
-    else traj.h5 = NULL;
-    traj.failed = rc != WF_OK; /* its first frame: nothing worth keeping */
-    traj.last_frame = sim.step;
-  }
+  trajectory traj = {wf_deck_str(run->deck, "output", "file")[0] ? &h5 : NULL,
+                     wf_deck_int(run->deck, "eam", "dump_every"), step0, s.steps, false, step0};
+  if (rc == WF_OK) rc = open_trajectory(run, &sim, &traj, st);
   double seconds = 0;
   if (rc == WF_OK) rc = integrate(run, &s, &sim, &x, &h, &ck, &traj, &seconds, st);
-  if (traj.h5 && rc == WF_OK) {
-    rc = md_h5md_close(&h5, st);
-  } else if (traj.h5 && (rc == WF_ERR_RUNTIME || wf_interrupted(rc)) && !traj.failed) {
-    /* The run failed or was stopped, the file did not: keep every frame
-     * written so far. */
-    wf_status kept;
-    if (md_h5md_close(&h5, &kept) == WF_OK) {
-      size_t len = strlen(st->msg);
-      snprintf(st->msg + len, sizeof st->msg - len, "; the trajectory up to step %lld is kept in %s",
-               traj.last_frame, h5path);
-    }
-  } else if (traj.h5) {
-    md_h5md_discard(&h5);
-  }
-  if (rc == WF_OK && s.lammps) rc = run_lammps(run, &s, &x, sim.step - step0, st);
-  const char *out_data = wf_deck_str(run->deck, "eam", "write_data");
-  if (rc == WF_OK && out_data[0])
-    rc = md_data_write(out_data, "wafer eam: final state", &sim.dom.box, &sim.atoms,
-                       s.pot.nelements, s.pot.mass, run->comm, st);
-  if (rc == WF_OK) report(run, &s, &sim, &x, &h, seconds, per_pe, halo);
+  rc = close_trajectory(run, &traj, rc, st);
+  if (rc == WF_OK && s.lammps) rc = eam_crosscheck_run(run, &s, &x, sim.step - step0, st);
+  if (rc == WF_OK) rc = write_data(run, &s, &sim, st);
+  eam_comparison c;
+  if (rc == WF_OK) eam_crosscheck_check(run, &s, &sim, &x, h.rows, h.n, &c);
+  if (rc == WF_OK) report(run, &s, &sim, &x, &h, &c, seconds, per_pe, halo);
   const char *png = wf_deck_str(run->deck, "eam", "plot");
   if (rc == WF_OK && png[0]) rc = plot_thermo(run, png, &h, &x, sim.natoms, s.par.dt, st);
   if (s.lammps) {
     bool keep = rc != WF_OK || run->checks_failed > 0;
     if (keep && run->verbose && x.dir[0]) printf("eam: LAMMPS files kept in %s\n", x.dir);
-    remove_crosscheck(&x, keep);
+    eam_crosscheck_remove(&x, keep);
   }
   free(h.rows);
   md_sim_free(&sim);

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""The house rules a newcomer relies on, checked.
+
+usage: rules.py links|layout REPO
+
+  links   every link in README.md and docs/*.md resolves inside the
+          repository: a file that exists without leaving it, and an anchor
+          (#section) naming a heading of its target (GitHub's slugs: lower
+          case, punctuation dropped, spaces to hyphens). Web links are not
+          followed (CI has no network) but must be https.
+  layout  over src/: every .c and .h file opens with a comment saying what
+          it is for; no include circle between modules (module X is X.c
+          with X.h; X uses Y when X.c or X.h includes Y.h): a circle means
+          two files that can only be read together; no file over MAX_LINES
+          lines, except those listed in LONG with the length they may not
+          grow past (files still to split).
+
+Prints each breach; exits 1 if there is one."""
+import os
+import re
+import sys
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slugs(path):
+    """The anchors of a Markdown file's headings."""
+    out, fence = set(), False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("#"):
+            continue
+        title = line.lstrip("#").strip().lower()
+        title = re.sub(r"[^\w\- ]", "", title)
+        out.add(title.replace(" ", "-"))
+    return out
+
+
+def check_links(repo):
+    files = [os.path.join(repo, "README.md")]
+    docs = os.path.join(repo, "docs")
+    files += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+    bad = 0
+    for path in files:
+        fence = False
+        for number, line in enumerate(open(path, encoding="utf-8"), 1):
+            if line.startswith("```"):
+                fence = not fence
+            if fence:
+                continue
+            for m in LINK.finditer(line):
+                target = m.group(1) or m.group(2)
+                where = f"{os.path.relpath(path, repo)}:{number}: {target}"
+                if re.match(r"[a-z]+:", target):
+                    if not target.startswith("https://"):
+                        print(f"{where}: a web link that is not https")
+                        bad += 1
+                    continue
+                name, _, anchor = target.partition("#")
+                dest = os.path.normpath(os.path.join(os.path.dirname(path), name)) if name else path
+                if os.path.commonpath([dest, repo]) != repo:
+                    print(f"{where}: outside the repository")
+                    bad += 1
+                elif not os.path.exists(dest):
+                    print(f"{where}: no such file")
+                    bad += 1
+                elif anchor and dest.endswith(".md") and anchor not in slugs(dest):
+                    print(f"{where}: no heading #{anchor} there")
+                    bad += 1
+    print(f"links: {len(files)} files, {bad} broken")
+    return bad
+
+
+MAX_LINES = 500
+# Files still over MAX_LINES (issue 35): none may grow, and a split one
+# leaves the list.
+LONG = {
+    "src/cfd/cfd_convection.c": 896,
+    "src/solvers/fft_workload.c": 803,
+    "src/md_eam/eam_workload.c": 585,
+    "src/common/wf_h5.c": 688,
+    "src/weight_stream/ws_stream.c": 690,
+    "src/tlrmvm/tlrmvm_workload.c": 657,
+    "src/cfd/cfd_wave_run.c": 656,
+    "src/common/wf_deck.c": 604,
+    "src/solvers/stencil_workload.c": 579,
+    "src/cfd/cf_wave.c": 551,
+    "src/solvers/ff_pencil.c": 525,
+    "src/cfd/cf_rb.c": 520,
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
+
+
+def sources(repo):
+    for root, _, files in os.walk(os.path.join(repo, "src")):
+        for f in sorted(files):
+            if f.endswith((".c", ".h")):
+                yield os.path.join(root, f)
+
+
+def check_layout(repo):
+    bad = 0
+    modules = {}  # name -> set of modules it uses
+    for path in sources(repo):
+        rel = os.path.relpath(path, repo)
+        text = open(path, encoding="utf-8").read()
+        if not text.lstrip().startswith(("/*", "//")) or not text.startswith(("/*", "//")):
+            print(f"{rel}: does not open with a comment saying what it is for")
+            bad += 1
+        lines = text.count("\n")
+        cap = LONG.get(rel, MAX_LINES)
+        if lines > cap:
+            print(f"{rel}: {lines} lines, more than {cap}"
+                  + (" (it is on the list of files to split: it may not grow)" if rel in LONG else ""))
+            bad += 1
+        name = os.path.splitext(os.path.basename(path))[0]
+        modules.setdefault(name, set()).update(INCLUDE.findall(text))
+    for name in modules:
+        modules[name] = {m for m in modules[name] if m in modules and m != name}
+    # Depth-first search for a circle; report each once.
+    state, seen = {}, set()
+
+    def visit(m, stack):
+        nonlocal bad
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(modules[m]):
+            if state.get(d) == 1:
+                circle = stack[stack.index(d):] + [d]
+                key = frozenset(circle)
+                if key not in seen:
+                    seen.add(key)
+                    print("include circle: " + " -> ".join(circle))
+                    bad += 1
+            elif d not in state:
+                visit(d, stack)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(modules):
+        if m not in state:
+            visit(m, [])
+    print(f"layout: {len(modules)} modules, {bad} breaches")
+    return bad
+
+
+CHECKS = {"links": check_links, "layout": check_layout}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
+        sys.exit(__doc__.split("\n\n")[1])
+    sys.exit(1 if CHECKS[sys.argv[1]](os.path.abspath(sys.argv[2])) else 0)
