@@ -3,32 +3,17 @@
  * measured; a restart's losses read back. */
 #include "train_parts.h"
 
-
-#include "wf_cblas.h"
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#include "wf_checkpoint.h"
-#include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_memory.h"
-#include "wf_mpi.h"
 #include "wf_progress.h"
-#include "wf_roles.h"
 #include "wf_signal.h"
 #include "wf_timing.h"
-#include "wf_wafer.h"
-#include "ws_check.h"
 #include "ws_checkpoint.h"
-#include "ws_corpus.h"
-#include "ws_gpt.h"
-#include "ws_grid.h"
-#include "ws_memory.h"
-#include "ws_model.h"
-#include "ws_stream.h"
 
 /* The losses of the first `steps` steps, as a checkpoint keeps them for
  * its restart to go on with: every training loss, and the validation

@@ -66,22 +66,6 @@ ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b) {
   return block_in(whole, m->p.size, &m->c, b);
 }
 
-ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b) {
-  return ws_block_tiles(mem, c, b, (ws_place){1, 1, 0});
-}
-
-/* Numbers of tensor k in one block. */
-static size_t block_tensor(const ws_config *c, int k) {
-  size_t sizes[WS_NPARAMS];
-  ws_param_sizes(c, sizes);
-  return ws_param_per_layer(k) ? sizes[k] / (size_t)c->layers : sizes[k];
-}
-
-void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c) {
-  for (int k = 0; k < WS_NPARAMS; k++)
-    if (src->t[k]) memcpy(dst->t[k], src->t[k], block_tensor(c, k) * sizeof(ws_real));
-}
-
 double ws_block_sumsq(const ws_block *g, const ws_config *c) {
   return ws_block_tiles_sumsq(g, c, (ws_place){1, 1, 0}, true);
 }

@@ -243,10 +243,6 @@ int ws_gpt_create_activations_on(ws_gpt *m, const ws_config *c, int B, int T,
   return create_on(m, c, B, T, false, grid, st);
 }
 
-int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st) {
-  return create(m, c, B, T, false, NULL, st);
-}
-
 void ws_gpt_free(ws_gpt *m) {
   free(m->p.mem), free(m->g.mem), free(m->a.mem), free(m->da.mem), free(m->m), free(m->v);
   free(m->zeros), free(m->seen), free(m->norm_parts);

@@ -158,11 +158,8 @@ double ws_block_share(const ws_config *c, int b, int px, int py);
 /* The same for a rank of a wafer of ranks, which holds the vectors whole. */
 double ws_block_held(const ws_config *c, int b, int px, int py);
 /* Block b of a whole buffer laid out as ws_params (parameters, gradients or
- * AdamW's moments); of a packed block at `mem`. */
+ * AdamW's moments). */
 ws_block ws_block_of(ws_real *whole, const ws_config *c, int b);
-ws_block ws_block_packed(ws_real *mem, const ws_config *c, int b);
-/* dst = src, tensor by tensor. */
-void ws_block_copy(const ws_block *dst, const ws_block *src, const ws_config *c);
 /* Sum of squares of a block, in double, tensor by tensor in enum order: the
  * same number whether the block is packed or in the whole buffer, so the
  * gradient norm is bitwise the same resident and streamed. */
@@ -170,13 +167,13 @@ double ws_block_sumsq(const ws_block *g, const ws_config *c);
 
 /* Block b as one place of a wafer's grid holds it (streamed to that
  * place): its tiles of the weight matrices and the other tensors whole,
- * packed back to back in enum order (on a 1 x 1 grid, ws_block_packed). */
+ * packed back to back in enum order (on a 1 x 1 grid, the whole block). */
 size_t ws_block_tiles_size(const ws_config *c, int b, ws_place at);
 /* The sum of that over every place of a px x py grid: block b as weight
  * streaming's MemoryX keeps it for wafers of px x py ranks (ws_stream.h). */
 size_t ws_block_wafer_size(const ws_config *c, int b, int px, int py);
 ws_block ws_block_tiles(ws_real *mem, const ws_config *c, int b, ws_place at);
-/* Between block views of the whole layout (ws_block_of, ws_block_packed)
+/* Between block views of the whole layout (ws_block_of)
  * and of a place's (ws_block_tiles): its tiles copied to the place's view
  * (to_tiles) or back into the whole; the untiled tensors too when `untiled`. */
 void ws_block_tiles_copy(const ws_block *whole, const ws_block *tiles, const ws_config *c,
@@ -239,9 +236,9 @@ void ws_gpt_tiles_copy(const ws_gpt *m, ws_real *mine, ws_real *whole, bool to_m
 /* Block b of one of m's buffers laid out as its parameters (tiles on a
  * grid): ws_block_of for m's own layout. */
 ws_block ws_gpt_block(const ws_gpt *m, ws_real *whole, int b);
-int ws_gpt_create_activations(ws_gpt *m, const ws_config *c, int B, int T, wf_status *st);
-/* The same for a rank of a wafer's `grid` (weight streaming to a wafer of
- * ranks: the tiles arrive block by block). Collective over the wafer. */
+/* The same for a rank of a wafer's `grid`, or one holding the model whole
+ * when `grid` is NULL (weight streaming: the blocks, or a wafer's tiles of
+ * them, arrive block by block). Collective over the wafer. */
 int ws_gpt_create_activations_on(ws_gpt *m, const ws_config *c, int B, int T,
                                  struct ws_grid *grid, wf_status *st);
 void ws_gpt_free(ws_gpt *m);

@@ -93,8 +93,8 @@ static bool reserve_legs(ws_stream *s) {
   /* A SwarmX rank's sums land in the pool (children 0..; an idle relay's
    * stay zero), a MemoryX rank's in its gradients (children 1.. in the pool). */
   int n = ws_relay_children(&s->relay, s->index, 0, NULL); /* the same in every lane */
-  int room = memx ? n - 1 : n > 0 ? n : 1;
-  s->pool_slot = (size_t)room * largest_block(s);
+  s->pool_parts = (size_t)(memx ? (n > 1 ? n - 1 : 0) : (n > 0 ? n : 1));
+  s->pool_slot = s->pool_parts * largest_block(s);
   s->pool = s->pool_slot ? held(WS_UP_WINDOW * s->pool_slot) : NULL;
   return ok && (s->pool || !s->pool_slot);
 }
@@ -228,7 +228,6 @@ void ws_stream_free(ws_stream *s) {
 
 /* ---- MemoryX's copy of the model ---- */
 
-/* Copy between the owned packed blocks and a whole-model buffer. */
 /* Between a block in the whole layout and the same block packed place by
  * place: every place's tiles, and the untiled tensors into every place but
  * out of place 0 only (the places hold the same). */
@@ -240,6 +239,7 @@ static void lanes_copy(const ws_stream *s, ws_block *whole, ws_real *packed, int
   }
 }
 
+/* Copy between the owned packed blocks and a whole-model buffer. */
 static void owned_blocks(ws_stream *s, ws_real *whole, ws_real **packed, bool to_packed) {
   for (int i = 0; i < s->nown; i++) {
     ws_block w = ws_block_of(whole, &s->c, s->own[i]);
@@ -427,10 +427,7 @@ typedef struct sums {
 } sums;
 
 static void start_sums(ws_stream *s, sums *u) {
-  /* the children's parts of lane q's sum: `kids` of them (SwarmX: all, in
-   * the pool; MemoryX: 2.., the first landing in the gradients) */
-  int n = ws_relay_children(&s->relay, s->index, 0, NULL);
-  size_t kids = s->role == WF_ROLE_MEMORYX ? (size_t)(n > 1 ? n - 1 : 0) : (size_t)(n > 0 ? n : 1);
+  size_t kids = s->pool_parts; /* the children's parts of lane q's sum in the pool */
   while (u->next < u->n &&
          (u->next < WS_UP_WINDOW || up_done(s, u->block[u->next - WS_UP_WINDOW]))) {
     int b = u->block[u->next];

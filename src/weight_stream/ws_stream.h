@@ -73,6 +73,7 @@ typedef struct ws_stream {
    * with room for its children's blocks (SwarmX: all; MemoryX: 2..). */
   ws_real *pool;
   size_t pool_slot; /* words a sum in flight uses of the pool */
+  size_t pool_parts; /* children's parts of a sum the pool keeps: pool_slot's blocks */
   ws_stream_stats stats;
   double *segment; /* worker: seconds computing after each fetch of a step, summed */
   /* The reductions checked (every step): each worker's +-1 checksum of each

@@ -79,7 +79,7 @@ static void test_blocks(void) {
   wf_status st;
   ws_gpt m, w;
   CU_ASSERT_EQUAL_FATAL(ws_gpt_create(&m, &tiny, 2, 5, &st), WF_OK);
-  CU_ASSERT_EQUAL_FATAL(ws_gpt_create_activations(&w, &tiny, 2, 5, &st), WF_OK);
+  CU_ASSERT_EQUAL_FATAL(ws_gpt_create_activations_on(&w, &tiny, 2, 5, NULL, &st), WF_OK);
   CU_ASSERT_PTR_NULL(w.p.mem);
   ws_gpt_init(&m, 5);
   int L = tiny.layers, tok[10], tgt[10];
@@ -91,15 +91,19 @@ static void test_blocks(void) {
   float loss = ws_gpt_forward(&m, tok, tgt);
   ws_gpt_backward(&m, tok, tgt);
 
-  /* The streamed way: each block packed, gradients into packed blocks. */
+  /* The streamed way: each block packed (a 1 x 1 grid's one place holds it
+   * whole), gradients into packed blocks. */
+  const ws_place whole_block = {1, 1, 0};
   float *pk[3], *gk[3];
   ws_block pb[3], gb[3];
   for (int b = 0; b <= L; b++) {
     size_t n = ws_block_size(&tiny, b);
     pk[b] = malloc(n * sizeof(float)), gk[b] = calloc(n, sizeof(float));
-    pb[b] = ws_block_packed(pk[b], &tiny, b), gb[b] = ws_block_packed(gk[b], &tiny, b);
+    CU_ASSERT_EQUAL(ws_block_tiles_size(&tiny, b, whole_block), n);
+    pb[b] = ws_block_tiles(pk[b], &tiny, b, whole_block);
+    gb[b] = ws_block_tiles(gk[b], &tiny, b, whole_block);
     ws_block whole = ws_block_of(m.p.mem, &tiny, b);
-    ws_block_copy(&pb[b], &whole, &tiny);
+    ws_block_tiles_copy(&whole, &pb[b], &tiny, whole_block, true, true);
   }
   ws_forward_embed(&w, &pb[L], tok);
   for (int l = 0; l < L; l++) ws_forward_layer(&w, l, &pb[l]);
@@ -113,8 +117,8 @@ static void test_blocks(void) {
     CU_ASSERT_EQUAL(ws_block_sumsq(&g, &tiny), ws_block_sumsq(&gb[b], &tiny));
     CU_ASSERT(ws_block_sumsq(&g, &tiny) > 0);
     float *resident = malloc(n * sizeof(float)); /* the resident gradients, packed */
-    ws_block r = ws_block_packed(resident, &tiny, b);
-    ws_block_copy(&r, &g, &tiny);
+    ws_block r = ws_block_tiles(resident, &tiny, b, whole_block);
+    ws_block_tiles_copy(&g, &r, &tiny, whole_block, true, true);
     CU_ASSERT_EQUAL(memcmp(resident, gk[b], n * sizeof(float)), 0);
     free(resident), free(pk[b]), free(gk[b]);
   }
