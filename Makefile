@@ -53,9 +53,10 @@ test-mutation: build
 # FFTW-MPI for Open MPI only, so this is also a build without those two
 # references, as at many centres: their checks report unavailable. Its
 # ch4:ucx busy-polls, so 4 ranks on 2 cores run 10-40x slower than Open
-# MPI's (test_tlrmvm_np4: 28 s against 0.7): the 4-rank cases (and
-# eam_ranks, which runs 4 ranks inside) run in the Open MPI pass only, as
-# does the physics case (no MPI in question there), and of the conformance
+# MPI's (test_tlrmvm_np4: 28 s against 0.7; train_grid_np3 111 s against
+# 14): the cases above 2 ranks (and eam_ranks, which runs 4 ranks inside)
+# run in the Open MPI pass only, as
+# do the physics cases (no MPI in question there), and of the conformance
 # suite only the full disk at 2 ranks (MPI-IO's part; the registry, the
 # input checks, signals and restarts are wafer's code whichever the MPI:
 # tests/e2e/faults.sh runs signals and kill -9 under both). Then the same decks under both MPIs must agree.
@@ -63,7 +64,7 @@ MPICH_FLAGS = -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec
               -DHDF5_C_COMPILER_EXECUTABLE=/usr/bin/h5pcc.mpich
 test-mpich: build
 	@$(MAKE) --no-print-directory build BUILD=build-mpich CMAKE_FLAGS="$(CMAKE_FLAGS) $(MPICH_FLAGS)"
-	cd build-mpich && ctest --output-on-failure -LE 'scale|physics|conformance-full' -E '_np4$$|^eam_ranks_np2$$|^conformance_(paths|values|signals|restart)'
+	cd build-mpich && ctest --output-on-failure -LE 'scale|physics|conformance-full' -E '_np[3-9]$$|^eam_ranks_np2$$|^conformance_(paths|values|signals|restart)'
 	tests/e2e/two_mpis.sh $(BUILD) build-mpich
 
 # The whole suite under AddressSanitizer + UBSan (CI runs this too). The unit
@@ -72,13 +73,17 @@ test-mpich: build
 # TCP-only transports are left to the plain passes: no code of wafer's runs
 # there that the other cases do not run; so are the demo and the common and
 # stencil bad-input cases at 1 and 4 ranks (the same checks as at 2, before
-# any rank-dependent work; 3 minutes under ASan): it kept CI under 45
-# minutes with the mutation sample.
+# any rank-dependent work; 3 minutes under ASan), and the workloads' own
+# end-to-end cases at 4 ranks where the same case runs at 2 (ASAN_TWINS:
+# the same code on more, smaller blocks; 4 minutes under ASan). The 4-rank
+# MPI programs (test_*_np4), the 2 x 2 and 3-rank wafers and the 4-rank
+# fault injection stay. It kept CI under 45 minutes with the mutation sample.
+ASAN_TWINS = stencil_petsc|fft_fftw|tlrmvm_numpy|cfd_wave|cfd_wave_restart|cfd_heat|cfd_convection|train_replicas|train_streaming|eam_lammps
 test-asan: setup
 	@$(MAKE) --no-print-directory build BUILD=build-asan CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
 	cd build-asan && ctest --output-on-failure -L unit
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L "mpi|e2e" \
-	  -E '^(slurm_|nodes_|e2e_demo_np[14]$$|e2e_bad_input_np[14]$$|stencil_bad_input_np[14]$$)'
+	  -E '^(slurm_|nodes_|e2e_demo_np[14]$$|e2e_bad_input_np[14]$$|stencil_bad_input_np[14]$$|($(ASAN_TWINS))_np4$$)'
 
 # The unit tests under valgrind's memcheck (errors and leaks are failures).
 # The portable build: its multiversioned kernels pick the clone valgrind's

@@ -51,6 +51,10 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 # seconds: a trial that takes longer hung (WAFER_TRIAL_TIMEOUT shortens it
 # for a run against a build known to hang)
 TIMEOUT = int(os.environ.get("WAFER_TRIAL_TIMEOUT", "120"))
+# Trials at once: one per core for runs that compute (a full disk, a
+# restart), two for runs refused before any work, which spend most of their
+# time starting MPI.
+CORES = os.cpu_count() or 1
 
 
 class Suite:
@@ -291,7 +295,7 @@ def trial_paths(suite, workload, keys, work):
                 deck = [item[1]]
         refused(suite, workload, deck + t["deck"] + sets(given) + extra, cwd, what, want)
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with ThreadPoolExecutor(max_workers=2 * CORES) as pool:
         list(pool.map(lambda nt: one(*nt), enumerate(trials)))
 
 
@@ -369,7 +373,7 @@ def trial_disk(suite, workload, keys, work):
                          "%s: exit 0 but %s is missing" % (what, name))
 
     # Side by side, each on a disk of its own.
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with ThreadPoolExecutor(max_workers=CORES) as pool:
         list(pool.map(lambda nt: one(*nt), enumerate(trials)))
 
 
@@ -679,7 +683,7 @@ def trial_restart(suite, workload, keys, work):
                 "%s = %s: checkpoint '%s' was written by a run with %s = " % (key, alt, ck, key))
 
     if os.path.exists(ck):
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        with ThreadPoolExecutor(max_workers=CORES) as pool:
             list(pool.map(lambda nt: one(*nt), enumerate(trials)))
 
 

@@ -93,8 +93,9 @@ PY
       expect "/usr/bin/python3 cmp.py" "$ds ${d}D: output differs from numpy's FFT"
       expect "grep -q 'forward_re' o.xmf && grep -q 'forward_im' o.xmf && grep -q 'Dimensions=\"9 8 11\"' o.xmf" \
              "$ds ${d}D: XDMF sidecar lacks the fields: $(cat o.xmf)"
-      # ParaView, where installed, reads both fields as written.
-      if command -v pvbatch > /dev/null && command -v xvfb-run > /dev/null; then
+      # ParaView, where installed, reads both fields as written (once: the
+      # sidecar's shape and fields are the same for every input and rank).
+      if [ $ds$d = field3 ] && command -v pvbatch > /dev/null && command -v xvfb-run > /dev/null; then
         paraview_reads o.xmf "$ds ${d}D"
       fi
       rm -f o.h5 o.xmf
