@@ -277,6 +277,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   run->wafer = on_wafer ? &wafer : NULL;
   if (on_wafer) {
     snprintf(run->hardware, sizeof run->hardware, "%s", wafer.hw.name);
+    run->machine = wafer.hw.machine;
     run->pe_grid[0] = wafer.dc.pe_nx, run->pe_grid[1] = wafer.dc.pe_ny;
     run->rank_grid[0] = wafer.dc.px, run->rank_grid[1] = wafer.dc.py;
   }

@@ -50,10 +50,10 @@ static void workload_help(const wf_workload *wl) {
   printf("wafer %s: %s\n\nusage: wafer %s [DECK] [--set section.key=value ...] [--json FILE] "
          "[--quiet]\n",
          wl->name, wl->help, wl->name);
-  wf_deck_print_reference(wl->sections, wl->nsections, stdout);
+  wf_key_print_reference(wl->sections, wl->nsections, stdout);
   const wf_section *common[2];
   wf_all_sections(common, 2); /* [wafer], [output] */
-  wf_deck_print_reference(common, 2, stdout);
+  wf_key_print_reference(common, 2, stdout);
 }
 
 /* The deck and --json FILE checked before any work, as the deck's own
@@ -234,7 +234,7 @@ static int run_command(MPI_Comm comm, int rank, options o) {
   int nsecs = wf_all_sections(secs, MAX_SECTIONS);
   if (strcmp(o.command, "info") == 0) return cmd_info(comm, rank, &o, secs, nsecs);
   if (strcmp(o.command, "keys") == 0) {
-    if (rank == 0) wf_deck_print_reference(secs, nsecs, stdout);
+    if (rank == 0) wf_key_print_reference(secs, nsecs, stdout);
     return 0;
   }
   if (strcmp(o.command, "demo") == 0) return cmd_demo(comm, rank, &o, secs, nsecs);

@@ -2,8 +2,9 @@
  * (cf_wave.h) from a Ricker source with a line of receivers (a shot gather,
  * HDF5 and PNG), a standing mode whose measured eigenvalue shows the
  * stencil's order, or a Gaussian bump whose energy leapfrog conserves; each
- * checked against its analytic answer. Checkpoints and restarts, the wafer
- * model (this code's counts or SC22's), the output. */
+ * checked against its analytic answer (cfd_wave_check.c, with the report).
+ * This file: the run's state and steps, checkpoints and restarts, the wafer
+ * model (this code's counts or SC22's), the output, the run's sequence. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +12,15 @@
 
 #include "cf_checkpoint.h"
 #include "cf_model.h"
-#include "cf_wave_balance.h"
 #include "cf_wave_probe.h"
-#include "cf_wave.h"
 #include "cf_wave_checkpoint.h"
 #include "cfd_parts.h"
+#include "cfd_wave_parts.h"
 #include "wf_fault.h"
 #include "wf_h5.h"
 #include "wf_io.h"
-#include "wf_memory.h"
 #include "wf_progress.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_timing.h"
@@ -30,25 +30,6 @@ static double ricker(double t, double f0) {
   double x = ST_PI * f0 * (t - 1.2 / f0);
   return (1 - 2 * x * x) * exp(-x * x);
 }
-
-typedef struct wave {
-  const cfd_setup *s;
-  st_mesh m;
-  cf_wave w;
-  double *cur, *prev;
-  double a;             /* (v dt / h)^2 */
-  bool holds_receivers; /* this rank holds the receivers' row */
-  double *trace;        /* [steps][lnx]: u at the receivers after each step */
-  double *energy;       /* [n][2]: step, energy (times h^2 / ...: see energy()) */
-  int nenergy;
-  double *amplitude; /* mode: <u^n, phi> / <phi, phi>, n = 0..steps */
-  double *phi;       /* mode: the initial field */
-  cf_balance balance; /* source, from rest: the field's sums in the first steps */
-  int first_step;    /* 0, or the restart's */
-  const char *checkpoint;
-  int checkpoint_every, last_checkpoint; /* the step of the last one written (-1: none) */
-  const char *deck_state;                /* what each checkpoint records (wf_deck_state) */
-} wave;
 
 static void wave_free(wave *p) {
   cf_wave_free(&p->w);
@@ -123,12 +104,6 @@ static void add_source(wave *p, int n, double *next) {
       s->dt * s->dt * s->v * s->v / (s->h * s->h * s->h) * ricker(n * s->dt, s->f0);
 }
 
-typedef struct measured {
-  double seconds; /* the time steps, slowest rank */
-  double triad;   /* STREAM triad, bytes/s (0: not measured) */
-  int steps;
-} measured;
-
 /* What a wave run carries from step to step, for its checkpoints. */
 static cf_wave_state state_of(wave *p) {
   const cfd_setup *s = p->s;
@@ -178,7 +153,7 @@ static int restart_from(wave *p, wf_run *run, const char *path, wf_status *st) {
   return WF_OK;
 }
 
-static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
+static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
   const cfd_setup *s = p->s;
   const st_mesh *m = &p->m;
   wf_progress prog;
@@ -242,186 +217,6 @@ static int run_steps(wave *p, wf_run *run, measured *out, wf_status *st) {
   return rc;
 }
 
-/* ---- checks ---- */
-
-/* The shot gather on rank 0: [steps][nx] (NULL elsewhere). Collective. */
-static double *gather_traces(const wave *p, wf_run *run) {
-  const st_mesh *m = &p->m;
-  int steps = p->s->steps, nx = m->nx, mine = p->holds_receivers ? m->lnx : 0;
-  int *counts = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *counts, "counts") : NULL;
-  int *x0 = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *x0, "offsets") : NULL;
-  MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
-  MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
-  double *all = run->rank == 0 ? calloc((size_t)steps * nx, sizeof *all) : NULL;
-  double *row = wf_alloc_small((size_t)nx, sizeof *row, "a row of the gather");
-  int *displ = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *displ, "offsets") : NULL;
-  int total = 0;
-  for (int r = 0; run->rank == 0 && r < run->nranks; r++) displ[r] = total, total += counts[r];
-  for (int n = 0; n < steps; n++) {
-    const double *send = mine ? p->trace + (size_t)n * m->lnx : NULL;
-    MPI_Gatherv(send, mine, MPI_DOUBLE, row, counts, displ, MPI_DOUBLE, 0, run->comm);
-    if (run->rank == 0 && all)
-      for (int r = 0; r < run->nranks; r++)
-        for (int i = 0; i < counts[r]; i++) all[(size_t)n * nx + x0[r] + i] = row[displ[r] + i];
-  }
-  free(counts), free(x0), free(row), free(displ);
-  return all;
-}
-
-/* The first reflection's delay behind the direct wave at receiver (x, y,
- * z), in seconds: the faces are free half a cell outside the mesh (behind
- * the sponge, if any), so each reflection comes from the source's image
- * across one face. */
-static double reflection_delay(const cfd_setup *s, const int rec[3], double direct) {
-  const int n[3] = {s->nx, s->ny, s->nz};
-  double first = INFINITY;
-  for (int a = 0; a < 3; a++)
-    for (int side = 0; side < 2; side++) {
-      double d2 = 0;
-      for (int b = 0; b < 3; b++) {
-        double src = s->src[b];
-        if (b == a) src = side ? 2.0 * n[a] - 1 - src : -1 - src;
-        d2 += pow((rec[b] - src) * s->h, 2);
-      }
-      first = fmin(first, (sqrt(d2) - direct) / s->v);
-    }
-  return first;
-}
-
-/* The direct wave's arrival: at every receiver at least 8 cells from the
- * source and out of the sponge, whose arrival comes before the run ends
- * and, with free faces, at least a period before the first reflection's
- * (the Ricker wavelet's tail a period off its peak is 1e-3 of it; behind
- * a sponge the reflections are damped twice over), the trace's peak
- * (parabolic between samples) against the source's peak (1.2 / f0) plus
- * distance over velocity. Returns the largest difference in periods
- * (1 / f0), and the receivers used in *used; on rank 0. */
-static double arrival_error(const cfd_setup *s, const double *gather, int *used) {
-  double worst = 0;
-  *used = 0;
-  for (int x = 0; x < s->nx; x++) {
-    double dx = (x - s->src[0]) * s->h, dz = (s->receiver_z - s->src[2]) * s->h;
-    double r = sqrt(dx * dx + dz * dz), expected = 1.2 / s->f0 + r / s->v;
-    int face = x < s->nx - 1 - x ? x : s->nx - 1 - x;
-    const int rec[3] = {x, s->src[1], s->receiver_z};
-    if (r < 8 * s->h || face < s->sponge || expected + 1 / s->f0 > s->steps * s->dt ||
-        (s->free_faces && reflection_delay(s, rec, r) < 1 / s->f0))
-      continue;
-    int best = 0;
-    for (int n = 1; n < s->steps; n++)
-      if (gather[(size_t)n * s->nx + x] > gather[(size_t)best * s->nx + x]) best = n;
-    double t = (best + 1) * s->dt; /* trace[n] is u at step n + 1 */
-    if (best > 0 && best < s->steps - 1) {
-      double y0 = gather[(size_t)(best - 1) * s->nx + x], y1 = gather[(size_t)best * s->nx + x],
-             y2 = gather[(size_t)(best + 1) * s->nx + x], den = y0 - 2 * y1 + y2;
-      if (den != 0) t += 0.5 * (y0 - y2) / den * s->dt;
-    }
-    worst = fmax(worst, fabs(t - expected) * s->f0);
-    (*used)++;
-  }
-  return worst;
-}
-
-typedef struct findings {
-  double arrival; /* periods */
-  int receivers;
-  double drift;                                         /* relative energy change */
-  double lambda_run, lambda_discrete, lambda_continuum; /* mode: eigenvalue x h^2 */
-  double probe; /* the stencil on a mode against the reference: error / round-off bound */
-  double balance; /* source: the field's sums against the wavelet's (-1: not checked) */
-} findings;
-
-/* The mode's eigenvalue from its amplitudes: A_{n+1} + A_{n-1} = 2 cos(theta)
- * A_n, least squares over the run; lambda h^2 = 2 (1 - cos theta) / a. */
-static double mode_lambda(const wave *p) {
-  double num = 0, den = 0;
-  for (int n = 1; n < p->s->steps; n++) {
-    num += p->amplitude[n] * (p->amplitude[n + 1] + p->amplitude[n - 1]);
-    den += 2 * p->amplitude[n] * p->amplitude[n];
-  }
-  return 2 * (1 - num / den) / p->a;
-}
-
-static void check(wave *p, wf_run *run, const double *gather, findings *f) {
-  const cfd_setup *s = p->s;
-  char what[200];
-  snprintf(what, sizeof what,
-           "one step of the stencil on a standing mode against the order-8 coefficients from "
-           "their Taylor conditions: worst cell %.2g of its round-off bound",
-           f->probe);
-  wf_run_check(run, f->probe <= 1, what);
-  /* Leapfrog on u_tt = v^2 lap(u) is stable while (v dt / h)^2 3 S(pi) <=
-   * 4, S the 1D operator's symbol, here from the reference coefficients:
-   * the step is cfl times that limit (or, given, within it). */
-  double limit = 2 * s->h / (s->v * sqrt(3 * cf_reference_symbol(CF_RADIUS, ST_PI)));
-  bool given = wf_deck_real(run->deck, "cfd", "dt") > 0;
-  double want = given ? fmin(s->dt, limit) : s->cfl * limit;
-  snprintf(what, sizeof what,
-           "time step %.6g s %s leapfrog's stability limit %.6g s from the reference "
-           "coefficients",
-           s->dt, given ? "within" : "at cfl times", limit);
-  wf_run_check(run, fabs(s->dt - want) <= 8 * 0x1p-53 * limit, what);
-  f->balance = -1;
-  if (s->init == CFD_INIT_SOURCE && p->first_step > 0)
-    wf_run_unchecked(run, "the source's balance", "a restart does not start from rest");
-  if (s->init == CFD_INIT_SOURCE && p->first_step == 0 && p->balance.steps > 0) {
-    f->balance = cf_balance_check(&p->balance, s->dt, s->v, s->h, s->f0, p->a,
-                                  (double)s->nx * s->ny * s->nz);
-    snprintf(what, sizeof what,
-             "the field's sum over its first %d steps against the source's wavelet (a point "
-             "source of dt^2 v^2 r(t) / h^3): worst %.2g of the round-off bound",
-             p->balance.steps, f->balance);
-    wf_run_check(run, f->balance <= 1, what);
-  }
-  bool in_sponge = false; /* a source there is damped as it starts */
-  for (int a = 0; a < 3; a++) {
-    const int n[3] = {s->nx, s->ny, s->nz};
-    in_sponge |= s->src[a] < s->sponge || n[a] - 1 - s->src[a] < s->sponge;
-  }
-  if (s->init == CFD_INIT_SOURCE && in_sponge)
-    wf_run_unchecked(run, "the direct wave's arrival",
-                     "the source sits in the sponge, which damps it as it starts");
-  if (s->init == CFD_INIT_SOURCE && !in_sponge) {
-    if (run->rank == 0) f->arrival = arrival_error(s, gather, &f->receivers);
-    MPI_Bcast(&f->arrival, 1, MPI_DOUBLE, 0, run->comm);
-    MPI_Bcast(&f->receivers, 1, MPI_INT, 0, run->comm);
-    if (f->receivers > 0) {
-      snprintf(what, sizeof what,
-               "direct wave at %d receivers within %.3f periods of distance / velocity (allowed "
-               "0.02)",
-               f->receivers, f->arrival);
-      wf_run_check(run, f->arrival <= 0.02, what);
-    } else {
-      wf_run_unchecked(run, "the direct wave's arrival",
-                       "no receiver is 8 cells from the source, out of the sponge, reached a "
-                       "period before the run ends and before the first reflection");
-    }
-  }
-  double e0 = p->energy[1], most = 0;
-  for (int k = 0; k < p->nenergy; k++) most = fmax(most, fabs(p->energy[2 * k + 1] - e0));
-  f->drift = e0 != 0 ? most / fabs(e0) : 0;
-  if (s->free_faces && s->init != CFD_INIT_SOURCE) {
-    snprintf(what, sizeof what, "energy conserved with free faces: drift %.2e (allowed 1e-10)",
-             f->drift);
-    wf_run_check(run, f->drift <= 1e-10, what);
-  }
-  if (s->init == CFD_INIT_MODE && s->free_faces) {
-    int n[3] = {s->nx, s->ny, s->nz};
-    f->lambda_discrete = f->lambda_continuum = 0;
-    for (int a = 0; a < 3; a++) {
-      f->lambda_discrete += cf_reference_symbol(CF_RADIUS, ST_PI / n[a]);
-      f->lambda_continuum += pow(ST_PI / n[a], 2);
-    }
-    f->lambda_run = mode_lambda(p);
-    double rel = fabs(f->lambda_run - f->lambda_discrete) / f->lambda_discrete;
-    snprintf(what, sizeof what,
-             "standing mode's eigenvalue from the run against the stencil's closed form: %.2e "
-             "relative (allowed 1e-9)",
-             rel);
-    wf_run_check(run, rel <= 1e-9, what);
-  }
-}
-
 /* ---- the wafer model ---- */
 
 /* One step on the wafer, per PE (cf_model.h): this code's stencil on the
@@ -450,16 +245,14 @@ static int project_only(wf_run *run, const cfd_setup *s, wf_status *st) {
     return wf_deck_blame(run->deck, "cfd", "nx", st);
   project(run, &m, s);
   run->wafer_seconds = run->model.seconds;
-  if (run->verbose)
-    printf(
-        "cfd: model only (%s kernel): %dx%dx%d cells on %dx%d PEs of a %s, [%.4g, %.4g] us a "
-        "step\n",
-        s->sc22_kernel ? "SC22's" : "this code's", s->nx, s->ny, s->nz, run->wafer->dc.pe_nx,
-        run->wafer->dc.pe_ny, run->wafer->hw.machine, 1e6 * run->model.seconds.lo,
-        1e6 * run->model.seconds.hi);
-  wf_json_begin(run->summary, "model");
-  wf_projection_json(&run->model, run->summary);
-  wf_json_end(run->summary);
+  wf_report rep;
+  wf_report_open(&rep, run, "cfd");
+  wf_report_model(&rep, &run->model);
+  wf_report_note(&rep, "model only, %s kernel", s->sc22_kernel ? "SC22's" : "this code's");
+  wf_report_note(&rep, "%dx%dx%d cells on %dx%d PEs", s->nx, s->ny, s->nz, run->wafer->dc.pe_nx,
+                 run->wafer->dc.pe_ny);
+  wf_report_end(&rep);
+  wf_report_close(&rep);
   snprintf(run->headline, sizeof run->headline, "model only: %.1f-%.1f us/step on %s",
            1e6 * run->model.seconds.lo, 1e6 * run->model.seconds.hi, run->wafer->hw.name);
   return WF_OK;
@@ -515,86 +308,12 @@ static void write_gather(FILE *f, const void *data) {
 
 /* ---- the run ---- */
 
-static void report(wf_run *run, const wave *p, const measured *r, const findings *f) {
-  const cfd_setup *s = p->s;
-  const st_mesh *m = &p->m;
-  double updates = (double)m->n_global * r->steps / r->seconds;
-  double bytes = 24.0 * updates; /* read u^n and u^{n-1}, write u^{n+1} */
-  const wf_projection *w = &run->model;
-  if (run->verbose) {
-    printf(
-        "cfd: wave, %dx%dx%d cells of %g m, v %g m/s, dt %.4g s (cfl %.2f), %d steps in %.3f "
-        "s: %.1f Mcell/s, %.2f GB/s counted",
-        s->nx, s->ny, s->nz, s->h, s->v, s->dt, s->dt / cf_dt_max(s->h, s->v), r->steps, r->seconds,
-        updates / 1e6, bytes / 1e9);
-    if (r->triad > 0)
-      printf(" = %.0f%% of STREAM triad (%.2f GB/s)", 100 * bytes / r->triad, r->triad / 1e9);
-    printf("\n");
-    if (s->init == CFD_INIT_SOURCE)
-      printf(
-          "cfd: Ricker %g Hz; the direct wave's peak at %d receivers within %.4f periods of "
-          "distance / velocity\n",
-          s->f0, f->receivers, f->arrival);
-    if (s->init == CFD_INIT_MODE)
-      printf(
-          "cfd: standing mode: eigenvalue x h^2 from the run %.12g, the stencil's %.12g, the "
-          "continuum's %.12g (relative error %.3e: the stencil's)\n",
-          f->lambda_run, f->lambda_discrete, f->lambda_continuum,
-          fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
-    if (s->free_faces && s->init != CFD_INIT_SOURCE)
-      printf("cfd: energy drift %.3e over %d steps\n", f->drift, s->steps);
-    printf("cfd: the stencil on a standing mode against the reference coefficients: worst cell "
-           "%.2g of its round-off bound\n",
-           f->probe);
-    printf("cfd: wafer model (%s, %s, %dx%d PEs, bricks of %dx%d columns): [%.3g, %.3g] s/step\n",
-           run->wafer->hw.machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
-           run->wafer->dc.pe_ny, m->brick_x, m->brick_y, w->seconds.lo, w->seconds.hi);
-  }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "cfd");
-  wf_json_str(j, "problem", "wave");
-  long long cells[3] = {s->nx, s->ny, s->nz};
-  wf_json_ints(j, "cells", cells, 3);
-  wf_json_int(j, "steps", r->steps);
-  wf_json_int(j, "first_step", p->first_step);
-  wf_json_num(j, "dt", s->dt);
-  wf_json_num(j, "seconds_per_step", r->seconds / r->steps);
-  wf_json_num(j, "cell_updates_per_s", updates);
-  wf_json_num(j, "GBps", bytes / 1e9);
-  if (r->triad > 0) {
-    wf_json_num(j, "triad_GBps", r->triad / 1e9);
-    wf_json_num(j, "fraction_of_triad", bytes / r->triad);
-  }
-  if (s->free_faces && s->init != CFD_INIT_SOURCE) wf_json_num(j, "energy_drift", f->drift);
-  wf_json_num(j, "stencil_probe_of_bound", f->probe);
-  if (f->balance >= 0) wf_json_num(j, "source_balance_of_bound", f->balance);
-  if (s->init == CFD_INIT_SOURCE) {
-    wf_json_num(j, "arrival_error_periods", f->arrival);
-    wf_json_int(j, "arrival_receivers", f->receivers);
-  }
-  if (s->init == CFD_INIT_MODE) {
-    wf_json_num(j, "lambda_run", f->lambda_run);
-    wf_json_num(j, "lambda_stencil", f->lambda_discrete);
-    wf_json_num(j, "lambda_continuum", f->lambda_continuum);
-    /* relative errors at full precision (the values above have 9 digits) */
-    wf_json_num(j, "lambda_error", fabs(f->lambda_run - f->lambda_continuum) / f->lambda_continuum);
-    wf_json_num(j, "lambda_stencil_error",
-                fabs(f->lambda_run - f->lambda_discrete) / f->lambda_discrete);
-  }
-  wf_json_end(j);
-  wf_json_begin(j, "model");
-  wf_projection_json(w, j);
-  wf_json_end(j);
-  snprintf(run->headline, sizeof run->headline, "wave %dx%dx%d, %d steps, %.1f Mcell/s", s->nx,
-           s->ny, s->nz, r->steps, updates / 1e6);
-}
-
 int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   const wf_deck *d = run->deck;
   if (wf_deck_bool(d, "cfd", "model_only")) return project_only(run, s, st);
   wave p;
-  measured r = {0};
-  findings f = {0};
+  wave_measured r = {0};
+  wave_findings f = {0};
   double *gather = NULL;
   if (s->init == CFD_INIT_MODE && !s->free_faces)
     return wf_deck_fail(d, "cfd", "init", st,
@@ -622,17 +341,17 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
   rc = st->code;
   if (rc == WF_OK) {
     if (s->init == CFD_INIT_SOURCE) {
-      gather = gather_traces(&p, run);
+      gather = cfd_wave_gather(&p, run);
       int failed = run->rank == 0 && !gather;
       MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
       if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the shot gather");
     }
   }
   if (rc == WF_OK) {
-    check(&p, run, gather, &f);
+    cfd_wave_check(&p, run, gather, &f);
     if (wf_deck_bool(d, "cfd", "stream")) r.triad = wf_stream_triad(run->comm, p.m.n_owned);
     project(run, &p.m, s);
-    report(run, &p, &r, &f);
+    cfd_wave_report(run, &p, &r, &f);
     run->seconds = r.seconds;
     run->wafer_seconds = wf_range_scale(run->model.seconds, r.steps);
   }

@@ -19,6 +19,7 @@
 #include "wf_io.h"
 #include "wf_model.h"
 #include "wf_progress.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_timing.h"
 
@@ -273,40 +274,32 @@ static void check_mode(wf_run *run, const cfd_setup *s, const st_mesh *m, const 
 /* The run's lines, its JSON summary and headline. */
 static void report_heat(wf_run *run, const cfd_setup *s, const st_mesh *m, const heat_result *r) {
   double updates = (double)m->n_global * r->steps / r->seconds;
-  bool mode = s->init == CFD_INIT_MODE;
-  if (run->verbose) {
-    printf("cfd: heat, %dx%dx%d cells, kappa dt / h^2 = %.4f, %d steps in %.3f s: %.1f Mcell/s\n",
-           s->nx, s->ny, s->nz, r->r, r->steps, r->seconds, updates / 1e6);
-    if (mode)
-      printf(
-          "cfd: slowest mode: amplitude %.12g (the scheme's %.12g); decay rate %.6g 1/s, "
-          "the continuum's %.6g (relative error %.3e)\n",
-          r->amplitude, r->expected, r->rate, r->rate_continuum,
-          fabs(r->rate - r->rate_continuum) / r->rate_continuum);
-    printf("cfd: wafer model (%s, %dx%d PEs): [%.3g, %.3g] s/step\n", run->wafer->hw.machine,
-           run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, run->model.seconds.lo,
-           run->model.seconds.hi);
-  }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "cfd");
-  wf_json_str(j, "problem", "heat");
+  wf_report rep;
+  wf_report_open(&rep, run, "cfd");
+  wf_report_begin(&rep, "cfd");
+  wf_report_line(&rep, NULL);
+  wf_report_str(&rep, "problem", "heat", "%s");
   long long cells[3] = {s->nx, s->ny, s->nz};
-  wf_json_ints(j, "cells", cells, 3);
-  wf_json_int(j, "steps", r->steps);
-  wf_json_num(j, "dt", r->dt);
-  wf_json_num(j, "seconds_per_step", r->seconds / r->steps);
-  wf_json_num(j, "cell_updates_per_s", updates);
-  if (mode) {
-    wf_json_num(j, "amplitude", r->amplitude);
-    wf_json_num(j, "amplitude_expected", r->expected);
-    wf_json_num(j, "decay_rate", r->rate);
-    wf_json_num(j, "decay_rate_continuum", r->rate_continuum);
-    wf_json_num(j, "decay_rate_error", fabs(r->rate - r->rate_continuum) / r->rate_continuum);
+  wf_report_ints(&rep, "cells", cells, 3, "%d cells");
+  wf_report_num(&rep, NULL, r->r, "kappa dt / h^2 = %.4f");
+  wf_report_int(&rep, "steps", r->steps, "%d steps");
+  wf_report_num(&rep, "dt", r->dt, "dt %.4g");
+  wf_report_num(&rep, "seconds_per_step", r->seconds / r->steps, "%.3g s/step");
+  wf_report_scaled(&rep, "cell_updates_per_s", updates, 1e-6, "%.1f Mcell/s");
+  if (s->init == CFD_INIT_MODE) {
+    wf_report_line(&rep, "slowest mode");
+    wf_report_num(&rep, "amplitude", r->amplitude, "amplitude %.12g");
+    wf_report_num(&rep, "amplitude_expected", r->expected, "the scheme's %.12g");
+    wf_report_num(&rep, "decay_rate", r->rate, "decay rate %.6g 1/s");
+    wf_report_num(&rep, "decay_rate_continuum", r->rate_continuum, "the continuum's %.6g");
+    wf_report_num(&rep, "decay_rate_error",
+                  fabs(r->rate - r->rate_continuum) / r->rate_continuum,
+                  "relative error %.3e");
   }
-  wf_json_end(j);
-  wf_json_begin(j, "model");
-  wf_projection_json(&run->model, j);
-  wf_json_end(j);
+  wf_report_end(&rep);
+  wf_report_model(&rep, &run->model);
+  wf_report_end(&rep);
+  wf_report_close(&rep);
   snprintf(run->headline, sizeof run->headline, "heat %dx%dx%d, %d steps, %.1f Mcell/s", s->nx,
            s->ny, s->nz, r->steps, updates / 1e6);
 }

@@ -1,7 +1,7 @@
 /* Decks: INI files whose every key is declared once in a table.
  *
- * A workload declares its sections as tables of wf_key (name, type, default,
- * allowed range or choices, one-line help). A wf_deck starts from the
+ * A workload declares its sections as tables of wf_key (wf_key.h: name,
+ * type, default, allowed range or choices, one-line help). A wf_deck starts from the
  * defaults (the embedded deck), then takes a deck file and `--set sec.key=v`
  * overrides; every value is validated when it is set, so the typed getters
  * never fail. Each entry remembers where its value came from. */
@@ -12,47 +12,7 @@
 #include <stdio.h>
 
 #include "wf_error.h"
-
-typedef enum {
-  WF_KEY_INT,    /* integer in [min, max] */
-  WF_KEY_REAL,   /* finite real in [min, max] */
-  WF_KEY_BOOL,   /* true/false, yes/no, on/off, 1/0 */
-  WF_KEY_STRING, /* free text, optionally checked by `check` */
-  WF_KEY_CHOICE, /* one of `choices` ("a|b|c") */
-  WF_KEY_INPUT,  /* a file the run reads ('' = none) */
-  WF_KEY_OUTPUT, /* a file the run writes ('' = none): checked writable, and distinct from
-                    every input and every other output, before any work starts */
-  WF_KEY_CACHE,  /* a file the run reads when it exists and (re)writes otherwise or after
-                    ('' = none): FFTW wisdom, a compressed operator; checked as an output */
-} wf_key_type;
-
-typedef struct wf_key {
-  const char *name;
-  wf_key_type type;
-  const char *def; /* default, as it would be written in a deck */
-  double min, max; /* inclusive range (INT, REAL) */
-  const char *choices;
-  const char *help;
-  /* Optional extra validation: return 0 when `value` is fine, else write the
-   * reason into `why`. */
-  int (*check)(const char *value, char *why, size_t len);
-} wf_key;
-
-typedef struct wf_section {
-  const char *name;
-  const char *help;
-  const wf_key *keys;
-  int nkeys;
-  /* Restarts (optional). A checkpoint records the values of the keys its
-   * state depends on (wf_deck_state), and a restart whose deck gives
-   * another value for one is refused: it would not continue the run that
-   * wrote the checkpoint. `restart_from` names the key of the checkpoint a
-   * run continues from; `restart_free` the keys that may change (space-
-   * separated: how long to run, what to write, checks, the model). Every
-   * other key, output and cache files aside, keeps its value. */
-  const char *restart_from;
-  const char *restart_free;
-} wf_section;
+#include "wf_key.h"
 
 #define WF_DECK_TEXT_MAX 512
 
@@ -126,10 +86,5 @@ int wf_deck_blame(const wf_deck *deck, const char *section, const char *key, wf_
 char *wf_deck_to_ini(const wf_deck *deck);
 /* Every key: value, default, source (for `wafer info`). */
 void wf_deck_print_info(const wf_deck *deck, FILE *out);
-/* Markdown reference of the key tables (docs/decks.md). */
-void wf_deck_print_reference(const wf_section *const *sections, int nsections, FILE *out);
-
-/* Type-and-range check of one value against its key; 0 if valid. */
-int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len);
 
 #endif

@@ -64,6 +64,10 @@ typedef struct wf_h5_rows {
 } wf_h5_rows;
 int wf_h5_write_rows(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_rows *r,
                      const void *data, wf_status *st);
+/* The union of a rank's row ranges in a [rows][cols] file space, and a
+ * memory space holding them packed; both empty when it has none (the
+ * caller closes both). */
+void wf_h5_select_rows(const wf_h5_rows *r, hid_t *fspace, hid_t *mspace);
 /* A strided piece of a 1D dataset: `count` runs of `block` elements,
  * `stride` apart, from element `start` (a tile of a row-major matrix the
  * dataset holds), kept contiguously in memory from element `mem_start`.
@@ -121,7 +125,7 @@ hid_t wf_h5_type(wf_dtype t);
  * (integers: always -1): what every reader of an input or checkpoint checks. */
 long long wf_first_nonfinite(wf_dtype type, const void *data, size_t n);
 
-/* ---- reading an input dataset (collective) ---- */
+/* ---- reading an input dataset (collective; wf_h5_input.c) ---- */
 
 /* An input array: its shape (slowest first) and whether its values are
  * complex (a compound of two floating-point members "r" and "i", as h5py

@@ -45,6 +45,7 @@ typedef struct wf_run {
    * them, and a restart from it must give the same. */
   const char *state;
   char hardware[16];               /* of the wafer, for output files */
+  const char *machine;             /* the wafer's ("CS-2 (WSE-2)"), for reports; NULL: none */
   int pe_grid[2], rank_grid[2];
   struct wf_wafer *wafer; /* NULL on ranks that do not play the wafer */
   bool verbose;   /* rank 0 and not --quiet: progress and report lines */

@@ -21,6 +21,7 @@
 #include "wf_model.h"
 #include "wf_random.h"
 #include "wf_progress.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_wafer.h"
 
@@ -296,45 +297,40 @@ static void report(wf_run *run, const halo_case *c, const wf_halo *h, const halo
   double per = res->seconds / (double)res->iters;
   double inter_bytes = (double)res->totals.mpi_bytes / (double)res->iters; /* all ranks */
   double gbs = per > 0 ? inter_bytes / per / 1e9 : 0.0;
-  double intra_words = (double)res->totals.words_intra / (double)res->iters;
-  if (run->verbose) {
-    printf("halo: %.2f us/exchange, %.3g MB/exchange between ranks (%.2f GB/s), "
-           "%.3g Mwords/exchange inside ranks (free)\n",
-           per * 1e6, inter_bytes / 1e6, gbs, intra_words / 1e6);
-    printf("halo: wafer model (%s): %.0f cycles = [%.3g, %.3g] us/exchange; %.0f B/PE of %.0f "
-           "(%s)\n",
-           wf->hw.name, h->model_cycles, p->seconds.lo * 1e6, p->seconds.hi * 1e6,
-           p->bytes_per_pe, p->sram_for_data,
-           p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
-    if (res->verify)
-      printf("halo: %s: %ld exchanges verified on every rank, %ld bad elements; allreduce %s\n",
-             res->failed ? "FAILED" : "ok", res->checked / wf->dc.nranks, res->bad,
-             res->sum_ok ? "ok" : "WRONG");
-    else
-      printf("halo: exchanges not verified (halo.verify = false); allreduce %s\n",
-             res->sum_ok ? "ok" : "WRONG");
+  wf_report rep;
+  wf_report_open(&rep, run, "halo");
+  wf_report_begin(&rep, "halo");
+  wf_report_line(&rep, NULL);
+  wf_report_int(&rep, "iterations", res->iters, "%d exchanges");
+  wf_report_int(&rep, "elem_bytes", (long long)c->esz, "of %d B/PE");
+  wf_report_int(&rep, "width", c->w, "width %d");
+  wf_report_bool(&rep, "corners", c->corners, "corners: %s");
+  wf_report_bool(&rep, "periodic", c->periodic, "periodic: %s");
+  wf_report_scaled(&rep, "seconds_per_exchange", per, 1e6, "%.2f us/exchange");
+  wf_report_scaled(&rep, "inter_rank_bytes_per_exchange", inter_bytes, 1e-6,
+                   "%.3g MB/exchange between ranks");
+  wf_report_num(&rep, "inter_rank_GBps", gbs, "%.2f GB/s");
+  wf_report_scaled(&rep, "intra_rank_words_per_exchange",
+                   (double)res->totals.words_intra / (double)res->iters, 1e-6,
+                   "%.3g Mwords/exchange inside ranks (free)");
+  wf_report_line(&rep, "verified");
+  if (res->verify) {
+    wf_report_note(&rep, "%ld exchanges on every rank", res->checked / wf->dc.nranks);
+    wf_report_int(&rep, "checksum", (long long)res->checksum, NULL);
+  } else {
+    wf_report_note(&rep, "no exchange (halo.verify = false)");
   }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "halo");
-  wf_json_int(j, "elem_bytes", (long long)c->esz);
-  wf_json_int(j, "width", c->w);
-  wf_json_bool(j, "corners", c->corners);
-  wf_json_bool(j, "periodic", c->periodic);
-  wf_json_int(j, "iterations", res->iters);
-  wf_json_num(j, "seconds_per_exchange", per);
-  wf_json_num(j, "inter_rank_bytes_per_exchange", inter_bytes);
-  wf_json_num(j, "inter_rank_GBps", gbs);
-  wf_json_num(j, "intra_rank_words_per_exchange", intra_words);
-  wf_json_int(j, "bad_elements", res->bad);
-  if (res->verify) wf_json_int(j, "checksum", (long long)res->checksum);
-  wf_json_bool(j, "allreduce_ok", res->sum_ok);
-  wf_json_end(j);
-  wf_json_begin(j, "model");
-  wf_json_num(j, "cycles_per_exchange", h->model_cycles);
-  wf_json_num(j, "busiest_link_words", wf_model_halo_link_words(&wf->hw, c->esz, c->w, c->corners));
-  wf_json_range(j, "wafer_seconds_per_exchange", p->seconds.lo, p->seconds.hi);
-  wf_projection_json(p, j);
-  wf_json_end(j);
+  wf_report_int(&rep, "bad_elements", res->bad, "%d bad elements");
+  wf_report_bool(&rep, "allreduce_ok", res->sum_ok, "allreduce right: %s");
+  wf_report_end(&rep);
+  wf_report_model(&rep, p);
+  wf_report_num(&rep, "cycles_per_exchange", h->model_cycles, "%.0f cycles");
+  wf_report_num(&rep, "busiest_link_words",
+                wf_model_halo_link_words(&wf->hw, c->esz, c->w, c->corners),
+                "%.0f words on the busiest link");
+  wf_report_range(&rep, "wafer_seconds_per_exchange", p->seconds.lo, p->seconds.hi, 1, NULL);
+  wf_report_end(&rep);
+  wf_report_close(&rep);
   run->seconds = res->seconds;
   run->wafer_seconds = wf_range_scale(p->seconds, (double)res->iters);
   snprintf(run->headline, sizeof run->headline, "%.2f us/exchange, %.2f GB/s between ranks",

@@ -1,5 +1,6 @@
-/* `wafer eam`'s deck, resolved (eam_setup.h): the potential, the lattice or
- * data file, the run's parameters; then the domain and the atoms. */
+/* `wafer eam`'s deck (eam_setup.h): the [eam] section's keys and their
+ * checks; the section resolved (the potential, the lattice or data file, the
+ * run's parameters); then the domain and the atoms. */
 #include "eam_setup.h"
 
 #include <math.h>
@@ -11,8 +12,115 @@
 #include "md_fold.h"
 #include "wf_io.h"
 #include "wf_parse.h"
+#include "wf_parse.h"
 #include "wf_reference.h"
 #include "wf_wafer.h"
+
+/* ---- the [eam] section: its keys ---- */
+
+static int check_cells(const char *v, char *why, size_t len) {
+  long long c[3];
+  int rc = wf_parse_dims(v, 3, 1, EAM_MAX_CELLS_AXIS, c);
+  if (rc == WF_PARSE_OK && c[0] * c[1] * c[2] * 4 <= EAM_MAX_ATOMS) return 0;
+  if (rc == WF_PARSE_SYNTAX)
+    snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
+  else
+    snprintf(why, len, "each axis 1 .. %d cells, and at most %lld atoms in all", EAM_MAX_CELLS_AXIS,
+             EAM_MAX_ATOMS);
+  return -1;
+}
+
+static int check_positive(const char *v, char *why, size_t len) {
+  if (strtod(v, NULL) > 0) return 0;
+  snprintf(why, len, "must be > 0");
+  return -1;
+}
+
+static const wf_key eam_keys[] = {
+    {"potential", WF_KEY_STRING, "Cu_u3.eam", 0, 0, NULL,
+     "EAM file: *.eam is DYNAMO funcfl (pair_style eam), *.eam.alloy setfl (eam/alloy); a bare "
+     "name not found here is looked up in $LAMMPS_POTENTIALS, then " EAM_LAMMPS_POTENTIALS,
+     NULL},
+    {"elements", WF_KEY_STRING, "", 0, 0, NULL,
+     "lattice: its elements (several: a random mix by atom id); data file: the element of each "
+     "atom type. '' = the potential's first element (lattice) or all of them in order (data)",
+     NULL},
+    {"fractions", WF_KEY_STRING, "", 0, 0, NULL,
+     "lattice with several elements: the share of each, e.g. '0.7 0.3' ('' = equal)", NULL},
+    {"lattice", WF_KEY_CHOICE, "potential", 0, 0, "potential|fcc|bcc",
+     "crystal structure ('potential': the one the potential file gives for the first element)",
+     NULL},
+    {"lattice_constant", WF_KEY_REAL, "0", 0, 100, NULL,
+     "lattice constant in A (0: the potential file's)", NULL},
+    {"cells", WF_KEY_STRING, "8x8x8", 0, 0, NULL, "unit cells of the crystal, NXxNYxNZ",
+     check_cells},
+    {"data", WF_KEY_INPUT, "", 0, 0, NULL,
+     "LAMMPS data file (atom_style atomic) to start from instead of a lattice", NULL},
+    {"mapping", WF_KEY_CHOICE, "columns", 0, 0, "columns|fold",
+     "columns: a PE owns the atoms in its x-y column of the box, atoms migrate as they move; "
+     "fold: one lattice site per PE, the crystal folded onto the PE grid (the wafer's mapping; "
+     "lattice runs, [wafer] pe_grid must be the fold's, which the error gives)",
+     NULL},
+    {"velocities", WF_KEY_CHOICE, "create", 0, 0, "create|data",
+     "create: Maxwell-Boltzmann at `temperature`; data: the data file's Velocities section", NULL},
+    {"temperature", WF_KEY_REAL, "1600", 0, 1e6, NULL, "initial temperature (K)", NULL},
+    {"seed", WF_KEY_INT, "376847", 0, 2147483647, NULL,
+     "seed of the velocity draw (and of the species mix)", NULL},
+    {"dt", WF_KEY_REAL, "0.005", 0, 1, NULL, "timestep (ps)", check_positive},
+    {"steps", WF_KEY_INT, "100", 0, 1e9, NULL, "timesteps to run", NULL},
+    {"thermo", WF_KEY_INT, "50", 0, 1e9, NULL,
+     "thermo output every N steps (0: first and last step only)", NULL},
+    {"skin", WF_KEY_REAL, "1.0", 0, 10, NULL,
+     "neighbour list skin (A): lists hold pairs within cutoff + skin", NULL},
+    {"neigh_delay", WF_KEY_INT, "0", 0, 1e6, NULL,
+     "steps after a list build before displacements are checked again (LAMMPS neigh_modify "
+     "delay)",
+     NULL},
+    {"overlap", WF_KEY_REAL, "0.5", 0, 10, NULL,
+     "atoms closer than this (A) are overlapping: an input error", NULL},
+    {"thermostat", WF_KEY_CHOICE, "none", 0, 0, "none|berendsen",
+     "none: NVE; berendsen: velocity rescaling towards `temperature` (LAMMPS fix temp/berendsen)",
+     NULL},
+    {"damp", WF_KEY_REAL, "0.1", 0, 1e6, NULL, "thermostat time constant (ps)", check_positive},
+    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
+     "only project this lattice onto the wafer (no atoms, no run): for the published systems",
+     NULL},
+    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|lammps",
+     "run LAMMPS from the same data file and compare the thermo rows and the forces at step "
+     "min(steps, crosscheck_steps); auto: when `lmp` runs here, else the run says the check is "
+     "unavailable",
+     NULL},
+    {"crosscheck_steps", WF_KEY_INT, "200", 0, 1e9, NULL,
+     "thermo rows are compared value by value up to this step; beyond it chaos amplifies "
+     "round-off and only the energy drift is compared",
+     NULL},
+    {"lmp", WF_KEY_STRING, "lmp", 0, 0, NULL, "the LAMMPS command for the cross-check", NULL},
+    {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "PNG of temperature and energy drift against time, with LAMMPS's rows ('' = none; needs "
+     "python3-matplotlib)",
+     NULL},
+    {"write_data", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "write the final state as a LAMMPS data file ('' = none)", NULL},
+    {"dump_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)", NULL},
+    {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
+     "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
+     NULL},
+    {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
+     "steps between checkpoints (0: only at the end); a restart from one continues bit for bit",
+     NULL},
+    {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
+     "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", NULL},
+};
+static const wf_section eam_section = {
+    "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "
+           "checked against LAMMPS.",
+    eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0]),
+    "restart",
+    "dt steps thermo model_only crosscheck crosscheck_steps lmp dump_every checkpoint_every"};
+const wf_section *const eam_sections[] = {&eam_section};
+
+/* ---- the section, resolved ---- */
 
 /* A potential named without a directory that is not here is looked for among
  * LAMMPS's: where LAMMPS_POTENTIALS says (LAMMPS's own variable, which a

@@ -36,6 +36,10 @@ typedef struct eam_setup {
   double temperature;
 } eam_setup;
 
+/* The [eam] section: its keys and their checks (EAM_NSECTIONS of them). */
+#define EAM_NSECTIONS 1
+extern const wf_section *const eam_sections[EAM_NSECTIONS];
+
 /* Reads the [eam] section (the potential on rank 0, broadcast; a data file
  * likewise): errors name the key to blame. Collective. */
 int eam_read_setup(const wf_run *run, eam_setup *s, wf_status *st);

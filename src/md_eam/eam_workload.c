@@ -20,113 +20,10 @@
 #include "md_model.h"
 #include "md_sim.h"
 #include "wf_io.h"
-#include "wf_parse.h"
 #include "wf_progress.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_wafer.h"
-
-
-static int check_cells(const char *v, char *why, size_t len) {
-  long long c[3];
-  int rc = wf_parse_dims(v, 3, 1, EAM_MAX_CELLS_AXIS, c);
-  if (rc == WF_PARSE_OK && c[0] * c[1] * c[2] * 4 <= EAM_MAX_ATOMS) return 0;
-  if (rc == WF_PARSE_SYNTAX)
-    snprintf(why, len, "expected NXxNYxNZ unit cells, e.g. 8x8x8");
-  else
-    snprintf(why, len, "each axis 1 .. %d cells, and at most %lld atoms in all", EAM_MAX_CELLS_AXIS,
-             EAM_MAX_ATOMS);
-  return -1;
-}
-
-static int check_positive(const char *v, char *why, size_t len) {
-  if (strtod(v, NULL) > 0) return 0;
-  snprintf(why, len, "must be > 0");
-  return -1;
-}
-
-static const wf_key eam_keys[] = {
-    {"potential", WF_KEY_STRING, "Cu_u3.eam", 0, 0, NULL,
-     "EAM file: *.eam is DYNAMO funcfl (pair_style eam), *.eam.alloy setfl (eam/alloy); a bare "
-     "name not found here is looked up in $LAMMPS_POTENTIALS, then " EAM_LAMMPS_POTENTIALS,
-     NULL},
-    {"elements", WF_KEY_STRING, "", 0, 0, NULL,
-     "lattice: its elements (several: a random mix by atom id); data file: the element of each "
-     "atom type. '' = the potential's first element (lattice) or all of them in order (data)",
-     NULL},
-    {"fractions", WF_KEY_STRING, "", 0, 0, NULL,
-     "lattice with several elements: the share of each, e.g. '0.7 0.3' ('' = equal)", NULL},
-    {"lattice", WF_KEY_CHOICE, "potential", 0, 0, "potential|fcc|bcc",
-     "crystal structure ('potential': the one the potential file gives for the first element)",
-     NULL},
-    {"lattice_constant", WF_KEY_REAL, "0", 0, 100, NULL,
-     "lattice constant in A (0: the potential file's)", NULL},
-    {"cells", WF_KEY_STRING, "8x8x8", 0, 0, NULL, "unit cells of the crystal, NXxNYxNZ",
-     check_cells},
-    {"data", WF_KEY_INPUT, "", 0, 0, NULL,
-     "LAMMPS data file (atom_style atomic) to start from instead of a lattice", NULL},
-    {"mapping", WF_KEY_CHOICE, "columns", 0, 0, "columns|fold",
-     "columns: a PE owns the atoms in its x-y column of the box, atoms migrate as they move; "
-     "fold: one lattice site per PE, the crystal folded onto the PE grid (the wafer's mapping; "
-     "lattice runs, [wafer] pe_grid must be the fold's, which the error gives)",
-     NULL},
-    {"velocities", WF_KEY_CHOICE, "create", 0, 0, "create|data",
-     "create: Maxwell-Boltzmann at `temperature`; data: the data file's Velocities section", NULL},
-    {"temperature", WF_KEY_REAL, "1600", 0, 1e6, NULL, "initial temperature (K)", NULL},
-    {"seed", WF_KEY_INT, "376847", 0, 2147483647, NULL,
-     "seed of the velocity draw (and of the species mix)", NULL},
-    {"dt", WF_KEY_REAL, "0.005", 0, 1, NULL, "timestep (ps)", check_positive},
-    {"steps", WF_KEY_INT, "100", 0, 1e9, NULL, "timesteps to run", NULL},
-    {"thermo", WF_KEY_INT, "50", 0, 1e9, NULL,
-     "thermo output every N steps (0: first and last step only)", NULL},
-    {"skin", WF_KEY_REAL, "1.0", 0, 10, NULL,
-     "neighbour list skin (A): lists hold pairs within cutoff + skin", NULL},
-    {"neigh_delay", WF_KEY_INT, "0", 0, 1e6, NULL,
-     "steps after a list build before displacements are checked again (LAMMPS neigh_modify "
-     "delay)",
-     NULL},
-    {"overlap", WF_KEY_REAL, "0.5", 0, 10, NULL,
-     "atoms closer than this (A) are overlapping: an input error", NULL},
-    {"thermostat", WF_KEY_CHOICE, "none", 0, 0, "none|berendsen",
-     "none: NVE; berendsen: velocity rescaling towards `temperature` (LAMMPS fix temp/berendsen)",
-     NULL},
-    {"damp", WF_KEY_REAL, "0.1", 0, 1e6, NULL, "thermostat time constant (ps)", check_positive},
-    {"model_only", WF_KEY_BOOL, "false", 0, 0, NULL,
-     "only project this lattice onto the wafer (no atoms, no run): for the published systems",
-     NULL},
-    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|lammps",
-     "run LAMMPS from the same data file and compare the thermo rows and the forces at step "
-     "min(steps, crosscheck_steps); auto: when `lmp` runs here, else the run says the check is "
-     "unavailable",
-     NULL},
-    {"crosscheck_steps", WF_KEY_INT, "200", 0, 1e9, NULL,
-     "thermo rows are compared value by value up to this step; beyond it chaos amplifies "
-     "round-off and only the energy drift is compared",
-     NULL},
-    {"lmp", WF_KEY_STRING, "lmp", 0, 0, NULL, "the LAMMPS command for the cross-check", NULL},
-    {"plot", WF_KEY_OUTPUT, "", 0, 0, NULL,
-     "PNG of temperature and energy drift against time, with LAMMPS's rows ('' = none; needs "
-     "python3-matplotlib)",
-     NULL},
-    {"write_data", WF_KEY_OUTPUT, "", 0, 0, NULL,
-     "write the final state as a LAMMPS data file ('' = none)", NULL},
-    {"dump_every", WF_KEY_INT, "0", 0, 1e9, NULL,
-     "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)", NULL},
-    {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
-     "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
-     NULL},
-    {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
-     "steps between checkpoints (0: only at the end); a restart from one continues bit for bit",
-     NULL},
-    {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
-     "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", NULL},
-};
-static const wf_section eam_section = {
-    "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "
-           "checked against LAMMPS.",
-    eam_keys, (int)(sizeof eam_keys / sizeof eam_keys[0]),
-    "restart",
-    "dt steps thermo model_only crosscheck crosscheck_steps lmp dump_every checkpoint_every"};
-static const wf_section *const eam_sections[] = {&eam_section};
 
 /* ---- reporting ------------------------------------------------------------------ */
 
@@ -334,74 +231,72 @@ static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const eam
   long long steps = h->rows[h->n - 1].step - h->rows[0].step;
   double drift = eam_energy_drift(h->rows, h->n, sim->natoms);
   double us = steps ? seconds / ((double)steps * sim->natoms) * 1e6 : 0;
+  double share = 100 / fmax(seconds, 1e-30);
   const eam_comparison c = *cmp;
-  md_model_result model;
-  wf_status mst;
-  wf_status_clear(&mst);
-  bool modelled = !s->from_data &&
-                  md_model_project(&model, &s->lattice, &s->pot, s->par.skin, run, &mst) == WF_OK;
-  if (run->verbose) {
-    printf("eam: %.3f s for %lld steps: %.4g us/atom-step (neighbour lists %.0f%%, forces "
-           "%.0f%%, ghosts %.0f%%; %ld list builds); energy drift %.3g eV/atom\n",
-           seconds, steps, us, 100 * sim->seconds_neigh / fmax(seconds, 1e-30),
-           100 * sim->seconds_force / fmax(seconds, 1e-30),
-           100 * sim->seconds_comm / fmax(seconds, 1e-30), sim->nl.builds, drift);
-    if (s->lammps)
-      printf("eam: LAMMPS: %.4g us/atom-step, ratio wafer/LAMMPS %.2f; thermo rows differ by "
-             "%.2g (%d rows), forces at step %lld by %.2g eV/A (largest %.3g); LAMMPS drift "
-             "%.3g eV/atom\n",
-             c.us_lammps, c.us_lammps > 0 ? us / c.us_lammps : 0.0, c.thermo_diff,
-             c.rows_compared, x->force_step, c.force_diff, c.force_max, c.drift_lammps);
-    if (modelled) md_model_print(&model, run, stdout);
-    else if (s->from_data)
-      printf("eam: no wafer projection: the fold maps lattice sites to PEs (lattice runs only)\n");
-    else printf("eam: no wafer projection: %s\n", mst.msg);
-    if (!s->lammps && !s->lammps_unavailable)
-      printf("eam: unchecked: no reference (eam.crosscheck = none)\n");
-  }
   const md_thermo_row *r = &h->rows[h->n - 1];
-  wf_json *j = run->summary;
-  wf_json_begin(j, "eam");
-  wf_json_int(j, "atoms", sim->natoms);
-  wf_json_int(j, "first_step", h->rows[0].step);
-  wf_json_int(j, "steps", steps);
-  wf_json_num(j, "seconds", seconds);
-  wf_json_num(j, "us_per_atom_step", us);
-  wf_json_num(j, "energy_drift_per_atom", drift);
-  wf_json_int(j, "neighbor_builds", sim->nl.builds);
-  wf_json_num(j, "atoms_per_pe_mean",
-              (double)sim->natoms / ((double)sim->dom.pe_n[0] * sim->dom.pe_n[1]));
-  wf_json_int(j, "atoms_per_pe_max", per_pe);
-  long long halo_pes[2] = {halo[0], halo[1]};
-  wf_json_ints(j, "halo_pes", halo_pes, 2);
   /* estimated from this rank's last list and pairs, scaled to all atoms */
   double per_atom = sim->atoms.nlocal ? 1.0 / sim->atoms.nlocal : 0;
   double flops = EAM_FLOPS_PER_ENTRY * (double)sim->nl.pairs * per_atom +
                  EAM_FLOPS_PER_PAIR * (double)sim->work.pairs * per_atom + EAM_FLOPS_PER_ATOM;
-  wf_json_num(j, "flops_per_atom_step", flops);
-  wf_json_num(j, "gflops", us > 0 ? flops / us * 1e-3 : 0.0);
-  wf_json_num(j, "etotal_first", h->rows[0].etotal);
-  wf_json_num(j, "pe_final", r->pe);
-  wf_json_num(j, "etotal_final", r->etotal);
-  wf_json_num(j, "temp_final", r->temp);
-  wf_json_num(j, "press_final", r->press);
-  wf_json_end(j);
+  wf_report rep;
+  wf_report_open(&rep, run, "eam");
+  wf_report_begin(&rep, "eam");
+  wf_report_line(&rep, NULL);
+  wf_report_int(&rep, "atoms", sim->natoms, "%d atoms");
+  wf_report_int(&rep, "first_step", h->rows[0].step, "from step %d");
+  wf_report_int(&rep, "steps", steps, "%d steps");
+  wf_report_num(&rep, "seconds", seconds, "in %.3f s");
+  wf_report_num(&rep, "us_per_atom_step", us, "%.4g us/atom-step");
+  wf_report_note(&rep, "neighbour lists %.0f%%, forces %.0f%%, ghosts %.0f%%",
+                 share * sim->seconds_neigh, share * sim->seconds_force, share * sim->seconds_comm);
+  wf_report_int(&rep, "neighbor_builds", sim->nl.builds, "%d list builds");
+  wf_report_num(&rep, "flops_per_atom_step", flops, "%.0f flops/atom-step (estimated)");
+  wf_report_num(&rep, "gflops", us > 0 ? flops / us * 1e-3 : 0.0, "%.3g GFLOP/s");
+  wf_report_line(&rep, "energy");
+  wf_report_num(&rep, "energy_drift_per_atom", drift, "drift %.3g eV/atom");
+  wf_report_num(&rep, "etotal_first", h->rows[0].etotal, "etotal %.10g");
+  wf_report_num(&rep, "etotal_final", r->etotal, "to %.10g eV");
+  wf_report_num(&rep, "pe_final", r->pe, "last pe %.10g eV");
+  wf_report_num(&rep, "temp_final", r->temp, "temp %.6g K");
+  wf_report_num(&rep, "press_final", r->press, "press %.6g bar");
+  wf_report_line(&rep, "PEs");
+  wf_report_num(&rep, "atoms_per_pe_mean",
+                (double)sim->natoms / ((double)sim->dom.pe_n[0] * sim->dom.pe_n[1]),
+                "%.2g atoms per PE on average");
+  wf_report_int(&rep, "atoms_per_pe_max", per_pe, "at most %d");
+  long long halo_pes[2] = {halo[0], halo[1]};
+  wf_report_ints(&rep, "halo_pes", halo_pes, 2, "halo %d PEs");
+  wf_report_end(&rep);
   if (s->lammps) {
-    wf_json_begin(j, "lammps");
-    wf_json_num(j, "us_per_atom_step", c.us_lammps);
-    wf_json_num(j, "ratio", c.us_lammps > 0 ? us / c.us_lammps : 0.0);
-    wf_json_num(j, "thermo_rel_diff", c.thermo_diff);
-    wf_json_int(j, "rows_compared", c.rows_compared);
-    wf_json_int(j, "force_step", x->force_step);
-    wf_json_num(j, "force_diff", c.force_diff);
-    wf_json_num(j, "force_max", c.force_max);
-    wf_json_num(j, "energy_drift_per_atom", c.drift_lammps);
-    wf_json_end(j);
+    wf_report_begin(&rep, "lammps");
+    wf_report_line(&rep, "LAMMPS");
+    wf_report_num(&rep, "us_per_atom_step", c.us_lammps, "%.4g us/atom-step");
+    wf_report_num(&rep, "ratio", c.us_lammps > 0 ? us / c.us_lammps : 0.0, "ratio wafer/LAMMPS %.2f");
+    wf_report_num(&rep, "thermo_rel_diff", c.thermo_diff, "thermo rows differ by %.2g");
+    wf_report_int(&rep, "rows_compared", c.rows_compared, "%d rows");
+    wf_report_int(&rep, "force_step", x->force_step, "forces at step %d");
+    wf_report_num(&rep, "force_diff", c.force_diff, "by %.2g eV/A");
+    wf_report_num(&rep, "force_max", c.force_max, "largest %.3g");
+    wf_report_num(&rep, "energy_drift_per_atom", c.drift_lammps, "LAMMPS drift %.3g eV/atom");
+    wf_report_end(&rep);
   }
-  if (modelled) {
-    md_model_json(&model, run, j);
+  md_model_result model;
+  wf_status mst;
+  wf_status_clear(&mst);
+  if (!s->from_data &&
+      md_model_project(&model, &s->lattice, &s->pot, s->par.skin, run, &mst) == WF_OK) {
+    md_model_report(&model, run, &rep);
     run->wafer_seconds = wf_range_scale(run->model.seconds, (double)steps);
+  } else {
+    wf_report_line(&rep, "no wafer projection");
+    const char *why = "the fold maps lattice sites to PEs (lattice runs only)";
+    wf_report_note(&rep, "%s", s->from_data ? why : mst.msg);
   }
+  if (!s->lammps && !s->lammps_unavailable) {
+    wf_report_line(&rep, "unchecked");
+    wf_report_note(&rep, "no reference (eam.crosscheck = none)");
+  }
+  wf_report_close(&rep);
   run->seconds = seconds;
   snprintf(run->headline, sizeof run->headline,
            "%lld atoms, %lld steps, %.3g us/atom-step, drift %.2g eV/atom%s", sim->natoms, steps,
@@ -438,13 +333,14 @@ static int project_only(wf_run *run, const eam_setup *s, wf_status *st) {
   md_model_result model;
   if (md_model_project(&model, &s->lattice, &s->pot, s->par.skin, run, st) != WF_OK)
     return st->code;
-  if (run->verbose) {
+  if (run->verbose)
     printf("eam: model only: %.0f atoms of %s (%s), %dx%dx%d cells, cutoff %.4g + skin %.4g A\n",
            run->model.pes_needed, s->pot.element[s->lattice.species[0]], s->lattice.kind,
            s->lattice.cells[0], s->lattice.cells[1], s->lattice.cells[2], s->pot.cut, s->par.skin);
-    md_model_print(&model, run, stdout);
-  }
-  md_model_json(&model, run, run->summary);
+  wf_report rep;
+  wf_report_open(&rep, run, "eam");
+  md_model_report(&model, run, &rep);
+  wf_report_close(&rep);
   run->wafer_seconds = wf_range_scale(run->model.seconds, (double)s->steps);
   wf_range rate = wf_range_inverse(run->model.seconds);
   snprintf(run->headline, sizeof run->headline, "model only: %.0f-%.0f timesteps/s on %s", rate.lo,
@@ -580,6 +476,6 @@ const wf_workload wf_eam_workload = {
     .name = "eam",
     .help = "EAM molecular dynamics (velocity Verlet) on the PE grid, checked against LAMMPS",
     .sections = eam_sections,
-    .nsections = 1,
+    .nsections = EAM_NSECTIONS,
     .run = eam_run,
 };

@@ -114,38 +114,26 @@ int md_model_project(md_model_result *m, const md_lattice *l, const eam_potentia
   return WF_OK;
 }
 
-void md_model_print(const md_model_result *m, const wf_run *run, FILE *out) {
-  const wf_projection *p = &run->model;
+void md_model_report(const md_model_result *m, const wf_run *run, wf_report *rep) {
   const wf_hw *hw = &run->wafer->hw;
-  wf_range rate = wf_range_inverse(p->seconds);
-  fprintf(out,
-          "eam: wafer model (%s, one atom per PE, fold %dx%d PEs per column -> %dx%d PEs): reach "
-          "%dx%d hops, %.0f candidates, %.1f neighbours (%.1f listed); %.0f cycles/step = "
-          "positions %.0f + forces %.0f + %d -> [%.0f, %.0f] timesteps/s\n",
-          hw->machine, m->fx, m->fy, m->pe_x, m->pe_y, m->hx, m->hy, m->candidates, m->n_cut,
-          m->n_list, m->cycles, m->phase_positions, m->phase_forces, MD_OPS_ATOM, rate.lo,
-          rate.hi);
-  fprintf(out, "eam: wafer budget: %.0f PEs needed of %.0f (%s); %.0f B/PE of %.0f for data (%s)\n",
-          p->pes_needed, p->pes_offered,
-          p->pes_needed <= p->pes_offered ? "fits" : "does NOT fit", p->bytes_per_pe,
-          p->sram_for_data, p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
-  if (p->pes_needed > p->pes_offered)
-    fprintf(out, "eam: the crystal needs %.1f%% more PEs than the %s offers (%dx%d)\n",
-            100 * (p->pes_needed / p->pes_offered - 1), hw->machine, hw->pe_nx, hw->pe_ny);
-}
-
-void md_model_json(const md_model_result *m, const wf_run *run, wf_json *j) {
-  wf_json_begin(j, "model");
-  wf_projection_json(&run->model, j);
+  const wf_projection *p = &run->model;
+  wf_report_model(rep, p);
+  wf_report_note(rep, "one atom per PE, fold %dx%d PEs per column", m->fx, m->fy);
   long long grid[2] = {m->pe_x, m->pe_y}, reach[2] = {m->hx, m->hy};
-  wf_json_ints(j, "pe_grid", grid, 2);
-  wf_json_ints(j, "reach_hops", reach, 2);
-  wf_json_num(j, "candidates", m->candidates);
-  wf_json_num(j, "neighbours", m->n_cut);
-  wf_json_num(j, "listed", m->n_list);
-  wf_json_num(j, "cycles_per_step", m->cycles);
-  wf_json_num(j, "words_in_per_step", m->words_in);
-  wf_range rate = wf_range_inverse(run->model.seconds);
-  wf_json_range(j, "timesteps_per_second", rate.lo, rate.hi);
-  wf_json_end(j);
+  wf_report_ints(rep, "pe_grid", grid, 2, "-> %d PEs");
+  wf_report_ints(rep, "reach_hops", reach, 2, "reach %d hops");
+  wf_report_num(rep, "candidates", m->candidates, "%.0f candidates");
+  wf_report_num(rep, "neighbours", m->n_cut, "%.1f neighbours");
+  wf_report_num(rep, "listed", m->n_list, "%.1f listed");
+  wf_report_num(rep, "cycles_per_step", m->cycles, "%.0f cycles/step");
+  wf_report_note(rep, "positions %.0f + forces %.0f + %d", m->phase_positions, m->phase_forces,
+                 MD_OPS_ATOM);
+  wf_report_num(rep, "words_in_per_step", m->words_in, "%.0f words in a step");
+  wf_range rate = wf_range_inverse(p->seconds);
+  wf_report_range(rep, "timesteps_per_second", rate.lo, rate.hi, 1, "%.0f timesteps/s");
+  if (p->pes_needed > p->pes_offered)
+    wf_report_note(rep, "the crystal needs %.1f%% more PEs than the %s offers (%dx%d)",
+                   100 * (p->pes_needed / p->pes_offered - 1), hw->machine, hw->pe_nx,
+                   hw->pe_ny);
+  wf_report_end(rep);
 }

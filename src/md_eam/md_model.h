@@ -20,7 +20,7 @@
 
 #include "eam_potential.h"
 #include "md_system.h"
-#include "wf_json.h"
+#include "wf_report.h"
 #include "wf_wafer.h"
 #include "wf_workload.h"
 
@@ -50,7 +50,8 @@ void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potenti
  * than twice cutoff + skin along an axis. */
 int md_model_project(md_model_result *m, const md_lattice *l, const eam_potential *pot,
                      double skin, wf_run *run, wf_status *st);
-void md_model_print(const md_model_result *m, const wf_run *run, FILE *out);
-void md_model_json(const md_model_result *m, const wf_run *run, wf_json *j);
+/* The projection's JSON object "model" and its line (wf_report_model), with
+ * the fold, the reach, the counts and the cycles. */
+void md_model_report(const md_model_result *m, const wf_run *run, wf_report *rep);
 
 #endif

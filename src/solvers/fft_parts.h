@@ -1,5 +1,6 @@
-/* What `wafer fft`'s two files share (fft_workload.c: the keys, the field,
- * the run, the report; fft_reference.c: FFTW's wisdom and the reference
+/* What `wafer fft`'s files share (fft_workload.c: the keys, the run, the
+ * checks and the report; fft_field.c: the field, the input file, the sums
+ * the checks compare and the output file; fft_reference.c: FFTW's wisdom and the reference
  * transform on the same data): the resolved deck and the comparisons. */
 #ifndef FFT_PARTS_H
 #define FFT_PARTS_H
@@ -12,7 +13,9 @@
 #include "ff_pencil.h"
 #include "wf_deck.h"
 #include "wf_error.h"
+#include "wf_h5.h"
 #include "wf_model.h"
+#include "wf_workload.h"
 
 /* The [fft] section, resolved. */
 typedef struct fft_setup {
@@ -53,6 +56,36 @@ double fft_rel(fft_diff d);
 /* The relative 2-norm error a computed transform of length N may carry
  * (docs/fft.md, "Tolerances"). */
 double fft_error_bound(ff_prec p, double N);
+
+/* ---- the data: input and output (fft_field.c) ---- */
+
+/* The sum of three plane waves' transform at spectrum cell r. */
+double complex fft_waves_transform(const fft_setup *s, const int r[3]);
+/* Box b of an array (the run's precision) filled with f(r). */
+void fft_fill(const fft_setup *s, const ff_box *b, void *a,
+              double complex (*f)(const fft_setup *, const int *));
+/* fft.input's dataset opened and checked: nz x ny x nx values, real or
+ * complex. Collective. */
+int fft_check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_status *st);
+/* This rank's box of the input (stage A's): the field, or the file's
+ * block, whose values the transform must not overflow. Collective. */
+int fft_load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const ff_plan *p,
+                   void *a, wf_status *st);
+/* a times scale against ref over the input's values (real ones only, with
+ * r2c). Collective. */
+fft_diff fft_compare_input(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
+                           const void *ref, double scale);
+/* sum |f|^2 over the input, and sum |F|^2 over the whole spectrum (with
+ * r2c each kz but 0 and nz/2 counted for its conjugate too), of the values
+ * times *unit (fft_unit_scale: exact, no underflow). Collective. */
+double fft_input_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
+                        double *unit);
+double fft_spectrum_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_box *b, const void *a,
+                           double *unit);
+/* The forward transform (ff_out(p)) to `path`, [z][y][x] as ParaView reads
+ * it, real and imaginary parts as two fields. Collective. */
+int fft_write_output(wf_run *run, const fft_setup *s, const ff_plan *p, const char *path,
+                     wf_status *st);
 
 /* FFTW's wisdom from and to the deck's file (nothing when it names none):
  * read on rank 0 and broadcast; gathered and written atomically, a file that

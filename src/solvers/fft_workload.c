@@ -10,19 +10,16 @@
 
 #include <complex.h>
 #include <fftw3.h>
-#include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ff_model.h"
-#include "ff_pencil.h"
 #include "fft_parts.h"
 #include "wf_h5.h"
-#include "wf_random.h"
 #include "wf_reference.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_stream.h"
 #include "wf_timing.h"
@@ -103,302 +100,6 @@ static int read_setup(const wf_deck *d, fft_setup *s, wf_status *st) {
   return WF_OK;
 }
 
-/* ---- the field and its analytic transform ---- */
-
-#define NWAVES 3
-static const double TWO_PI = 6.283185307179586476925;
-
-/* Three plane waves f = sum_m a_m exp(2 pi i k_m . r / n), integer k_m. */
-static void wave(const fft_setup *s, int m, int k[3], double complex *a) {
-  const int mul[3] = {7, 5, 3}, add[3] = {1, 2, 3};
-  for (int d = 0; d < 3; d++) k[d] = (m * mul[d] + add[d]) % s->n[d];
-  *a = (1.0 + m) * cexp(I * (0.5 + m));
-}
-
-/* k r / n reduced to [0, 1) in integers first: the phase's round-off, and
- * so the analytic check's tolerance, does not grow with the size. */
-static double turns(int k, int r, int n) {
-  long long kr = ((long long)k * r) % n;
-  return (double)(kr < 0 ? kr + n : kr) / n;
-}
-
-/* The field; with real data (r2c), its real part. */
-static double complex field_at(const fft_setup *s, const int r[3]) {
-  long long cell = ((long long)r[1] * s->n[0] + r[0]) * s->n[2] + r[2];
-  if (!s->waves)
-    return (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell) - 1) +
-           (s->r2c ? 0 : I * (2 * wf_uniform((uint64_t)s->seed, 2 * (uint64_t)cell + 1) - 1));
-  double complex f = 0;
-  for (int m = 0; m < NWAVES; m++) {
-    int k[3];
-    double complex a;
-    wave(s, m, k, &a);
-    double phase = 0;
-    for (int d = 0; d < 3; d++) phase += turns(k[d], r[d], s->n[d]);
-    f += a * cexp(I * TWO_PI * phase);
-  }
-  return s->r2c ? creal(f) : f;
-}
-
-/* The transform of one wave a exp(2 pi i k . r / n) along the transformed
- * axes (z; z, x; all) at r: on those, N_d where r_d = k_d (mod n_d), else 0;
- * on the others, the wave itself. */
-static double complex wave_transform(const fft_setup *s, const int k[3], double complex a,
-                                     const int r[3]) {
-  const bool transformed[3] = {s->dims >= 2, s->dims >= 3, true};
-  double complex term = a;
-  for (int d = 0; d < 3 && term != 0; d++) {
-    int kd = ((k[d] % s->n[d]) + s->n[d]) % s->n[d];
-    term *= transformed[d] ? (r[d] == kd ? s->n[d] : 0)
-                           : cexp(I * TWO_PI * turns(k[d], r[d], s->n[d]));
-  }
-  return term;
-}
-
-/* The forward transform of the field of waves; a real field's waves are
- * (a e^{i theta} + conj(a) e^{-i theta}) / 2. */
-static double complex waves_transform(const fft_setup *s, const int r[3]) {
-  double complex f = 0;
-  for (int m = 0; m < NWAVES; m++) {
-    int k[3], mk[3] = {0, 0, 0};
-    double complex a;
-    wave(s, m, k, &a);
-    if (!s->r2c) {
-      f += wave_transform(s, k, a, r);
-      continue;
-    }
-    for (int d = 0; d < 3; d++) mk[d] = -k[d];
-    f += 0.5 * (wave_transform(s, k, a, r) + wave_transform(s, mk, conj(a), r));
-  }
-  return f;
-}
-
-static void set(ff_prec p, void *a, size_t i, double complex v) {
-  if (p == FF_SINGLE)
-    ((float complex *)a)[i] = (float complex)v;
-  else
-    ((double complex *)a)[i] = v;
-}
-
-/* The input's value at local cell (x, y, z) of stage A's box: complex, or
- * real in FFTW's padded layout (r2c). */
-static void put_input(const fft_setup *s, const ff_plan *p, void *a, int x, int y, int z,
-                      double complex v) {
-  if (!s->r2c) {
-    set(s->prec, a, ff_index(ff_in_box(p), x, y, z), v);
-  } else if (s->prec == FF_SINGLE) {
-    ((float *)a)[ff_real_index(p, x, y, z)] = (float)creal(v);
-  } else {
-    ((double *)a)[ff_real_index(p, x, y, z)] = creal(v);
-  }
-}
-
-static double complex get_input(const fft_setup *s, const ff_plan *p, const void *a, int x, int y,
-                                int z) {
-  if (!s->r2c) return fft_get(s->prec, a, ff_index(ff_in_box(p), x, y, z));
-  size_t i = ff_real_index(p, x, y, z);
-  return s->prec == FF_SINGLE ? ((const float *)a)[i] : ((const double *)a)[i];
-}
-
-/* The input's z-extent: nz values, real or complex. */
-static int input_nz(const fft_setup *s, const ff_plan *p) {
-  return s->r2c ? s->n[2] : ff_in_box(p)->nz;
-}
-
-static void fill_input(const fft_setup *s, const ff_plan *p, void *a) {
-  const ff_box *b = ff_in_box(p);
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++) {
-        int r[3] = {b->x0 + x, b->y0 + y, z};
-        put_input(s, p, a, x, y, z, field_at(s, r));
-      }
-}
-
-/* Fill box b of an array with f(r) (the transform). */
-static void fill(const fft_setup *s, const ff_box *b, void *a,
-                 double complex (*f)(const fft_setup *, const int *)) {
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < b->nz; z++) {
-        int r[3] = {b->x0 + x, b->y0 + y, b->z0 + z};
-        set(s->prec, a, ff_index(b, x, y, z), f(s, r));
-      }
-}
-
-/* The input file's dataset must be nz x ny x nx values, real or complex. */
-static int check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_status *st) {
-  const wf_deck *d = run->deck;
-  if (wf_h5_input_open(run->comm, s->input, s->dataset, in, st) != WF_OK)
-    return wf_deck_blame(d, "fft", "input", st);
-  unsigned long long want[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
-                                (unsigned long long)s->n[0]};
-  if (in->ndim != 3 || in->dims[0] != want[0] || in->dims[1] != want[1] || in->dims[2] != want[2]) {
-    char shape[96] = "";
-    for (int i = 0, at = 0; i < in->ndim; i++)
-      at += snprintf(shape + at, sizeof shape - (size_t)at, "%s%llu", i ? " x " : "", in->dims[i]);
-    return wf_deck_fail(d, "fft", "input", st,
-                        "dataset '%s' has shape %s; [fft] nx, ny, nz ask for nz x ny x nx = %llu "
-                        "x %llu x %llu",
-                        s->dataset, shape, want[0], want[1], want[2]);
-  }
-  if (s->r2c && in->complex_values)
-    return wf_deck_fail(
-        d, "fft", "input", st,
-        "dataset '%s' holds complex values; a real-to-complex transform (fft.transform "
-        "= r2c) needs real ones",
-        s->dataset);
-  return WF_OK;
-}
-
-/* The transform of N values of magnitude up to M reaches N M, and the
- * Parseval check sums N such squares: (N M)^2 must stay below the run's
- * largest number, so M <= sqrt(max) / N. Larger inputs would overflow to
- * Inf and NaN, whose differences the checks would read as 0. */
-static int check_magnitude(wf_run *run, const fft_setup *s, const ff_plan *p, const void *a,
-                           wf_status *st) {
-  const ff_box *b = ff_in_box(p);
-  double most = 0;
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++) most = fmax(most, cabs(get_input(s, p, a, x, y, z)));
-  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, run->comm);
-  double n = (double)s->n[0] * s->n[1] * s->n[2];
-  double limit = sqrt(s->prec == FF_SINGLE ? FLT_MAX : DBL_MAX) / n;
-  if (!(most <= limit))
-    return wf_fail(st, WF_ERR_INPUT,
-                   "dataset '%s' holds a value of magnitude %g: beyond %.3g, the transform and "
-                   "its Parseval check overflow %s precision at this size (scale the input)",
-                   s->dataset, most, limit, s->prec == FF_SINGLE ? "single" : "double");
-  return WF_OK;
-}
-
-/* This rank's box of the input: the field, or the file's block ([z][y][x]
- * there, [y][x][z] here). */
-static int load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const ff_plan *p,
-                      void *a, wf_status *st) {
-  wf_status_clear(st);
-  if (!s->input[0]) {
-    fill_input(s, p, a);
-    return WF_OK;
-  }
-  const ff_box *b = ff_in_box(p);
-  int parts = in->complex_values ? 2 : 1, nz = input_nz(s, p);
-  size_t cells = (size_t)b->nx * b->ny * nz;
-  double *v = malloc(cells * parts * sizeof *v + 1);
-  int failed = !v;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) {
-    free(v);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", s->input);
-  }
-  unsigned long long g[3] = {(unsigned long long)s->n[2], (unsigned long long)s->n[1],
-                             (unsigned long long)s->n[0]};
-  unsigned long long off[3] = {0, (unsigned long long)b->y0, (unsigned long long)b->x0};
-  unsigned long long cnt[3] = {(unsigned long long)nz, (unsigned long long)b->ny,
-                               (unsigned long long)b->nx};
-  wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
-  if (wf_h5_input_read(run->comm, s->input, s->dataset, in, &hb, v, st) == WF_OK) {
-    for (int y = 0; y < b->ny; y++)
-      for (int x = 0; x < b->nx; x++)
-        for (int z = 0; z < nz; z++) {
-          size_t f = ((size_t)z * b->ny + y) * b->nx + x;
-          put_input(s, p, a, x, y, z, parts == 2 ? v[2 * f] + I * v[2 * f + 1] : v[f]);
-        }
-  }
-  free(v);
-  if (st->code == WF_OK) check_magnitude(run, s, p, a, st);
-  return st->code == WF_OK ? WF_OK : wf_deck_blame(run->deck, "fft", "input", st);
-}
-
-/* ---- comparisons (global) ---- */
-
-/* The same over the input's values (real ones only, with r2c). */
-static fft_diff compare_input(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
-                              const void *ref, double scale) {
-  const ff_box *b = ff_in_box(p);
-  double v[2] = {0, 0}, g[2], largest = 0;
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++)
-        largest = fmax(largest, fmax(cabs(get_input(s, p, ref, x, y, z)),
-                                     cabs(get_input(s, p, a, x, y, z) * scale)));
-  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  double unit = fft_unit_scale(largest);
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++) {
-        double complex r = get_input(s, p, ref, x, y, z) * unit;
-        double complex e = get_input(s, p, a, x, y, z) * scale * unit - r;
-        v[0] += creal(e) * creal(e) + cimag(e) * cimag(e);
-        v[1] += creal(r) * creal(r) + cimag(r) * cimag(r);
-      }
-  MPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_SUM, comm);
-  return (fft_diff){g[0], g[1]};
-}
-
-/* A sum of many squares to a few units of round-off whatever their count
- * (Neumaier's compensated sum; Higham 2002, section 4.3): Parseval's check
- * compares two such sums at the FFT's own accuracy. */
-typedef struct sum_sq {
-  double sum, carry;
-} sum_sq;
-
-static void sum_sq_add(sum_sq *a, double v) {
-  double t = a->sum + v;
-  a->carry += fabs(a->sum) >= fabs(v) ? (a->sum - t) + v : (v - t) + a->sum;
-  a->sum = t;
-}
-
-static double sum_sq_total(MPI_Comm comm, sum_sq a) {
-  double local = a.sum + a.carry, g;
-  MPI_Allreduce(&local, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return g;
-}
-
-/* sum |f|^2 of the values times *unit (fft_unit_scale: exact, no underflow). */
-static double input_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_plan *p, const void *a,
-                           double *unit) {
-  const ff_box *b = ff_in_box(p);
-  double largest = 0;
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++)
-        largest = fmax(largest, cabs(get_input(s, p, a, x, y, z)));
-  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  *unit = fft_unit_scale(largest);
-  sum_sq sum = {0, 0};
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < input_nz(s, p); z++) {
-        double complex v = get_input(s, p, a, x, y, z) * *unit;
-        sum_sq_add(&sum, creal(v) * creal(v) + cimag(v) * cimag(v));
-      }
-  return sum_sq_total(comm, sum);
-}
-
-/* sum |F|^2 over the whole spectrum, of the values times *unit (as
- * input_sum_sq's): with r2c, every kz but 0 and nz/2 stands for itself and
- * its conjugate at -kz. */
-static double spectrum_sum_sq(MPI_Comm comm, const fft_setup *s, const ff_box *b, const void *a,
-                              double *unit) {
-  size_t cells = ff_box_cells(b);
-  double largest = 0;
-  for (size_t i = 0; i < cells; i++) largest = fmax(largest, cabs(fft_get(s->prec, a, i)));
-  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  *unit = fft_unit_scale(largest);
-  sum_sq sum = {0, 0};
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < b->nz; z++) {
-        int kz = b->z0 + z;
-        double w = !s->r2c || kz == 0 || (s->n[2] % 2 == 0 && kz == s->n[2] / 2) ? 1 : 2;
-        double complex v = fft_get(s->prec, a, ff_index(b, x, y, z)) * *unit;
-        sum_sq_add(&sum, w * (creal(v) * creal(v) + cimag(v) * cimag(v)));
-      }
-  return sum_sq_total(comm, sum);
-}
-
 /* ---- the run ---- */
 
 typedef struct measured {
@@ -463,7 +164,7 @@ static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *or
     free(kept), free(exact), free(t);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a copy of the FFT's output");
   }
-  double unit_in, norm_in = input_sum_sq(comm, s, p, orig, &unit_in), N = transformed_length(s);
+  double unit_in, norm_in = fft_input_sum_sq(comm, s, p, orig, &unit_in), N = transformed_length(s);
   int rc = WF_OK;
   p->fft_seconds = p->transpose_seconds = p->transpose_bytes = 0;
   /* A signal stops the run between two forward-backward pairs. */
@@ -488,11 +189,11 @@ static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *or
       memcpy(kept, ff_out(p), out_cells * p->elem);
       /* sum |F|^2 / (N sum |f|^2), each sum of scaled values: scaled back
        * by the scales' ratio (powers of two: exact) */
-      double unit_out, norm_out = spectrum_sum_sq(comm, s, ob, kept, &unit_out);
+      double unit_out, norm_out = fft_spectrum_sum_sq(comm, s, ob, kept, &unit_out);
       double ratio = unit_in / unit_out;
       m->parseval = rel_diff(norm_out * ratio * ratio, N * norm_in);
       if (s->waves) {
-        fill(s, ob, exact, waves_transform);
+        fft_fill(s, ob, exact, fft_waves_transform);
         m->analytic = fft_rel(fft_compare(comm, s->prec, kept, exact, out_cells, 1));
       }
     }
@@ -501,7 +202,7 @@ static int transform(wf_run *run, const fft_setup *s, ff_plan *p, const void *or
     rc = ff_execute(p, FFTW_BACKWARD, st);
     t[s->repeat + r] = wf_slowest(comm, MPI_Wtime() - t0);
     if (rc == WF_OK && r == 0)
-      m->roundtrip = fft_rel(compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
+      m->roundtrip = fft_rel(fft_compare_input(comm, s, p, ff_in(p), orig, 1.0 / N));
   }
   wf_signal_poll_end(&poll);
   if (rc == WF_OK) {
@@ -584,139 +285,147 @@ static ff_model project(wf_run *run, const fft_setup *s) {
 
 static void report_model(const wf_run *run, const fft_setup *s, const ff_model *t) {
   const wf_hw *hw = &run->wafer->hw;
-  const wf_projection *p = &run->model;
   wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
   wf_range tr = wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1]));
-  if (run->verbose) {
-    wf_range us = wf_range_scale(p->seconds, 1e6), fus = wf_range_scale(f, 1e6);
-    wf_range tus = wf_range_scale(tr, 1e6);
-    printf(
-        "fft: wafer model (%s, %s, %dx%d PEs): [%.1f, %.1f] us/transform = local FFTs [%.1f, "
-        "%.1f] + all-to-alls [%.1f, %.1f] (%.0f words a PE pair in rows, %.0f in columns); "
-        "%.0f B/PE of %.0f (%s)\n",
-        hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32", run->wafer->dc.pe_nx,
-        run->wafer->dc.pe_ny, us.lo, us.hi, fus.lo, fus.hi, tus.lo, tus.hi, t->row_words,
-        t->col_words, p->bytes_per_pe, p->sram_for_data,
-        p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
+  wf_report rep;
+  wf_report_open(&rep, run, "fft");
+  wf_report_model(&rep, &run->model);
+  wf_report_note(&rep, "%s", s->wafer_prec == WF_FP16 ? "fp16" : "fp32");
+  wf_report_range(&rep, "fft_seconds", f.lo, f.hi, 1e6, "local FFTs %.1f us");
+  wf_report_range(&rep, "alltoall_seconds", tr.lo, tr.hi, 1e6, "all-to-alls %.1f us");
+  wf_report_num(&rep, "row_words", t->row_words, "%.0f words a PE pair in rows");
+  wf_report_num(&rep, "col_words", t->col_words, "%.0f in columns");
+  wf_report_end(&rep);
+  wf_report_close(&rep);
+}
+
+/* The reference transform's object and lines (FFTW-MPI's both layouts in 3D). */
+static void report_reference(wf_report *rep, const fft_setup *s, const measured *m,
+                             const fft_reference *ref) {
+  static const char *const key[2][3] = {{"forward_seconds", "ratio", "rel_diff"},
+                                        {"transposed_forward_seconds", "transposed_ratio",
+                                         "transposed_rel_diff"}};
+  wf_report_begin(rep, s->dims == 3 ? "fftw_mpi" : "fftw");
+  for (int l = 0; l < ref->layouts; l++) {
+    char title[96], ratio[64];
+    snprintf(title, sizeof title, "%s%s", ref->name,
+             ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "");
+    snprintf(ratio, sizeof ratio, "ratio wafer/%s %%.2f", ref->name);
+    wf_report_line(rep, title);
+    wf_report_scaled(rep, key[l][0], ref->seconds[l], 1e3, "forward %.3f ms");
+    wf_report_num(rep, key[l][1], m->forward / ref->seconds[l], ratio);
+    wf_report_num(rep, key[l][2], ref->rel[l], "largest difference %.2e of the largest value");
   }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "model");
-  wf_projection_json(p, j);
-  wf_json_range(j, "fft_seconds", f.lo, f.hi);
-  wf_json_range(j, "alltoall_seconds", tr.lo, tr.hi);
-  wf_json_num(j, "row_words", t->row_words);
-  wf_json_num(j, "col_words", t->col_words);
-  wf_json_end(j);
+  wf_report_end(rep);
 }
 
 static void report(wf_run *run, const fft_setup *s, const measured *m, const fft_reference *ref) {
   /* The usual count: 5 N log2 N for complex data, half that for real. */
   double N = (double)s->n[0] * s->n[1] * s->n[2];
   double gflops = (s->r2c ? 2.5 : 5.0) * N * log2(transformed_length(s)) / m->forward / 1e9;
-  if (run->verbose) {
-    printf(
-        "fft: forward %.3f ms, backward %.3f ms (median of %d), %.2f GFLOP/s; per transform "
-        "local FFTs %.3f ms, transposes %.3f ms",
-        m->forward * 1e3, m->backward * 1e3, s->repeat, gflops, m->fft * 1e3, m->transpose * 1e3);
-    if (m->transpose > 0) {
-      printf(" (%.1f GB/s", m->transpose_GBps);
-      if (m->triad > 0)
-        printf(" = %.0f%% of STREAM triad, %.1f GB/s", 100 * m->transpose_GBps * 1e9 / m->triad,
-               m->triad / 1e9);
-      printf(")");
-    }
-    printf("\n");
-    if (s->waves)
-      printf("fft: plane waves: error %.2e of the exact transform (2-norm)\n", m->analytic);
-    printf("fft: Parseval %.2e, round trip %.2e (relative)\n", m->parseval, m->roundtrip);
-    for (int l = 0; ref->done && l < ref->layouts; l++)
-      printf(
-          "fft: %s%s: forward %.3f ms; ratio wafer/%s %.2f; largest difference %.2e of the "
-          "largest value\n",
-          ref->name, ref->layouts == 2 ? (l ? " transposed output" : " normal output") : "",
-          ref->seconds[l] * 1e3, ref->name, m->forward / ref->seconds[l], ref->rel[l]);
-    if (!ref->done && !s->crosscheck_unavailable)
-      printf("fft: no reference transform (fft.crosscheck = none)\n");
-  }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "fft");
+  wf_report rep;
+  wf_report_open(&rep, run, "fft");
+  wf_report_begin(&rep, "fft");
+  wf_report_line(&rep, NULL);
   long long n[3] = {s->n[0], s->n[1], s->n[2]};
-  wf_json_ints(j, "size", n, 3);
-  wf_json_int(j, "dims", s->dims);
-  wf_json_str(j, "precision", prec_names[s->prec]);
-  wf_json_str(j, "transform", s->r2c ? "r2c" : "c2c");
-  wf_json_num(j, "forward_seconds", m->forward);
-  wf_json_num(j, "backward_seconds", m->backward);
-  wf_json_num(j, "fft_seconds", m->fft);
-  wf_json_num(j, "transpose_seconds", m->transpose);
-  wf_json_num(j, "transpose_GBps", m->transpose_GBps);
+  wf_report_ints(&rep, "size", n, 3, "%d");
+  wf_report_int(&rep, "dims", s->dims, "%dD");
+  wf_report_str(&rep, "precision", prec_names[s->prec], "%s");
+  wf_report_str(&rep, "transform", s->r2c ? "r2c" : "c2c", "%s");
+  wf_report_scaled(&rep, "forward_seconds", m->forward, 1e3, "forward %.3f ms");
+  wf_report_scaled(&rep, "backward_seconds", m->backward, 1e3, "backward %.3f ms");
+  wf_report_note(&rep, "median of %d", s->repeat);
+  wf_report_num(&rep, "GFLOPs", gflops, "%.2f GFLOP/s");
+  wf_report_line(&rep, "per transform");
+  wf_report_scaled(&rep, "fft_seconds", m->fft, 1e3, "local FFTs %.3f ms");
+  wf_report_scaled(&rep, "transpose_seconds", m->transpose, 1e3, "transposes %.3f ms");
+  bool moved = m->transpose > 0; /* (a 2D transform on one rank's PE rows moves nothing) */
+  wf_report_num(&rep, "transpose_GBps", m->transpose_GBps, moved ? "%.1f GB/s" : NULL);
   if (m->triad > 0) {
-    wf_json_num(j, "stream_triad_GBps", m->triad / 1e9);
-    wf_json_num(j, "transpose_fraction_of_triad", m->transpose_GBps * 1e9 / m->triad);
+    wf_report_num(&rep, "stream_triad_GBps", m->triad / 1e9, moved ? "STREAM triad %.1f GB/s" : NULL);
+    wf_report_scaled(&rep, "transpose_fraction_of_triad", m->transpose_GBps * 1e9 / m->triad, 100,
+                     moved ? "%.0f%% of it" : NULL);
   }
-  wf_json_num(j, "GFLOPs", gflops);
-  if (s->waves) wf_json_num(j, "analytic_rel_error", m->analytic);
-  wf_json_num(j, "parseval_rel_error", m->parseval);
-  wf_json_num(j, "roundtrip_rel_error", m->roundtrip);
-  wf_json_end(j);
-  if (ref->done) {
-    wf_json_begin(j, s->dims == 3 ? "fftw_mpi" : "fftw");
-    wf_json_num(j, "forward_seconds", ref->seconds[0]);
-    wf_json_num(j, "ratio", m->forward / ref->seconds[0]);
-    wf_json_num(j, "rel_diff", ref->rel[0]);
-    if (ref->layouts == 2) {
-      wf_json_num(j, "transposed_forward_seconds", ref->seconds[1]);
-      wf_json_num(j, "transposed_ratio", m->forward / ref->seconds[1]);
-      wf_json_num(j, "transposed_rel_diff", ref->rel[1]);
-    }
-    wf_json_end(j);
+  wf_report_line(&rep, "errors (relative)");
+  if (s->waves)
+    wf_report_num(&rep, "analytic_rel_error", m->analytic,
+                  "plane waves %.2e of the exact transform (2-norm)");
+  wf_report_num(&rep, "parseval_rel_error", m->parseval, "Parseval %.2e");
+  wf_report_num(&rep, "roundtrip_rel_error", m->roundtrip, "round trip %.2e");
+  wf_report_end(&rep);
+  if (ref->done) report_reference(&rep, s, m, ref);
+  if (!ref->done && !s->crosscheck_unavailable) {
+    wf_report_line(&rep, "unchecked");
+    wf_report_note(&rep, "no reference transform (fft.crosscheck = none)");
   }
+  wf_report_close(&rep);
   snprintf(run->headline, sizeof run->headline, "%dx%dx%d %s, %.2f ms/transform%s", s->n[0],
            s->n[1], s->n[2], prec_names[s->prec], m->forward * 1e3,
            ref->done ? (run->checks_failed ? ", FFTW differs" : ", = FFTW") : "");
 }
 
-/* The forward transform, [z][y][x] as ParaView reads it, real and
- * imaginary parts as two fields. */
-static int write_output(wf_run *run, const fft_setup *s, const ff_plan *p, const char *path,
-                        wf_status *st) {
-  const ff_box *b = ff_out_box(p);
-  size_t cells = ff_box_cells(b);
-  double *re = malloc(cells * sizeof *re + 1), *im = malloc(cells * sizeof *im + 1);
-  int failed = !re || !im;
+/* model_only: the projection alone, for sizes far beyond this machine. */
+static int project_only(wf_run *run, const fft_setup *s, const ff_model *t) {
+  report_model(run, s, t);
+  run->wafer_seconds = run->model.seconds;
+  snprintf(run->headline, sizeof run->headline, "model only: %.1f-%.1f us/transform on %s",
+           run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
+  return WF_OK;
+}
+
+/* The input file checked, FFTW's wisdom read, the plan made (FFTW's
+ * planning polls no signal: one that came meanwhile stops the run here). */
+static int prepare(wf_run *run, const fft_setup *s, wf_h5_input *in, ff_plan *p, wf_status *st) {
+  if (s->crosscheck_unavailable)
+    wf_run_unavailable(run, "FFTW-MPI reference", wf_ref_fftw_mpi_absent());
+  if (s->input[0] && fft_check_input(run, s, in, st) != WF_OK) return st->code;
+  if (fft_wisdom_load(run->comm, run->deck, s, st) != WF_OK) return st->code;
+  ff_opts o = {s->prec, s->dims, s->flags, s->r2c, s->wafer_prec};
+  if (ff_plan_create(p, &run->wafer->fab, s->n, &o, st) != WF_OK) return st->code;
+  if (wf_signal_check(run->comm, "after planning (nothing written)", st) != WF_OK) {
+    ff_plan_free(p);
+    return st->code;
+  }
+  return WF_OK;
+}
+
+/* One line about the transform and where it runs. */
+static void describe(const wf_run *run, const fft_setup *s, const wf_h5_input *in) {
+  const wf_decomp *dc = &run->wafer->dc;
+  if (!run->verbose) return;
+  printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s->n[0],
+         s->n[1], s->n[2], prec_names[s->prec], s->dims,
+         s->dims == 3   ? "z, x, y"
+         : s->dims == 2 ? "z, x"
+                        : "z",
+         s->input[0] ? s->input
+         : s->waves  ? "plane-wave field"
+                     : "random field",
+         s->input[0] ? (in->complex_values ? " (complex)" : " (real)") : "", dc->pe_nx,
+         dc->pe_ny, dc->px, dc->py);
+}
+
+/* The input (kept for the round trip and the reference), the transforms,
+ * the reference, FFTW's wisdom saved, STREAM triad. Collective. */
+static int measure(wf_run *run, const fft_setup *s, const wf_h5_input *in, ff_plan *p,
+                   measured *m, fft_reference *ref, wf_status *st) {
+  void *input = malloc(ff_box_cells(ff_in_box(p)) * p->elem + 1);
+  int failed = !input, rc;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed) {
-    free(re), free(im);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory writing the FFT's output");
+  if (failed)
+    rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input");
+  else
+    rc = fft_load_input(run, s, in, p, input, st);
+  if (rc == WF_OK) rc = transform(run, s, p, input, m, st);
+  if (rc == WF_OK && s->crosscheck) rc = fft_reference_check(run->comm, s, p, input, ref, st);
+  if (rc == WF_OK) rc = wf_signal_check(run->comm, "before the output (nothing written)", st);
+  if (rc == WF_OK) fft_wisdom_save(run->comm, s);
+  if (rc == WF_OK && wf_deck_bool(run->deck, "fft", "stream")) {
+    /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */
+    size_t doubles = ff_box_cells(ff_in_box(p)) * p->elem / sizeof(double), least = 4 << 20;
+    m->triad = wf_stream_triad(run->comm, doubles > least ? doubles : least);
   }
-  for (int y = 0; y < b->ny; y++)
-    for (int x = 0; x < b->nx; x++)
-      for (int z = 0; z < b->nz; z++) {
-        double complex v = fft_get(s->prec, ff_out(p), ff_index(b, x, y, z));
-        size_t o = ((size_t)z * b->ny + y) * b->nx + x;
-        re[o] = creal(v), im[o] = cimag(v);
-      }
-  unsigned long long g[3] = {(unsigned long long)p->nc[2], (unsigned long long)p->nc[1],
-                             (unsigned long long)p->nc[0]};
-  unsigned long long off[3] = {(unsigned long long)b->z0, (unsigned long long)b->y0,
-                               (unsigned long long)b->x0};
-  unsigned long long cnt[3] = {(unsigned long long)b->nz, (unsigned long long)b->ny,
-                               (unsigned long long)b->nx};
-  wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
-  wf_h5file f;
-  int rc = wf_run_h5_create(run, path, &f, st);
-  if (rc == WF_OK) {
-    if (wf_h5_reserve(&f, 16.0 * g[0] * g[1] * g[2], st) != WF_OK ||
-        wf_h5_write(&f, "forward_re", WF_F64, &hb, re, true, st) != WF_OK ||
-        wf_h5_write(&f, "forward_im", WF_F64, &hb, im, true, st) != WF_OK ||
-        wf_h5_attr_int(&f, "fft_dims", s->dims, st) != WF_OK ||
-        wf_h5_attr_str(&f, "fft_convention",
-                       "forward: F(k) = sum_r f(r) exp(-2 pi i k.r / n), unnormalised",
-                       st) != WF_OK)
-      rc = st->code;
-    rc = wf_h5_finish(&f, rc, st);
-  }
-  free(re), free(im);
+  free(input);
   return rc;
 }
 
@@ -729,54 +438,14 @@ static int fft_run(wf_run *run, wf_status *st) {
   if (ff_check_sizes(s.n, dc->pe_nx, dc->pe_ny, s.dims, s.r2c, st) != WF_OK)
     return wf_deck_blame(d, "fft", "nx", st);
   ff_model t = project(run, &s);
-  if (wf_deck_bool(d, "fft", "model_only")) {
-    report_model(run, &s, &t);
-    run->wafer_seconds = run->model.seconds;
-    snprintf(run->headline, sizeof run->headline, "model only: %.1f-%.1f us/transform on %s",
-             run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
-    return WF_OK;
-  }
-  if (s.crosscheck_unavailable) wf_run_unavailable(run, "FFTW-MPI reference", wf_ref_fftw_mpi_absent());
+  if (wf_deck_bool(d, "fft", "model_only")) return project_only(run, &s, &t);
   wf_h5_input in = {0};
-  if (s.input[0] && check_input(run, &s, &in, st) != WF_OK) return st->code;
-  if (fft_wisdom_load(run->comm, d, &s, st) != WF_OK) return st->code;
   ff_plan p;
-  ff_opts o = {s.prec, s.dims, s.flags, s.r2c, s.wafer_prec};
-  if (ff_plan_create(&p, &run->wafer->fab, s.n, &o, st) != WF_OK) return st->code;
-  if (wf_signal_check(run->comm, "after planning (nothing written)", st) != WF_OK) {
-    ff_plan_free(&p);
-    return st->code;
-  }
-  if (run->verbose)
-    printf("fft: %dx%dx%d complex %s, %dD (%s), %s%s, on %dx%d PEs, %dx%d ranks\n", s.n[0], s.n[1],
-           s.n[2], prec_names[s.prec], s.dims,
-           s.dims == 3   ? "z, x, y"
-           : s.dims == 2 ? "z, x"
-                         : "z",
-           s.input[0] ? s.input
-           : s.waves  ? "plane-wave field"
-                      : "random field",
-           s.input[0] ? (in.complex_values ? " (complex)" : " (real)") : "", dc->pe_nx, dc->pe_ny,
-           dc->px, dc->py);
+  if (prepare(run, &s, &in, &p, st) != WF_OK) return st->code;
+  describe(run, &s, &in);
   measured m = {0};
   fft_reference ref = {0};
-  /* The input, kept for the round trip and the reference. */
-  void *input = malloc(ff_box_cells(ff_in_box(&p)) * p.elem + 1);
-  int failed = !input, rc;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
-  if (failed)
-    rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the FFT's input");
-  else
-    rc = load_input(run, &s, &in, &p, input, st);
-  if (rc == WF_OK) rc = transform(run, &s, &p, input, &m, st);
-  if (rc == WF_OK && s.crosscheck) rc = fft_reference_check(run->comm, &s, &p, input, &ref, st);
-  if (rc == WF_OK) rc = wf_signal_check(run->comm, "before the output (nothing written)", st);
-  if (rc == WF_OK) fft_wisdom_save(run->comm, &s);
-  if (rc == WF_OK && wf_deck_bool(d, "fft", "stream")) {
-    /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */
-    size_t doubles = ff_box_cells(ff_in_box(&p)) * p.elem / sizeof(double), least = 4 << 20;
-    m.triad = wf_stream_triad(run->comm, doubles > least ? doubles : least);
-  }
+  int rc = measure(run, &s, &in, &p, &m, &ref, st);
   if (rc == WF_OK) {
     check(run, &s, &m, &ref, &t);
     report(run, &s, &m, &ref);
@@ -785,12 +454,10 @@ static int fft_run(wf_run *run, wf_status *st) {
     run->wafer_seconds = wf_range_scale(run->model.seconds, s.repeat);
   }
   const char *out = wf_deck_str(d, "output", "file");
-  if (rc == WF_OK && out[0]) rc = write_output(run, &s, &p, out, st);
-  free(input);
+  if (rc == WF_OK && out[0]) rc = fft_write_output(run, &s, &p, out, st);
   ff_plan_free(&p);
   return rc;
 }
-
 
 const wf_workload wf_fft_workload = {
     .name = "fft",

@@ -16,6 +16,7 @@
 
 #include "st_krylov.h"
 #include "st_petsc.h"
+#include "st_problem.h"
 #include "wf_reference.h"
 #include "wf_h5.h"
 #include "wf_io.h"
@@ -24,6 +25,7 @@
 #include "st_model.h"
 #include "wf_model.h"
 #include "wf_random.h"
+#include "wf_report.h"
 #include "wf_wafer.h"
 
 
@@ -102,75 +104,6 @@ static st_method method_of(const char *name) {
                                          : ST_CG;
 }
 
-/* The manufactured solution u = prod_d g_d(x_d) on the unit cube, with
- * g(x) = e^x sin(pi x) on a Dirichlet axis (nodes x = (i+1) h, h = 1/(n+1))
- * and g(x) = e^{sin 2 pi x} on a periodic one (x = i h, h = 1/n): smooth, and
- * not an eigenvector of the discrete operator. The unit-stencil operator
- * approximates h_d^2 (-d^2/dx_d^2) along each axis, so
- * b = sum_d h_d^2 (-g_d'') prod_{e != d} g_e, and the error is O(h^2). */
-static void axis_factor(bool periodic, double x, double *g, double *g2) {
-  if (periodic) {
-    double s = sin(2 * ST_PI * x), c = cos(2 * ST_PI * x);
-    *g = exp(s);
-    *g2 = (4 * ST_PI * ST_PI * c * c - 4 * ST_PI * ST_PI * s) * *g;
-  } else {
-    double s = sin(ST_PI * x), c = cos(ST_PI * x), e = exp(x);
-    *g = e * s;
-    *g2 = e * ((1 - ST_PI * ST_PI) * s + 2 * ST_PI * c);
-  }
-}
-
-static double manufactured(const setup *s, const int g[3], double *b) {
-  const int n[3] = {s->nx, s->ny, s->nz};
-  double f[3], f2[3], h[3];
-  for (int d = 0; d < 3; d++) {
-    h[d] = s->periodic[d] ? 1.0 / n[d] : 1.0 / (n[d] + 1);
-    axis_factor(s->periodic[d], s->periodic[d] ? g[d] * h[d] : (g[d] + 1) * h[d], &f[d], &f2[d]);
-  }
-  *b = -(h[0] * h[0] * f2[0] * f[1] * f[2] + h[1] * h[1] * f[0] * f2[1] * f[2] +
-         h[2] * h[2] * f[0] * f[1] * f2[2]);
-  return f[0] * f[1] * f[2];
-}
-
-static void fill_rhs(const st_mesh *m, const setup *s, long seed, double *b, double *exact) {
-  for (int j = 0; j < m->lny; j++)
-    for (int i = 0; i < m->lnx; i++)
-      for (int k = 0; k < m->nz; k++) {
-        int g[3] = {m->x0 + i, m->y0 + j, k};
-        size_t c = st_idx(m, i, j, k);
-        long long cell = ((long long)g[1] * m->nx + g[0]) * m->nz + g[2];
-        if (strcmp(s->rhs, "random") == 0) {
-          b[c] = 2 * wf_uniform((uint64_t)seed, (uint64_t)cell) - 1; /* in [-1, 1) */
-        } else if (strcmp(s->rhs, "manufactured") == 0) {
-          exact[c] = manufactured(s, g, &b[c]);
-        } else {
-          b[c] = 1.0;
-        }
-      }
-}
-
-/* The two largest distinct eigenvalues of the unit 7-point operator: per
- * axis its Fourier modes' 2 - 2 cos(theta); the largest sums each axis's
- * largest, the next steps down one axis, the one with the smallest gap. */
-static void lambda_exact(const setup *s, double *first, double *second) {
-  const int n[3] = {s->nx, s->ny, s->nz};
-  double lam = 0, gap = INFINITY;
-  for (int d = 0; d < 3; d++) {
-    double top = 0, next = -1;
-    for (int k = 1; k <= n[d]; k++) {
-      double theta = s->periodic[d] ? 2 * ST_PI * (k - 1) / n[d] : ST_PI * k / (n[d] + 1.0);
-      double e = 2 - 2 * cos(theta);
-      if (e > top + 1e-12)
-        next = top, top = e;
-      else if (e < top - 1e-12 && e > next)
-        next = e;
-    }
-    lam += top;
-    if (next >= 0) gap = fmin(gap, top - next);
-  }
-  *first = lam, *second = lam - gap;
-}
-
 /* The wafer projection of one iteration (st_model.h), into run->model. */
 static st_model project(wf_run *run, const st_mesh *m, const setup *s) {
   const wf_wafer *w = run->wafer;
@@ -187,49 +120,38 @@ static st_model project(wf_run *run, const st_mesh *m, const setup *s) {
   return t;
 }
 
-static void print_model(const wf_run *run, const st_model *t, const setup *s) {
+/* The model's JSON object and line: the projection, then its parts. */
+static void report_model(wf_report *rep, const wf_run *run, const st_model *t, const setup *s) {
   const wf_hw *hw = &run->wafer->hw;
   const wf_projection *p = &run->model;
-  wf_range us = wf_range_scale(p->seconds, 1e6);
-  wf_range spmv = wf_range_scale(wf_model_seconds(hw, t->spmv), 1e6);
-  wf_range vec = wf_range_scale(wf_model_seconds(hw, t->vector), 1e6);
-  wf_range red = wf_range_scale(wf_model_seconds(hw, wf_range_of(t->reduce)), 1e6);
-  printf("stencil: wafer model (%s, %s %s operator): [%.2f, %.2f] us/iteration = SpMV [%.2f, "
-         "%.2f] + vectors [%.2f, %.2f] + %d allreduces [%.2f, %.2f]; %.0f flops/cell, "
-         "[%.3g, %.3g] PFLOP/s\n",
-         hw->machine, s->wafer_prec == WF_FP16 ? "fp16" : "fp32",
-         s->variable ? "stored" : "matrix-free", us.lo, us.hi, spmv.lo, spmv.hi, vec.lo, vec.hi,
-         t->allreduces, red.lo, red.hi, t->flops_per_cell, p->flops / p->seconds.hi / 1e15,
-         p->flops / p->seconds.lo / 1e15);
-  printf("stencil: wafer memory: %d arrays of %d cells, %.0f B/PE of %.0f for data (%s)\n",
-         t->arrays, (int)(t->bytes_per_pe / t->arrays / wf_prec_bytes(s->wafer_prec)),
-         t->bytes_per_pe, p->sram_for_data,
-         p->bytes_per_pe <= p->sram_for_data ? "fits" : "does NOT fit");
-  if (p->bytes_per_pe > p->sram_for_data)
-    printf("stencil: the wafer's PEs would need %.0f B more\n", p->bytes_per_pe - p->sram_for_data);
-}
-
-static void json_model(const wf_run *run, const st_model *t) {
-  wf_json *j = run->summary;
-  const wf_hw *hw = &run->wafer->hw;
-  wf_json_begin(j, "model");
-  wf_projection_json(&run->model, j);
-  wf_json_range(j, "wafer_seconds_per_iteration", run->model.seconds.lo, run->model.seconds.hi);
   wf_range spmv = wf_model_seconds(hw, t->spmv), vec = wf_model_seconds(hw, t->vector);
   wf_range red = wf_model_seconds(hw, wf_range_of(t->reduce));
-  wf_json_range(j, "spmv_seconds", spmv.lo, spmv.hi);
-  wf_json_range(j, "vector_seconds", vec.lo, vec.hi);
-  wf_json_range(j, "allreduce_seconds", red.lo, red.hi);
-  wf_json_int(j, "allreduces", t->allreduces);
-  wf_json_num(j, "flops_per_cell", t->flops_per_cell);
-  wf_json_end(j);
+  wf_report_model(rep, p);
+  wf_report_note(rep, "%s, %s operator", s->wafer_prec == WF_FP16 ? "fp16" : "fp32",
+                 s->variable ? "stored" : "matrix-free");
+  wf_report_range(rep, "wafer_seconds_per_iteration", p->seconds.lo, p->seconds.hi, 1, NULL);
+  wf_report_range(rep, "spmv_seconds", spmv.lo, spmv.hi, 1e6, "SpMV %.2f us");
+  wf_report_range(rep, "vector_seconds", vec.lo, vec.hi, 1e6, "vectors %.2f us");
+  wf_report_int(rep, "allreduces", t->allreduces, "%d allreduces");
+  wf_report_range(rep, "allreduce_seconds", red.lo, red.hi, 1e6, "%.2f us");
+  wf_report_num(rep, "flops_per_cell", t->flops_per_cell, "%.0f flops/cell");
+  wf_report_range(rep, NULL, p->flops / p->seconds.hi, p->flops / p->seconds.lo, 1e-15,
+                  "%.3g PFLOP/s");
+  wf_report_note(rep, "%d arrays of %d cells", t->arrays,
+                 (int)(t->bytes_per_pe / t->arrays / wf_prec_bytes(s->wafer_prec)));
+  if (p->bytes_per_pe > p->sram_for_data)
+    wf_report_note(rep, "the wafer's PEs would need %.0f B more",
+                   p->bytes_per_pe - p->sram_for_data);
+  wf_report_end(rep);
 }
 
 /* model_only: the projection alone, for meshes far too big for this machine. */
 static int project_only(wf_run *run, const st_mesh *m, const setup *s) {
   st_model t = project(run, m, s);
-  if (run->verbose) print_model(run, &t, s);
-  json_model(run, &t);
+  wf_report rep;
+  wf_report_open(&rep, run, "stencil");
+  report_model(&rep, run, &t, s);
+  wf_report_close(&rep);
   run->wafer_seconds = run->model.seconds;
   snprintf(run->headline, sizeof run->headline, "model only: %.2f-%.2f us/iteration on %s",
            run->model.seconds.lo * 1e6, run->model.seconds.hi * 1e6, run->wafer->hw.name);
@@ -354,11 +276,10 @@ static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, doubl
   const wf_deck *d = run->deck;
   int rc;
   if (s->method == ST_POWER) {
-    fill_rhs(m, &(setup){.nx = s->nx, .ny = s->ny, .nz = s->nz, .rhs = "random"},
-             wf_deck_int(d, "stencil", "seed"), x, exact);
+    st_problem_rhs(m, s->periodic, "random", wf_deck_int(d, "stencil", "seed"), x, exact);
     rc = st_power(op, x, &s->opts, &rep->res, st);
   } else {
-    fill_rhs(m, s, wf_deck_int(d, "stencil", "seed"), b, exact);
+    st_problem_rhs(m, s->periodic, s->rhs, wf_deck_int(d, "stencil", "seed"), b, exact);
     rc = st_solve(op, s->method, b, x, &s->opts, &rep->res, st);
   }
   if (rc == WF_OK && rep->res.reason == ST_INTERRUPTED) {
@@ -391,7 +312,8 @@ static void check(wf_run *run, const setup *s, const st_mesh *m, const double *x
      * near lambda_2 reaches it only asymptotically (measured up to 1.01 of
      * it at 100 x 50 x 20): twice that, and a few units of round-off. */
     double second;
-    lambda_exact(s, &rep->lambda_exact, &second);
+    const int n[3] = {s->nx, s->ny, s->nz};
+    st_problem_lambda(n, s->periodic, &rep->lambda_exact, &second);
     double rho2 = pow(second / rep->lambda_exact, 2);
     double allowed = 2 * s->opts.rtol * rho2 / (1 - rho2) + 64 * 0x1p-53;
     double rel = fabs(r->lambda - rep->lambda_exact) / rep->lambda_exact;
@@ -439,63 +361,52 @@ static void check(wf_run *run, const setup *s, const st_mesh *m, const double *x
   }
 }
 
-static void print_report(const setup *s, const report *rep, double per_it,
-                         double gbs) {
+/* The solve's JSON objects and lines (and PETSc's, when it ran). */
+static void report_solve(wf_report *out, const wf_run *run, const setup *s, const report *rep,
+                         double per_it, double gbs) {
   const st_result *r = &rep->res;
-  printf("stencil: %s after %d iterations (||r|| %.3e of %.3e), %.3f ms/iteration, %.1f GB/s",
-         st_reason_name(r->reason), r->its, r->rnorm, r->rnorm0, per_it * 1e3, gbs);
-  if (rep->triad > 0)
-    printf(" = %.0f%% of STREAM triad (%.1f GB/s)", 100 * gbs * 1e9 / rep->triad, rep->triad / 1e9);
-  printf("\n");
-  if (s->method == ST_POWER)
-    printf("stencil: largest eigenvalue %.12f, analytic %.12f\n", r->lambda, rep->lambda_exact);
-  if (strcmp(s->rhs, "manufactured") == 0)
-    printf("stencil: max error vs the manufactured solution %.3e\n", rep->err_max);
-  if (s->petsc)
-    printf("stencil: PETSc %s: %d iterations (%s), %.3f ms/iteration; ratio wafer/PETSc %.2f; "
-           "solutions differ by %.2e\n",
-           s->method == ST_BICGSTAB ? "KSPBCGS" : "KSPCG", rep->pr.its, rep->pr.reason,
-           rep->pr.its ? rep->pr.seconds / rep->pr.its * 1e3 : 0.0,
-           rep->pr.its ? per_it / (rep->pr.seconds / rep->pr.its) : 0.0, rep->pr.rel_diff);
-  if (!s->petsc && !s->petsc_unavailable && s->method != ST_POWER)
-    printf("stencil: unchecked: no reference (stencil.crosscheck = none)\n");
-}
-
-static void json_report(const wf_run *run, const setup *s, const report *rep, double per_it,
-                        double gbs) {
-  const st_result *r = &rep->res;
-  wf_json *j = run->summary;
-  wf_json_begin(j, "stencil");
+  wf_report_begin(out, "stencil");
+  wf_report_line(out, NULL);
   long long mesh[3] = {s->nx, s->ny, s->nz};
-  wf_json_ints(j, "mesh", mesh, 3);
-  wf_json_str(j, "solver", method_names[s->method]);
-  wf_json_str(j, "precision", wf_deck_str(run->deck, "stencil", "precision"));
-  wf_json_str(j, "rhs", s->rhs);
-  wf_json_int(j, "iterations", r->its);
-  wf_json_str(j, "reason", st_reason_name(r->reason));
-  wf_json_num(j, "rnorm", r->rnorm);
-  wf_json_num(j, "rnorm0", r->rnorm0);
-  wf_json_num(j, "seconds_per_iteration", per_it);
-  wf_json_num(j, "GBps", gbs);
-  wf_json_num(j, "bytes_per_cell_iteration", r->bytes_per_cell_it);
+  wf_report_ints(out, "mesh", mesh, 3, "%d mesh");
+  wf_report_str(out, "solver", method_names[s->method], "%s");
+  wf_report_str(out, "precision", wf_deck_str(run->deck, "stencil", "precision"), "%s");
+  wf_report_str(out, "rhs", s->rhs, "rhs %s");
+  wf_report_str(out, "reason", st_reason_name(r->reason), "%s");
+  wf_report_int(out, "iterations", r->its, "after %d iterations");
+  wf_report_num(out, "rnorm", r->rnorm, "||r|| %.3e");
+  wf_report_num(out, "rnorm0", r->rnorm0, "of %.3e");
+  wf_report_scaled(out, "seconds_per_iteration", per_it, 1e3, "%.3f ms/iteration");
+  wf_report_num(out, "GBps", gbs, "%.1f GB/s");
+  wf_report_num(out, "bytes_per_cell_iteration", r->bytes_per_cell_it, "%.0f B/cell/iteration");
   if (rep->triad > 0) {
-    wf_json_num(j, "stream_triad_GBps", rep->triad / 1e9);
-    wf_json_num(j, "fraction_of_triad", gbs * 1e9 / rep->triad);
+    wf_report_num(out, "stream_triad_GBps", rep->triad / 1e9, "STREAM triad %.1f GB/s");
+    wf_report_scaled(out, "fraction_of_triad", gbs * 1e9 / rep->triad, 100, "%.0f%% of it");
   }
   if (s->method == ST_POWER) {
-    wf_json_num(j, "lambda", r->lambda);
-    wf_json_num(j, "lambda_exact", rep->lambda_exact);
+    wf_report_line(out, "largest eigenvalue");
+    wf_report_num(out, "lambda", r->lambda, "%.12f");
+    wf_report_num(out, "lambda_exact", rep->lambda_exact, "analytic %.12f");
   }
-  if (strcmp(s->rhs, "manufactured") == 0) wf_json_num(j, "error_max", rep->err_max);
-  wf_json_end(j);
+  if (strcmp(s->rhs, "manufactured") == 0) {
+    wf_report_line(out, NULL);
+    wf_report_num(out, "error_max", rep->err_max, "max error vs the manufactured solution %.3e");
+  }
+  wf_report_end(out);
   if (s->petsc) {
-    wf_json_begin(j, "petsc");
-    wf_json_int(j, "iterations", rep->pr.its);
-    wf_json_str(j, "reason", rep->pr.reason);
-    wf_json_num(j, "seconds_per_iteration", rep->pr.its ? rep->pr.seconds / rep->pr.its : 0.0);
-    wf_json_num(j, "ratio", rep->pr.its ? per_it / (rep->pr.seconds / rep->pr.its) : 0.0);
-    wf_json_num(j, "solution_rel_diff", rep->pr.rel_diff);
-    wf_json_end(j);
+    double theirs = rep->pr.its ? rep->pr.seconds / rep->pr.its : 0.0;
+    wf_report_begin(out, "petsc");
+    wf_report_line(out, s->method == ST_BICGSTAB ? "PETSc KSPBCGS" : "PETSc KSPCG");
+    wf_report_int(out, "iterations", rep->pr.its, "%d iterations");
+    wf_report_str(out, "reason", rep->pr.reason, "%s");
+    wf_report_scaled(out, "seconds_per_iteration", theirs, 1e3, "%.3f ms/iteration");
+    wf_report_num(out, "ratio", rep->pr.its ? per_it / theirs : 0.0, "ratio wafer/PETSc %.2f");
+    wf_report_num(out, "solution_rel_diff", rep->pr.rel_diff, "solutions differ by %.2e");
+    wf_report_end(out);
+  }
+  if (!s->petsc && !s->petsc_unavailable && s->method != ST_POWER) {
+    wf_report_line(out, "unchecked");
+    wf_report_note(out, "no reference (stencil.crosscheck = none)");
   }
 }
 
@@ -508,12 +419,11 @@ static void conclude(wf_run *run, const setup *s, const st_mesh *m, const double
   double gbs = r->bytes_per_cell_it * (double)m->n_global / per_it / 1e9;
   check(run, s, m, x, exact, rep);
   st_model t = project(run, m, s);
-  if (run->verbose) {
-    print_report(s, rep, per_it, gbs);
-    print_model(run, &t, s);
-  }
-  json_report(run, s, rep, per_it, gbs);
-  json_model(run, &t);
+  wf_report out;
+  wf_report_open(&out, run, "stencil");
+  report_solve(&out, run, s, rep, per_it, gbs);
+  report_model(&out, run, &t, s);
+  wf_report_close(&out);
   run->seconds = r->seconds;
   run->wafer_seconds = wf_range_scale(run->model.seconds, its);
   snprintf(run->headline, sizeof run->headline, "%s %d its, %.2f ms/it, %.1f GB/s%s",

@@ -10,7 +10,7 @@
 #include "tl_mdd.h"
 #include "tlrmvm_parts.h"
 #include "wf_io.h"
-#include "wf_json.h"
+#include "wf_report.h"
 #include "wf_timing.h"
 
 void tlrmvm_mdd_free(tlrmvm_mdd *r) {
@@ -164,37 +164,32 @@ int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dens
 }
 
 void tlrmvm_mdd_report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_mdd *r) {
-  if (run->verbose) {
-    printf(
-        "tlrmvm: MDD over %d frequencies, damping %g ||A||_F: LSQR %d iterations with the TLR "
-        "operators (%.3f s), %d with the dense ones (%.3f s); residual %.2e vs %.2e\n",
-        s->nfreq, s->mdd_damp, r->r_tlr.iterations, r->seconds_tlr, r->r_dense.iterations,
-        r->seconds_dense, r->r_tlr.residual, r->r_dense.residual);
-    printf("tlrmvm: MDD: recomputed from the solutions, the residuals agree with LSQR's to %.2g "
-           "of the rounding bound\n",
-           r->lsqr_worst);
-    printf("tlrmvm: MDD: ||x_tlr - x_dense|| = %.2e ||x_dense||", r->misfit);
-    if (r->bound > 0)
-      printf(" (bound %.2e)", r->bound);
-    else
-      printf(" (not checked: without damping the difference has no bound)");
-    printf("; from the true wavefield %.2e (TLR), %.2e (dense)\n", r->err_tlr, r->err_dense);
-  }
-  wf_json *j = run->summary;
-  wf_json_begin(j, "mdd");
-  wf_json_int(j, "iterations", r->r_tlr.iterations);
-  wf_json_int(j, "dense_iterations", r->r_dense.iterations);
-  wf_json_num(j, "damp", s->mdd_damp);
-  wf_json_num(j, "tlr_seconds", r->seconds_tlr);
-  wf_json_num(j, "dense_seconds", r->seconds_dense);
-  wf_json_num(j, "tlr_residual", r->r_tlr.residual);
-  wf_json_num(j, "dense_residual", r->r_dense.residual);
-  wf_json_num(j, "lsqr_residual_worst_of_bound", r->lsqr_worst);
-  wf_json_num(j, "misfit", r->misfit);
-  if (r->bound > 0) wf_json_num(j, "misfit_bound", r->bound);
-  wf_json_num(j, "tlr_error", r->err_tlr);
-  wf_json_num(j, "dense_error", r->err_dense);
-  wf_json_end(j);
+  wf_report rep;
+  wf_report_open(&rep, run, "tlrmvm");
+  wf_report_begin(&rep, "mdd");
+  wf_report_line(&rep, "MDD");
+  wf_report_note(&rep, "over %d frequencies", s->nfreq);
+  wf_report_num(&rep, "damp", s->mdd_damp, "damping %g ||A||_F");
+  wf_report_int(&rep, "iterations", r->r_tlr.iterations, "LSQR %d iterations with the TLR operators");
+  wf_report_num(&rep, "tlr_seconds", r->seconds_tlr, "%.3f s");
+  wf_report_int(&rep, "dense_iterations", r->r_dense.iterations, "%d with the dense ones");
+  wf_report_num(&rep, "dense_seconds", r->seconds_dense, "%.3f s");
+  wf_report_num(&rep, "tlr_residual", r->r_tlr.residual, "residual %.2e");
+  wf_report_num(&rep, "dense_residual", r->r_dense.residual, "vs %.2e");
+  wf_report_line(&rep, "MDD");
+  wf_report_num(&rep, "lsqr_residual_worst_of_bound", r->lsqr_worst,
+                "recomputed from the solutions, the residuals agree with LSQR's to %.2g of the "
+                "rounding bound");
+  wf_report_line(&rep, "MDD");
+  wf_report_num(&rep, "misfit", r->misfit, "||x_tlr - x_dense|| = %.2e ||x_dense||");
+  if (r->bound > 0)
+    wf_report_num(&rep, "misfit_bound", r->bound, "bound %.2e");
+  else
+    wf_report_note(&rep, "not checked: without damping the difference has no bound");
+  wf_report_num(&rep, "tlr_error", r->err_tlr, "from the true wavefield %.2e (TLR)");
+  wf_report_num(&rep, "dense_error", r->err_dense, "%.2e (dense)");
+  wf_report_end(&rep);
+  wf_report_close(&rep);
 }
 
 /* "nx ny hz", then "ix iy true tlr dense" (real parts) for every source of

@@ -1,7 +1,8 @@
 /* The parts of `wafer tlrmvm` (tlrmvm_workload.c): its deck, resolved
  * (tlrmvm_setup.c), the systems the frequencies are shared out over
  * (tlrmvm_systems.c), the operators and their compression
- * (tlrmvm_operators.c), and the multi-dimensional deconvolution
+ * (tlrmvm_operators.c), the products timed and checked
+ * (tlrmvm_products.c), and the multi-dimensional deconvolution
  * (tlrmvm_mdd.c). Private to the workload. */
 #ifndef TLRMVM_PARTS_H
 #define TLRMVM_PARTS_H
@@ -146,6 +147,42 @@ int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dens
                      tlrmvm_mdd *r, wf_status *st);
 void tlrmvm_mdd_free(tlrmvm_mdd *r);
 void tlrmvm_mdd_report(wf_run *run, const tlrmvm_setup *s, const tlrmvm_mdd *r);
+
+/* ---- products and checks (tlrmvm_products.c) ---- */
+
+typedef struct measured {
+  double forward, adjoint; /* median seconds of one product of every frequency */
+  double phase[4];         /* per product, slowest rank: phase 1, reshuffle, phase 3, combine */
+  double dense;            /* median seconds of the dense products (dense = time) */
+  double err,
+      rel_err;    /* largest over frequencies: ||y - y_dense|| / (||A||_F ||x||), / ||y_dense|| */
+  double bound;   /* the bound acc implies on err */
+  double dropped; /* largest ||A - A_tlr||_F / ||A||_F from the SVDs (-1: unknown) */
+  bool dropped_checked;  /* that figure against its recomputation, */
+  double dropped_worst;  /* worst |difference| / its bound (NaN fails) */
+  double adj_err; /* largest |<Ax, v> - <x, A^H v>| / (||Ax|| ||v||) */
+  tlrmvm_naive naive[2]; /* A x and A^H v against their plain recomputation, worst frequency */
+  double green; /* the survey's dense entries against the Green's function (-1: not checked) */
+  double triad;   /* STREAM triad, bytes/s */
+  long long R;    /* sum of every frequency's total rank */
+  double bytes;   /* KAUST's bytes of one product of every frequency */
+  double dense_bytes; /* the dense matrices' bytes */
+} measured;
+
+typedef struct vectors {
+  float complex *x, *y, *v, *xa; /* per frequency: x (N), y = A x (M), v (M), xa = A^H v (N) */
+} vectors;
+
+/* Random x and v, then `repeat` products A x and A^H v of every frequency
+ * timed (their fabric counted with `cycles` modelled a product), checked
+ * against the dense ones and each other, the dense ones timed when
+ * s->dense_time; the ranks, KAUST's bytes and STREAM triad. Collective. */
+int tlrmvm_measure(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dense *dense,
+                   double cycles, vectors *vec, measured *m, wf_status *st);
+void tlrmvm_vectors_free(vectors *vec);
+/* The run's checks on what tlrmvm_measure (and the MDD, r: NULL if none)
+ * found, counted on `run`. */
+void tlrmvm_check(wf_run *run, const tlrmvm_setup *s, const measured *m, const tlrmvm_mdd *r);
 
 typedef struct tlrmvm_mdd_plot {
   const tlrmvm_setup *s;

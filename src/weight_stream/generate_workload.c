@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "wf_random.h"
+#include "wf_report.h"
 #include "wf_signal.h"
 #include "ws_checkpoint.h"
 #include "wf_wafer.h"
@@ -103,33 +104,34 @@ static void unload_model(ws_gpt *m, ws_grid *grid) {
   if (tiled) ws_grid_free(grid);
 }
 
-static int generate_run(wf_run *run, wf_status *st) {
-  wf_blas_single_thread();
-  const wf_deck *d = run->deck;
-  const char *path = wf_deck_str(d, "generate", "checkpoint");
-  if (!path[0])
+/* The deck's [generate] settings. */
+typedef struct sampling {
+  const char *path, *prompt;
+  int length, top_k;
+  double temperature;
+  unsigned long long seed;
+} sampling;
+
+static int read_sampling(const wf_deck *d, sampling *p, wf_status *st) {
+  p->path = wf_deck_str(d, "generate", "checkpoint");
+  if (!p->path[0])
     return wf_deck_fail(d, "generate", "checkpoint", st,
                         "name a checkpoint written by `wafer train --set train.checkpoint=FILE`");
-  const char *prompt = wf_deck_str(d, "generate", "prompt");
-  int length = (int)wf_deck_int(d, "generate", "length"),
-      top_k = (int)wf_deck_int(d, "generate", "top_k");
-  double temperature = wf_deck_real(d, "generate", "temperature");
-  unsigned long long seed = (unsigned long long)wf_deck_int(d, "generate", "seed");
-  ws_config c;
-  if (ws_checkpoint_shape(run->comm, path, &c, st) != WF_OK)
-    return wf_deck_blame(d, "generate", "checkpoint", st);
-  ws_gpt m;
-  ws_grid grid;
-  if (load_model(run, path, &c, &m, &grid, st) != WF_OK) return st->code;
-  size_t plen = strlen(prompt), total = plen + (size_t)length;
-  unsigned char *text = malloc(total + 1);
-  int *window = calloc((size_t)c.seq, sizeof *window);
-  if (!text || !window) {
-    free(text), free(window), unload_model(&m, &grid);
-    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
-  }
-  memcpy(text, prompt, plen);
-  double t0 = MPI_Wtime();
+  p->prompt = wf_deck_str(d, "generate", "prompt");
+  p->length = (int)wf_deck_int(d, "generate", "length");
+  p->top_k = (int)wf_deck_int(d, "generate", "top_k");
+  p->temperature = wf_deck_real(d, "generate", "temperature");
+  p->seed = (unsigned long long)wf_deck_int(d, "generate", "seed");
+  return WF_OK;
+}
+
+/* text[plen .. total) drawn one byte at a time after the prompt in
+ * text[0 .. plen); a signal stops it between two bytes. Collective. */
+static int draw(const wf_run *run, ws_gpt *m, const sampling *p, unsigned char *text, size_t plen,
+                size_t total, wf_status *st) {
+  const ws_config *c = &m->c;
+  int *window = calloc((size_t)c->seq, sizeof *window);
+  if (!window) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
   int rc = WF_OK;
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
@@ -137,62 +139,91 @@ static int generate_run(wf_run *run, wf_status *st) {
     int sig = wf_signal_poll_next(&poll);
     if (sig) {
       char where[64];
-      snprintf(where, sizeof where, "after %zu of %d bytes", n - plen, length);
+      snprintf(where, sizeof where, "after %zu of %d bytes", n - plen, p->length);
       rc = wf_signal_fail(st, sig, where);
       break;
     }
     /* The last (at most seq) bytes; causal attention ignores the padding after them. */
-    size_t from = n > (size_t)c.seq ? n - (size_t)c.seq : 0, len = n - from;
-    for (int t = 0; t < c.seq; t++) window[t] = (size_t)t < len ? text[from + t] : 0;
-    ws_gpt_forward(&m, window, NULL);
-    const float *logits = m.a.t[WS_LOGITS] + (len > 0 ? len - 1 : 0) * (size_t)c.vocab;
+    size_t from = n > (size_t)c->seq ? n - (size_t)c->seq : 0, len = n - from;
+    for (int t = 0; t < c->seq; t++) window[t] = (size_t)t < len ? text[from + t] : 0;
+    ws_gpt_forward(m, window, NULL);
+    const float *logits = m->a.t[WS_LOGITS] + (len > 0 ? len - 1 : 0) * (size_t)c->vocab;
     /* Finite parameters can still overflow single precision (a damaged or
      * edited checkpoint): no byte is drawn from NaN probabilities. */
-    for (int v = 0; v < c.vocab && rc == WF_OK; v++)
+    for (int v = 0; v < c->vocab && rc == WF_OK; v++)
       if (!isfinite(logits[v]))
         rc = wf_fail(st, WF_ERR_RUNTIME,
                      "the model's logits are not finite at byte %zu: the checkpoint '%s' holds "
                      "values its single-precision forward pass overflows on (damaged?)",
-                     n - plen, path);
+                     n - plen, p->path);
     if (rc == WF_OK)
-      text[n] = (unsigned char)sample(logits, c.vocab, temperature, top_k, wf_uniform(seed, n));
+      text[n] = (unsigned char)sample(logits, c->vocab, p->temperature, p->top_k,
+                                      wf_uniform(p->seed, n));
   }
   wf_signal_poll_end(&poll);
-  if (rc != WF_OK) {
-    free(text), free(window), unload_model(&m, &grid);
-    return rc;
-  }
-  double seconds = MPI_Wtime() - t0;
-  text[total] = '\0';
+  free(window);
+  return rc;
+}
+
+/* The settings and the text (on stdout as drawn; in the JSON as ASCII,
+ * '?' for the other bytes, which need not be UTF-8). */
+static void report(wf_run *run, const ws_gpt *m, const sampling *p, const unsigned char *text,
+                   size_t total, double seconds) {
+  const ws_config *c = &m->c;
+  char *ascii = malloc(total + 1);
+  for (size_t n = 0; ascii && n <= total; n++) ascii[n] = text[n] < 0x80 ? (char)text[n] : '?';
+  wf_report rep;
+  wf_report_open(&rep, run, "generate");
+  wf_report_begin(&rep, "generate");
+  wf_report_line(&rep, NULL);
+  wf_report_int(&rep, "length", p->length, "%d bytes");
+  wf_report_note(&rep, "from %s (%d layers, %d heads, %d channels)", p->path, c->layers, c->heads,
+                 c->channels);
+  wf_report_int(&rep, "trained_steps", m->steps, "after %d steps");
+  wf_report_note(&rep, "temperature %g, top_k %d, seed %llu", p->temperature, p->top_k, p->seed);
+  wf_report_num(&rep, "bytes_per_s", p->length / seconds, "%.0f bytes/s");
+  wf_report_int(&rep, "wafer_ranks", m->grid ? m->grid->ranks : 1, "on wafers of %d ranks");
+  if (m->grid)
+    wf_report_note(&rep, "as %dx%d (2D tiles of the weight matrices)", m->grid->px, m->grid->py);
+  wf_report_str(&rep, "text", ascii ? ascii : "(out of memory)", NULL);
+  wf_report_end(&rep);
+  wf_report_close(&rep);
+  free(ascii);
   if (run->verbose) {
-    printf(
-        "generate: %d bytes from %s (%d layers, %d heads, %d channels, after %d steps), "
-        "temperature %g, top_k %d, seed %llu, %.0f bytes/s",
-        length, path, c.layers, c.heads, c.channels, m.steps, temperature, top_k, seed,
-        length / seconds);
-    if (m.grid)
-      printf(", on wafers of %d ranks as %dx%d (2D tiles of the weight matrices)", m.grid->ranks,
-             m.grid->px, m.grid->py);
-    printf(":\n");
     fwrite(text, 1, total, stdout);
     printf("\n");
   }
-  /* JSON: ASCII only (the bytes need not be UTF-8); '?' for the others. */
-  for (size_t n = 0; n < total; n++)
-    if (text[n] >= 0x80) text[n] = '?';
-  wf_json *j = run->summary;
-  wf_json_begin(j, "generate");
-  wf_json_str(j, "text", (const char *)text);
-  wf_json_int(j, "length", length);
-  wf_json_int(j, "trained_steps", m.steps);
-  wf_json_num(j, "bytes_per_s", length / seconds);
-  wf_json_int(j, "wafer_ranks", m.grid ? m.grid->ranks : 1);
-  wf_json_end(j);
-  run->seconds = seconds;
-  snprintf(run->headline, sizeof run->headline, "%d bytes sampled", length);
-  free(text), free(window);
+}
+
+static int generate_run(wf_run *run, wf_status *st) {
+  wf_blas_single_thread();
+  sampling p = {0};
+  if (read_sampling(run->deck, &p, st) != WF_OK) return st->code;
+  ws_config c;
+  if (ws_checkpoint_shape(run->comm, p.path, &c, st) != WF_OK)
+    return wf_deck_blame(run->deck, "generate", "checkpoint", st);
+  ws_gpt m;
+  ws_grid grid;
+  if (load_model(run, p.path, &c, &m, &grid, st) != WF_OK) return st->code;
+  size_t plen = strlen(p.prompt), total = plen + (size_t)p.length;
+  unsigned char *text = malloc(total + 1);
+  if (!text) {
+    unload_model(&m, &grid);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
+  memcpy(text, p.prompt, plen);
+  text[total] = '\0';
+  double t0 = MPI_Wtime();
+  int rc = draw(run, &m, &p, text, plen, total, st);
+  double seconds = MPI_Wtime() - t0;
+  if (rc == WF_OK) {
+    report(run, &m, &p, text, total, seconds);
+    run->seconds = seconds;
+    snprintf(run->headline, sizeof run->headline, "%d bytes sampled", p.length);
+  }
+  free(text);
   unload_model(&m, &grid);
-  return WF_OK;
+  return rc;
 }
 
 const wf_workload wf_generate_workload = {

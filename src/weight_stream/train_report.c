@@ -9,7 +9,42 @@
 
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_report.h"
 #include "ws_checkpoint.h"
+
+/* Each check's worst as a fraction of what it allows: a line, and the
+ * JSON object "train_checks". */
+static void report_checks(wf_run *run, const trainer *t, double reductions, double lr) {
+  bool from_start = t->first_step == 0;
+  wf_report rep;
+  wf_report_open(&rep, run, "train");
+  wf_report_begin(&rep, "train_checks");
+  wf_report_line(&rep, "checked");
+  if (t->kernels_checked) {
+    wf_report_num(&rep, "layernorm_worst_of_allowed", t->kernels.layernorm, "LayerNorm %.2g");
+    wf_report_num(&rep, "activation_worst_of_allowed", t->kernels.activation, "activation %.2g");
+    wf_report_num(&rep, "activation_slope_worst_of_allowed", t->kernels.activation_slope,
+                  "its slope %.2g");
+    if (t->kernels.layernorm_grads >= 0)
+      wf_report_num(&rep, "layernorm_grads_worst_of_allowed", t->kernels.layernorm_grads,
+                    "LayerNorm's gradients %.2g");
+  }
+  if (t->step_checked && from_start) {
+    wf_report_num(&rep, "gradient_worst_of_allowed", t->grad.worst,
+                  "step 1's gradient against finite differences %.2g");
+    wf_report_str(&rep, NULL, t->grad.worst_piece, "worst piece %s");
+    wf_report_num(&rep, "loss_worst_of_allowed", t->loss_worst, "loss %.2g");
+  }
+  if (t->step_checked) {
+    wf_report_num(&rep, "adamw_worst_of_allowed", t->adamw_worst, "AdamW %.2g");
+    wf_report_int(&rep, NULL, t->last_checked, "(steps 1 and %d)");
+  }
+  if (!isnan(reductions))
+    wf_report_num(&rep, "reductions_worst_of_allowed", reductions, "reductions %.2g");
+  wf_report_num(&rep, "schedule_worst_of_allowed", lr, "schedule %.2g of what each allows");
+  wf_report_end(&rep);
+  wf_report_close(&rep);
+}
 
 /* The run's first and last steps against references that share none of
  * its code (ws_check.h), and the learning-rate schedule at every step. */
@@ -72,26 +107,7 @@ void train_checks(wf_run *run, const trainer *t, const setup *s) {
     wf_run_check(run, reductions <= 1, what);
   }
   double lr = ws_lr_schedule_check(s->warmup, s->steps, s->lr, s->min_lr);
-  if (run->verbose && t->step_checked && from_start)
-    printf("train: step 1 checked: gradient against finite differences %.2g of its allowance "
-           "(worst piece %s); steps 1 and %d: AdamW %.2g; schedule %.2g\n",
-           t->grad.worst, t->grad.worst_piece, t->last_checked, t->adamw_worst, lr);
-  wf_json_begin(run->summary, "train_checks");
-  if (t->kernels_checked) {
-    wf_json_num(run->summary, "layernorm_worst_of_allowed", t->kernels.layernorm);
-    wf_json_num(run->summary, "activation_worst_of_allowed", t->kernels.activation);
-    wf_json_num(run->summary, "activation_slope_worst_of_allowed", t->kernels.activation_slope);
-    if (t->kernels.layernorm_grads >= 0)
-      wf_json_num(run->summary, "layernorm_grads_worst_of_allowed", t->kernels.layernorm_grads);
-  }
-  if (t->step_checked && from_start) {
-    wf_json_num(run->summary, "gradient_worst_of_allowed", t->grad.worst);
-    wf_json_num(run->summary, "loss_worst_of_allowed", t->loss_worst);
-  }
-  if (t->step_checked) wf_json_num(run->summary, "adamw_worst_of_allowed", t->adamw_worst);
-  if (!isnan(reductions)) wf_json_num(run->summary, "reductions_worst_of_allowed", reductions);
-  wf_json_num(run->summary, "schedule_worst_of_allowed", lr);
-  wf_json_end(run->summary);
+  report_checks(run, t, reductions, lr);
   snprintf(what, sizeof what,
            "learning rate at each of %d steps against the schedule's definition (worst %.2g of "
            "float round-off)",
@@ -137,212 +153,164 @@ static stream_report stream_figures(const trainer *t, const measured *r, int ste
 }
 
 /* Throughput, losses and a wafer's grid traffic. */
-static void text_run(const trainer *t, const history *h, const measured *r) {
+static void report_run(wf_report *rep, const trainer *t, const history *h, const measured *r) {
   const setup *s = t->s;
-  int steps = h->end - h->first;
-  printf(
-      "train: %d steps of %d x %d tokens on %d replica%s in %.2f s: %.0f tokens/s, %.2f "
-      "GFLOP/s",
-      steps, s->batch, s->model.seq, t->replicas, t->replicas > 1 ? "s" : "", r->seconds,
-      r->tokens_per_s, r->gflops);
-  if (r->sgemm > 0)
-    printf(" = %.0f%% of sgemm (%.1f GFLOP/s on %d rank%s)", 100 * r->gflops / r->sgemm,
-           r->sgemm, t->replicas * t->K, t->replicas * t->K > 1 ? "s" : "");
-  printf("\ntrain: loss %.4f -> %.4f, validation %.4f -> %.4f (ln 256 = 5.545)\n", r->first_loss,
-         r->last_loss, r->first_val, r->last_val);
-  if (t->K > 1)
-    printf("train: a wafer is %d ranks as %dx%d, each holding its 2D tiles of the weight "
-           "matrices: a step's products move %.4g words of partial sums and %.4g of "
-           "multicast activations between them, its attention heads (split over them) "
-           "%.4g\n",
-           t->K, t->px, t->py, r->grid_words[0], r->grid_words[1], r->grid_words[2]);
+  wf_report_line(rep, NULL);
+  long long shape[5] = {s->model.layers, s->model.heads, s->model.channels, s->model.seq, s->batch};
+  wf_report_ints(rep, "layers_heads_channels_seq_batch", shape, 5, NULL);
+  wf_report_int(rep, "parameters", (long long)ws_param_count(&s->model), "%d parameters");
+  wf_report_str(rep, "activation", s->model.relu ? "relu" : "gelu", "%s");
+  wf_report_int(rep, "first_step", h->first, "from step %d");
+  wf_report_int(rep, "steps", h->end - h->first, "%d steps");
+  wf_report_note(rep, "of %d x %d tokens", s->batch, s->model.seq);
+  wf_report_int(rep, "replicas", t->replicas, "on %d replicas");
+  wf_report_str(rep, "mode", t->streaming ? "streaming" : "resident", "%s");
+  wf_report_num(rep, "seconds", r->seconds, "in %.2f s");
+  wf_report_num(rep, "tokens_per_s", r->tokens_per_s, "%.0f tokens/s");
+  wf_report_num(rep, "GFLOPs", r->gflops, "%.2f GFLOP/s");
+  if (r->sgemm > 0) {
+    wf_report_num(rep, "sgemm_GFLOPs", r->sgemm, "sgemm %.1f GFLOP/s");
+    wf_report_note(rep, "on %d ranks", t->replicas * t->K);
+    wf_report_scaled(rep, "fraction_of_sgemm", r->gflops / r->sgemm, 100, "%.0f%% of it");
+  }
+  wf_report_line(rep, "loss");
+  wf_report_num(rep, "first_loss", r->first_loss, "first %.4f");
+  wf_report_num(rep, "last_loss", r->last_loss, "last %.4f");
+  wf_report_num(rep, "first_val_loss", r->first_val, "validation first %.4f");
+  wf_report_num(rep, "last_val_loss", r->last_val, "last %.4f (ln 256 = 5.545)");
+  if (s->model.relu) {
+    double mean = 0;
+    for (int l = 0; l < s->model.layers; l++) mean += r->sparsity[l] / s->model.layers;
+    wf_report_line(rep, "ReLU");
+    wf_report_nums(rep, "relu_zero_fraction", r->sparsity, s->model.layers,
+                   "zero activations by layer %.2f");
+    wf_report_scaled(rep, NULL, mean, 100, "mean %.0f%%");
+  }
+  wf_report_line(rep, "a wafer");
+  wf_report_int(rep, "wafer_ranks", t->K, "%d ranks");
+  if (t->K > 1) {
+    long long grid[2] = {t->px, t->py};
+    wf_report_ints(rep, "wafer_rank_grid", grid, 2, "as %d, each holding its 2D tiles of the weight "
+                   "matrices");
+    wf_report_num(rep, "step_reduce_words", r->grid_words[0],
+                  "a step's products move %.4g words of partial sums");
+    wf_report_num(rep, "step_multicast_words", r->grid_words[1],
+                  "%.4g of multicast activations");
+    wf_report_num(rep, "step_head_words", r->grid_words[2], "its attention heads' %.4g");
+  }
 }
 
 /* Weight streaming: the stall, the links, the SwarmX tree, the no-stall condition. */
-static void text_stream(const trainer *t, const measured *r, const stream_report *f) {
+static void report_stream(wf_report *rep, const trainer *t, const measured *r,
+                          const stream_report *f) {
   const setup *s = t->s;
-  printf(
-      "train: weight streaming from %d MemoryX rank%s (%d SwarmX), prefetch %d: a step %.2f "
-      "ms, of it stall %.2f ms (%.1f%%; the link model predicts %.2f ms), gradient wait %.2f "
-      "ms; AdamW on MemoryX %.2f ms\n",
-      t->ws.nmemx, t->ws.nmemx > 1 ? "s" : "", t->ws.nswarm, s->prefetch, 1e3 * f->step,
-      1e3 * f->stall, 100 * f->stall / f->step, 1e3 * f->predicted_stall, 1e3 * f->reduce_wait,
-      1e3 * f->update);
-  printf(
-      "train: MemoryX sends %.2f GB/s of weights, takes %.2f GB/s of gradients; link %.2f "
-      "GB/s (%s)\n",
-      f->out_bytes_per_s / 1e9, f->in_bytes_per_s / 1e9, f->link / 1e9,
-      s->memoryx_gbps > 0 ? "train.memoryx_gbps" : "measured");
-  printf("train: SwarmX tree, fan-out %d, %d hop%s deep: a step sends %.4g MB down from "
-         "MemoryX, %.4g MB down and %.4g MB up through SwarmX, %.4g MB up from the workers; "
-         "16 MB reach %s at %.2f GB/s through it, %.2f GB/s by MPI_Bcast "
-         "(%.2fx)\n",
-         s->fanout, ws_relay_depth(&t->ws.relay),
-         ws_relay_depth(&t->ws.relay) > 1 ? "s" : "",
-         r->hop_bytes[0] / 1e6, r->hop_bytes[1] / 1e6, r->hop_bytes[2] / 1e6,
-         r->hop_bytes[3] / 1e6, t->K > 1 ? "the first rank of every wafer" : "every worker",
-         r->relay_rate[0] / 1e9, r->relay_rate[1] / 1e9,
-         r->relay_rate[1] > 0 ? r->relay_rate[0] / r->relay_rate[1] : 0);
-  printf(
-      "train: no-stall condition: tokens a step per replica >= 4 B x FLOP/s / (2 x link) = "
-      "%.0f; this run: %.0f (%s)\n",
-      f->tokens_needed, f->tokens, f->tokens >= f->tokens_needed ? "holds" : "does NOT hold");
+  int depth = ws_relay_depth(&t->ws.relay);
+  wf_report_begin(rep, "streaming");
+  wf_report_line(rep, "weight streaming");
+  wf_report_int(rep, "memoryx_ranks", t->ws.nmemx, "from %d MemoryX ranks");
+  wf_report_int(rep, "swarmx_ranks", t->ws.nswarm, "%d SwarmX");
+  wf_report_int(rep, "prefetch", s->prefetch, "prefetch %d");
+  wf_report_scaled(rep, "step_seconds", f->step, 1e3, "a step %.2f ms");
+  wf_report_scaled(rep, "stall_seconds", f->stall, 1e3, "of it stall %.2f ms");
+  wf_report_scaled(rep, NULL, f->stall / f->step, 100, "%.1f%%");
+  wf_report_scaled(rep, "predicted_stall_seconds", f->predicted_stall, 1e3,
+                   "the link model predicts %.2f ms");
+  wf_report_scaled(rep, "gradient_wait_seconds", f->reduce_wait, 1e3, "gradient wait %.2f ms");
+  wf_report_scaled(rep, "adamw_seconds", f->update, 1e3, "AdamW on MemoryX %.2f ms");
+  wf_report_line(rep, "MemoryX");
+  wf_report_scaled(rep, "weights_out_bytes_per_s", f->out_bytes_per_s, 1e-9,
+                   "sends %.2f GB/s of weights");
+  wf_report_scaled(rep, "gradients_in_bytes_per_s", f->in_bytes_per_s, 1e-9,
+                   "takes %.2f GB/s of gradients");
+  wf_report_scaled(rep, "link_bytes_per_s", f->link, 1e-9, "link %.2f GB/s");
+  wf_report_note(rep, "%s", s->memoryx_gbps > 0 ? "train.memoryx_gbps" : "measured");
+  wf_report_line(rep, "no-stall condition");
+  wf_report_num(rep, "no_stall_tokens_required", f->tokens_needed,
+                "tokens a step per replica >= 4 B x FLOP/s / (2 x link) = %.0f");
+  wf_report_num(rep, "tokens_per_replica", f->tokens, "this run %.0f");
+  wf_report_note(rep, "%s", f->tokens >= f->tokens_needed ? "holds" : "does NOT hold");
+  wf_report_begin(rep, "swarmx_tree");
+  wf_report_line(rep, "SwarmX tree");
+  wf_report_int(rep, "fanout", s->fanout, "fan-out %d");
+  wf_report_int(rep, "depth", depth, "%d hops deep");
+  wf_report_nums(rep, "step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up", r->hop_bytes, 4,
+                 NULL);
+  wf_report_note(rep,
+                 "a step sends %.4g MB down from MemoryX, %.4g MB down and %.4g MB up through "
+                 "SwarmX, %.4g MB up from the workers",
+                 r->hop_bytes[0] / 1e6, r->hop_bytes[1] / 1e6, r->hop_bytes[2] / 1e6,
+                 r->hop_bytes[3] / 1e6);
+  wf_report_note(rep, "16 MB reach %s", t->K > 1 ? "the first rank of every wafer" : "every worker");
+  wf_report_scaled(rep, "relay_bytes_per_s", r->relay_rate[0], 1e-9, "at %.2f GB/s through it");
+  wf_report_scaled(rep, "bcast_bytes_per_s", r->relay_rate[1], 1e-9, "%.2f GB/s by MPI_Bcast");
+  wf_report_end(rep);
+  wf_report_end(rep);
 }
 
 /* What each role holds against its budget, and its peak resident set. */
-static void text_memory(const trainer *t, const measured *r) {
+static void report_memory(wf_report *rep, const trainer *t, const measured *r) {
   const setup *s = t->s;
-  printf("train: a wafer rank holds %.1f MB of weights, gradients and AdamW moments",
-         t->state[0] / 1e6);
-  if (s->rank_mb > 0) printf(" (train.rank_mb: %g MB)", s->rank_mb);
-  printf(", peak resident set %.0f MB", r->peak_rss[0]);
-  if (t->streaming)
-    printf("; the fullest MemoryX rank %.1f MB, peak resident set %.0f MB", t->state[1] / 1e6,
-           r->peak_rss[1]);
-  if (t->run->roles->count[WF_ROLE_SWARMX] > 0)
-    printf("; the busiest SwarmX rank relays through %.1f MB, peak resident set %.0f MB",
-           t->state[2] / 1e6, r->peak_rss[2]);
-  printf("\n");
+  wf_report_begin(rep, "state_memory");
+  wf_report_line(rep, "a wafer rank");
+  wf_report_num(rep, "wafer_rank_mb", t->state[0] / 1e6,
+                "holds %.1f MB of weights, gradients and AdamW moments");
+  wf_report_num(rep, "wafer_rank_budget_mb", s->rank_mb,
+                s->rank_mb > 0 ? "train.rank_mb %g MB" : NULL);
+  wf_report_num(rep, "wafer_rank_peak_rss_mb", r->peak_rss[0], "peak resident set %.0f MB");
+  if (t->streaming) {
+    wf_report_line(rep, "the fullest MemoryX rank");
+    wf_report_num(rep, "memoryx_rank_mb", t->state[1] / 1e6, "%.1f MB");
+    wf_report_num(rep, "memoryx_rank_budget_mb", s->memoryx_mb, NULL);
+    wf_report_num(rep, "memoryx_peak_rss_mb", r->peak_rss[1], "peak resident set %.0f MB");
+  }
+  if (t->run->roles->count[WF_ROLE_SWARMX] > 0) {
+    wf_report_line(rep, "the busiest SwarmX rank");
+    wf_report_num(rep, "swarmx_rank_mb", t->state[2] / 1e6, "relays through %.1f MB");
+    wf_report_num(rep, "swarmx_rank_budget_mb", s->swarmx_mb, NULL);
+    wf_report_num(rep, "swarmx_peak_rss_mb", r->peak_rss[2], "peak resident set %.0f MB");
+  }
+  wf_report_end(rep);
 }
 
 /* The wafer model: the step's time, ReLU's skipped work, where the weights live. */
-static void text_model(const trainer *t, const measured *r, const ws_wafer_step *w) {
-  const wf_run *run = t->run;
+static void report_model(wf_report *rep, const trainer *t, const ws_wafer_step *w) {
   const setup *s = t->s;
-  const wf_projection *p = &run->model;
-  const char *prec = s->wafer_prec == WF_FP16 ? "fp16" : "fp32";
-  printf("train: wafer model (%s, %s, %dx%d PEs, batch %d a wafer): %s, [%.3g, %.3g] s/step",
-         run->wafer->hw.machine, prec, run->wafer->dc.pe_nx, run->wafer->dc.pe_ny, t->B,
-         w->streaming ? "weight streaming" : "resident", p->seconds.lo, p->seconds.hi);
-  if (w->streaming)
-    printf(" (stall [%.3g, %.3g] s; no stall from %.0f tokens a step, this run %d)", w->stall.lo,
-           w->stall.hi, w->tokens_needed, t->B * s->model.seq);
-  printf("\n");
-  if (s->model.relu) {
-    double mean = 0;
-    printf("train: ReLU: zero activations by layer:");
-    for (int l = 0; l < s->model.layers; l++) {
-      printf("%s %.0f%%", l ? "," : "", 100 * r->sparsity[l]);
-      mean += r->sparsity[l] / s->model.layers;
-    }
-    printf(
-        " (mean %.0f%%); skipping their multiplications the wafer takes [%.3g, %.3g] s of "
-        "compute a step instead of [%.3g, %.3g]\n",
-        100 * mean, w->compute.lo, w->compute.hi, w->dense.lo, w->dense.hi);
-  }
-  printf("train: wafer memory: resident needs %.0f B/PE, streaming %.0f, of %.0f: %s\n",
-         w->resident_bytes, w->streaming_bytes, p->sram_for_data,
-         !w->streaming ? "the model fits, so it stays on the wafer"
-         : w->fits     ? "the weights do not fit, so they stream from MemoryX"
-                       : "does NOT fit even streaming (the activations alone are too many)");
-}
-
-static void json_train(const trainer *t, const history *h, const measured *r,
-                       const stream_report *f, wf_json *j) {
-  const setup *s = t->s;
-  int steps = h->end - h->first;
-  wf_json_begin(j, "train");
-  long long shape[5] = {s->model.layers, s->model.heads, s->model.channels, s->model.seq, s->batch};
-  wf_json_ints(j, "layers_heads_channels_seq_batch", shape, 5);
-  wf_json_int(j, "parameters", (long long)ws_param_count(&s->model));
-  wf_json_int(j, "first_step", h->first);
-  wf_json_int(j, "steps", steps);
-  wf_json_int(j, "replicas", t->replicas);
-  wf_json_int(j, "wafer_ranks", t->K);
-  if (t->K > 1) {
-    long long grid[2] = {t->px, t->py};
-    wf_json_ints(j, "wafer_rank_grid", grid, 2);
-    wf_json_num(j, "step_reduce_words", r->grid_words[0]);
-    wf_json_num(j, "step_multicast_words", r->grid_words[1]);
-    wf_json_num(j, "step_head_words", r->grid_words[2]);
-  }
-  wf_json_str(j, "mode", t->streaming ? "streaming" : "resident");
-  wf_json_num(j, "seconds", r->seconds);
-  wf_json_num(j, "tokens_per_s", r->tokens_per_s);
-  wf_json_num(j, "GFLOPs", r->gflops);
-  if (r->sgemm > 0) {
-    wf_json_num(j, "sgemm_GFLOPs", r->sgemm);
-    wf_json_num(j, "fraction_of_sgemm", r->gflops / r->sgemm);
-  }
-  wf_json_num(j, "first_loss", r->first_loss);
-  wf_json_num(j, "last_loss", r->last_loss);
-  wf_json_num(j, "first_val_loss", r->first_val);
-  wf_json_num(j, "last_val_loss", r->last_val);
-  wf_json_str(j, "activation", s->model.relu ? "relu" : "gelu");
-  if (s->model.relu) wf_json_nums(j, "relu_zero_fraction", r->sparsity, s->model.layers);
-  if (t->streaming) {
-    wf_json_begin(j, "streaming");
-    wf_json_int(j, "memoryx_ranks", t->ws.nmemx);
-    wf_json_int(j, "swarmx_ranks", t->ws.nswarm);
-    wf_json_int(j, "prefetch", s->prefetch);
-    wf_json_num(j, "step_seconds", f->step);
-    wf_json_num(j, "stall_seconds", f->stall);
-    wf_json_num(j, "predicted_stall_seconds", f->predicted_stall);
-    wf_json_num(j, "gradient_wait_seconds", f->reduce_wait);
-    wf_json_num(j, "adamw_seconds", f->update);
-    wf_json_num(j, "weights_out_bytes_per_s", f->out_bytes_per_s);
-    wf_json_num(j, "gradients_in_bytes_per_s", f->in_bytes_per_s);
-    wf_json_num(j, "link_bytes_per_s", f->link);
-    wf_json_num(j, "no_stall_tokens_required", f->tokens_needed);
-    wf_json_num(j, "tokens_per_replica", f->tokens);
-    wf_json_begin(j, "swarmx_tree");
-    wf_json_int(j, "fanout", s->fanout);
-    wf_json_int(j, "depth", ws_relay_depth(&t->ws.relay));
-    wf_json_nums(j, "step_bytes_memoryx_down_swarmx_down_swarmx_up_workers_up", r->hop_bytes, 4);
-    wf_json_num(j, "relay_bytes_per_s", r->relay_rate[0]);
-    wf_json_num(j, "bcast_bytes_per_s", r->relay_rate[1]);
-    wf_json_end(j);
-    wf_json_end(j);
-  }
-  wf_json_end(j);
-}
-
-static void json_memory(const trainer *t, const measured *r, wf_json *j) {
-  const setup *s = t->s;
-  wf_json_begin(j, "state_memory");
-  wf_json_num(j, "wafer_rank_mb", t->state[0] / 1e6);
-  wf_json_num(j, "wafer_rank_budget_mb", s->rank_mb);
-  wf_json_num(j, "wafer_rank_peak_rss_mb", r->peak_rss[0]);
-  if (t->streaming) {
-    wf_json_num(j, "memoryx_rank_mb", t->state[1] / 1e6);
-    wf_json_num(j, "memoryx_rank_budget_mb", s->memoryx_mb);
-    wf_json_num(j, "memoryx_peak_rss_mb", r->peak_rss[1]);
-  }
-  if (t->run->roles->count[WF_ROLE_SWARMX] > 0) {
-    wf_json_num(j, "swarmx_rank_mb", t->state[2] / 1e6);
-    wf_json_num(j, "swarmx_rank_budget_mb", s->swarmx_mb);
-    wf_json_num(j, "swarmx_peak_rss_mb", r->peak_rss[2]);
-  }
-  wf_json_end(j);
-}
-
-static void json_model(const wf_projection *p, const ws_wafer_step *w, wf_json *j) {
-  wf_json_begin(j, "model");
-  wf_projection_json(p, j);
-  wf_json_str(j, "wafer_mode", w->streaming ? "streaming" : "resident");
-  wf_json_num(j, "resident_bytes_per_pe", w->resident_bytes);
-  wf_json_num(j, "streaming_bytes_per_pe", w->streaming_bytes);
-  wf_json_range(j, "stall_seconds", w->stall.lo, w->stall.hi);
-  wf_json_num(j, "no_stall_tokens_required", w->tokens_needed);
-  wf_json_range(j, "compute_seconds", w->compute.lo, w->compute.hi);
-  wf_json_range(j, "dense_compute_seconds", w->dense.lo, w->dense.hi);
-  wf_json_num(j, "fabric_link_words", w->links);
-  wf_json_end(j);
+  const wf_projection *p = &t->run->model;
+  wf_report_model(rep, p);
+  wf_report_note(rep, "%s, batch %d a wafer", s->wafer_prec == WF_FP16 ? "fp16" : "fp32", t->B);
+  wf_report_str(rep, "wafer_mode", w->streaming ? "streaming" : "resident", "%s");
+  wf_report_range(rep, "stall_seconds", w->stall.lo, w->stall.hi, 1,
+                  w->streaming ? "stall %.3g s" : NULL);
+  wf_report_num(rep, "no_stall_tokens_required", w->tokens_needed,
+                w->streaming ? "no stall from %.0f tokens a step" : NULL);
+  wf_report_range(rep, "compute_seconds", w->compute.lo, w->compute.hi, 1,
+                  s->model.relu ? "skipping the zeros' multiplications %.3g s of compute" : NULL);
+  wf_report_range(rep, "dense_compute_seconds", w->dense.lo, w->dense.hi, 1,
+                  s->model.relu ? "instead of %.3g" : NULL);
+  wf_report_num(rep, "fabric_link_words", w->links, "%.4g words on the fabric's links");
+  wf_report_num(rep, "resident_bytes_per_pe", w->resident_bytes, "resident needs %.0f B/PE");
+  wf_report_num(rep, "streaming_bytes_per_pe", w->streaming_bytes, "streaming %.0f");
+  wf_report_note(rep, "%s",
+                 !w->streaming ? "the model fits, so it stays on the wafer"
+                 : w->fits     ? "the weights do not fit, so they stream from MemoryX"
+                               : "does NOT fit even streaming (the activations alone are too many)");
+  wf_report_end(rep);
 }
 
 void train_report(const trainer *t, const history *h, const measured *r, const ws_wafer_step *w) {
   wf_run *run = t->run;
-  stream_report f = {0};
-  if (t->streaming) f = stream_figures(t, r, h->end - h->first);
-  if (run->verbose) {
-    text_run(t, h, r);
-    if (t->streaming) text_stream(t, r, &f);
-    text_memory(t, r);
-    text_model(t, r, w);
+  wf_report rep;
+  wf_report_open(&rep, run, "train");
+  wf_report_begin(&rep, "train");
+  report_run(&rep, t, h, r);
+  if (t->streaming) {
+    stream_report f = stream_figures(t, r, h->end - h->first);
+    report_stream(&rep, t, r, &f);
   }
-  json_train(t, h, r, &f, run->summary);
-  json_memory(t, r, run->summary);
-  json_model(&run->model, w, run->summary);
+  wf_report_end(&rep);
+  report_memory(&rep, t, r);
+  report_model(&rep, t, w);
+  wf_report_close(&rep);
   int steps = h->end - h->first;
   snprintf(run->headline, sizeof run->headline, "%d steps, val loss %.3f -> %.3f, %.0f tokens/s",
            steps, r->first_val, r->last_val, r->tokens_per_s);
