@@ -1,7 +1,8 @@
 /* The parts of `wafer cfd`'s wave and heat problems: the resolved deck
  * (cfd_workload.c, which also runs the heat equation), the fields' helpers
- * (cfd_fields.c) and the wave stencil's run (cfd_wave_run.c). Private to
- * the workload; convection has its own (cfd_convection.h). */
+ * (cfd_fields.c) and the wave stencil's run (cfd_wave_run.c; its own parts:
+ * cfd_wave_parts.h). Private to the workload; convection has its own
+ * (cfd_convection.h, cfd_convection_parts.h). */
 #ifndef CFD_PARTS_H
 #define CFD_PARTS_H
 

@@ -22,6 +22,11 @@ static void end_line(wf_report *r) {
   r->items = 0;
 }
 
+void wf_report_flush(wf_report *r) {
+  end_line(r);
+  if (r->out) fflush(r->out);
+}
+
 void wf_report_close(wf_report *r) {
   end_line(r);
   if (r->out) fflush(r->out);
@@ -108,6 +113,14 @@ static void bad_template(const wf_report *r, const char *key, const char *text) 
   abort();
 }
 
+/* Template text that is no conversion onto the line, "%%" as "%". */
+static void put_literal(wf_report *r, const char *from, const char *to) {
+  for (const char *c = from; c < to; c++) {
+    wf_strbuf_printf(&r->line, "%c", *c);
+    if (c[0] == '%' && c + 1 < to && c[1] == '%') c++;
+  }
+}
+
 /* Opens the item: `text` up to its conversion; the caller appends the value. */
 static bool open_item(wf_report *r, const char *key, const char *text, const char *allowed,
                       piece *p) {
@@ -115,30 +128,28 @@ static bool open_item(wf_report *r, const char *key, const char *text, const cha
   if (!split(text, allowed, p)) bad_template(r, key, text);
   if (!r->out) return false;
   next_item(r);
-  wf_strbuf_printf(&r->line, "%.*s", p->before_len, p->before);
+  put_literal(r, p->before, p->before + p->before_len);
   return true;
 }
 
-/* Closes it: the rest of the template, "%%" as "%". */
+/* Closes it: the rest of the template. */
 static void close_item(wf_report *r, const piece *p) {
-  for (const char *c = p->after; *c; c++) {
-    wf_strbuf_printf(&r->line, "%c", *c);
-    if (c[0] == '%' && c[1] == '%') c++;
-  }
+  put_literal(r, p->after, p->after + strlen(p->after));
 }
 
 #define FLOATING "feEgGaA"
 #define INTEGER "di"
 
-/* Shows one number by the template's conversion (a long long for d, i). */
+/* Shows one number by the template's floating conversion. */
 static void put_value(wf_report *r, const piece *p, double v) {
-  if (p->conv == 'd' || p->conv == 'i') {
-    char spec[40];
-    snprintf(spec, sizeof spec, "%.*sll%c", (int)strlen(p->spec) - 1, p->spec, p->conv);
-    wf_strbuf_printf(&r->line, spec, (long long)v);
-  } else {
-    wf_strbuf_printf(&r->line, p->spec, v);
-  }
+  wf_strbuf_printf(&r->line, p->spec, v);
+}
+
+/* Shows one integer by the template's d or i conversion, as a long long. */
+static void put_int(wf_report *r, const piece *p, long long v) {
+  char spec[40];
+  snprintf(spec, sizeof spec, "%.*sll%c", (int)strlen(p->spec) - 1, p->spec, p->conv);
+  wf_strbuf_printf(&r->line, spec, v);
 }
 
 void wf_report_scaled(wf_report *r, const char *key, double v, double scale, const char *text) {
@@ -157,9 +168,7 @@ void wf_report_int(wf_report *r, const char *key, long long v, const char *text)
   if (key && r->json) wf_json_int(r->json, key, v);
   piece p;
   if (!open_item(r, key, text, INTEGER, &p)) return;
-  char spec[40];
-  snprintf(spec, sizeof spec, "%.*sll%c", (int)strlen(p.spec) - 1, p.spec, p.conv);
-  wf_strbuf_printf(&r->line, spec, v);
+  put_int(r, &p, v);
   close_item(r, &p);
 }
 
@@ -198,7 +207,7 @@ void wf_report_ints(wf_report *r, const char *key, const long long *v, int n, co
   if (!open_item(r, key, text, INTEGER, &p)) return;
   for (int i = 0; i < n; i++) {
     if (i) wf_strbuf_printf(&r->line, "x");
-    put_value(r, &p, (double)v[i]);
+    put_int(r, &p, v[i]);
   }
   close_item(r, &p);
 }
@@ -217,13 +226,16 @@ void wf_report_nums(wf_report *r, const char *key, const double *v, int n, const
 void wf_report_model(wf_report *r, const wf_projection *p) {
   wf_report_begin(r, "model");
   if (r->json) wf_projection_json(p, r->json);
-  if (!r->out || !p->valid) return;
   char title[96], unit[48];
   snprintf(title, sizeof title, "wafer model (%s)", r->machine);
+  wf_report_line(r, title);
+  if (!p->valid) {
+    wf_report_note(r, "no projection");
+    return;
+  }
   double hi = p->seconds.hi, scale = hi < 1e-3 ? 1e6 : hi < 1 ? 1e3 : 1;
   snprintf(unit, sizeof unit, "%%.3g %s/%s", scale == 1e6 ? "us" : scale == 1e3 ? "ms" : "s",
            p->unit);
-  wf_report_line(r, title);
   wf_report_range(r, NULL, p->seconds.lo, p->seconds.hi, scale, unit);
   wf_report_note(r, "%.0f of %.0f PEs (%s)", p->pes_needed, p->pes_offered,
                  p->pes_needed <= p->pes_offered ? "fits" : "does NOT fit");

@@ -44,6 +44,8 @@ void wf_report_open(wf_report *r, const wf_run *run, const char *prefix);
 void wf_report_open_on(wf_report *r, wf_json *json, FILE *out, const char *prefix);
 /* Ends the last line; the report is done. */
 void wf_report_close(wf_report *r);
+/* Ends the line so far now (output that is no quantity follows it). */
+void wf_report_flush(wf_report *r);
 
 /* Ends the line so far and starts "prefix: title: " (NULL: "prefix: "). */
 void wf_report_line(wf_report *r, const char *title);
@@ -53,9 +55,10 @@ void wf_report_note(wf_report *r, const char *fmt, ...) __attribute__((format(pr
 void wf_report_begin(wf_report *r, const char *key);
 void wf_report_end(wf_report *r);
 
-/* Quantities. Templates: num, range and nums a floating conversion (f e g
- * a, any flags, width and precision); int and ints d or i (any length
- * modifier: the value is a long long); str s; bool s ("yes" / "no"). */
+/* Quantities. Templates: num, range and nums a floating conversion (f e E g
+ * G a A, with the flags - + space # 0, a width and a precision in digits);
+ * int and ints d or i (any length modifier: the value is a long long); str
+ * s; bool s ("yes" / "no"). "%%" anywhere stands for "%". */
 void wf_report_num(wf_report *r, const char *key, double v, const char *text);
 /* The text shows v * scale (JSON: v): a rate in M/s, a time in us. */
 void wf_report_scaled(wf_report *r, const char *key, double v, double scale, const char *text);
@@ -73,7 +76,8 @@ void wf_report_nums(wf_report *r, const char *key, const double *v, int n, const
 /* The wafer model's projection: opens the JSON object "model" with its
  * figures (wf_projection_json) and starts the line "prefix: wafer model
  * (machine): [lo, hi] s/unit, PEs needed of offered (fits), B/PE of SRAM
- * (fits)", the seconds shown in s, ms or us by their size; the caller may add the model's own
+ * (fits)" ("no projection" when it has none), the seconds shown in s, ms
+ * or us by their size; the caller may add the model's own
  * quantities, then ends the object with wf_report_end. */
 void wf_report_model(wf_report *r, const wf_projection *p);
 

@@ -313,12 +313,13 @@ static void report(wf_run *run, const halo_case *c, const wf_halo *h, const halo
   wf_report_scaled(&rep, "intra_rank_words_per_exchange",
                    (double)res->totals.words_intra / (double)res->iters, 1e-6,
                    "%.3g Mwords/exchange inside ranks (free)");
-  wf_report_line(&rep, "verified");
   if (res->verify) {
+    wf_report_line(&rep, res->failed ? "FAILED" : "verified");
     wf_report_note(&rep, "%ld exchanges on every rank", res->checked / wf->dc.nranks);
     wf_report_int(&rep, "checksum", (long long)res->checksum, NULL);
   } else {
-    wf_report_note(&rep, "no exchange (halo.verify = false)");
+    wf_report_line(&rep, "not verified");
+    wf_report_note(&rep, "halo.verify = false");
   }
   wf_report_int(&rep, "bad_elements", res->bad, "%d bad elements");
   wf_report_bool(&rep, "allreduce_ok", res->sum_ok, "allreduce right: %s");

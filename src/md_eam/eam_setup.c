@@ -12,7 +12,6 @@
 #include "md_fold.h"
 #include "wf_io.h"
 #include "wf_parse.h"
-#include "wf_parse.h"
 #include "wf_reference.h"
 #include "wf_wafer.h"
 

@@ -1,4 +1,5 @@
-/* `wafer eam`'s deck, resolved: what eam_workload.c runs. */
+/* `wafer eam`'s deck: the [eam] section's keys, and the section resolved:
+ * what eam_workload.c runs. */
 #ifndef EAM_SETUP_H
 #define EAM_SETUP_H
 

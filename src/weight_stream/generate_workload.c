@@ -165,13 +165,11 @@ static int draw(const wf_run *run, ws_gpt *m, const sampling *p, unsigned char *
   return rc;
 }
 
-/* The settings and the text (on stdout as drawn; in the JSON as ASCII,
- * '?' for the other bytes, which need not be UTF-8). */
-static void report(wf_run *run, const ws_gpt *m, const sampling *p, const unsigned char *text,
+/* The settings and the text: on stdout as drawn, in the JSON as ASCII
+ * ('?' for the other bytes, which need not be UTF-8: text is changed). */
+static void report(wf_run *run, const ws_gpt *m, const sampling *p, unsigned char *text,
                    size_t total, double seconds) {
   const ws_config *c = &m->c;
-  char *ascii = malloc(total + 1);
-  for (size_t n = 0; ascii && n <= total; n++) ascii[n] = text[n] < 0x80 ? (char)text[n] : '?';
   wf_report rep;
   wf_report_open(&rep, run, "generate");
   wf_report_begin(&rep, "generate");
@@ -185,14 +183,16 @@ static void report(wf_run *run, const ws_gpt *m, const sampling *p, const unsign
   wf_report_int(&rep, "wafer_ranks", m->grid ? m->grid->ranks : 1, "on wafers of %d ranks");
   if (m->grid)
     wf_report_note(&rep, "as %dx%d (2D tiles of the weight matrices)", m->grid->px, m->grid->py);
-  wf_report_str(&rep, "text", ascii ? ascii : "(out of memory)", NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  free(ascii);
+  wf_report_flush(&rep);
   if (run->verbose) {
     fwrite(text, 1, total, stdout);
     printf("\n");
   }
+  for (size_t n = 0; n < total; n++)
+    if (text[n] >= 0x80) text[n] = '?';
+  wf_report_str(&rep, "text", (const char *)text, NULL);
+  wf_report_end(&rep);
+  wf_report_close(&rep);
 }
 
 static int generate_run(wf_run *run, wf_status *st) {

@@ -10,9 +10,10 @@ usage: rules.py links|layout REPO
           followed (CI has no network) but must be https.
   layout  over src/: every .c and .h file opens with a comment saying what
           it is for; no include circle between modules (module X is X.c
-          with X.h, and X_parts.h, the private header its files share; X
-          uses Y when one of them includes Y.h): a circle means two files
-          that can only be read together; no file over MAX_LINES
+          with X.h, and, split over files, X_parts.h, the private header
+          they share, with every .c file that includes it; X uses Y when one
+          of them includes Y.h): a circle means two files that can only be
+          read together; no file over MAX_LINES
           lines, except those listed in LONG (still to split) or KERNELS
           (one kernel each) with the length they may not grow past; a workload (src/ but common/ and
           app/) writes its JSON summary only through wf_report, which writes
@@ -95,9 +96,17 @@ OWN_JSON = re.compile(r"\b(wf_json_[a-z]+|wf_projection_json)\s*\(")
 JSON_LAYERS = ("src/common/", "src/app/")
 
 
-def module_of(name):
-    """X_parts.h is module X's private half (what its files share): one module."""
-    return name[:-len("_parts")] if name.endswith("_parts") else name
+PARTS = re.compile(r'^\s*#\s*include\s+"([^"]+)_parts\.h"', re.M)
+
+
+def module_of(name, text=""):
+    """A module split over several files is one module: X_parts.h (its
+    private half) and every .c file that includes it belong to X."""
+    if name.endswith("_parts"):
+        return name[:-len("_parts")]
+    # the most specific of the parts it includes: cfd_wave_run.c is cfd_wave's
+    shared = sorted(PARTS.findall(text), key=lambda m: (not name.startswith(m), -len(m)))
+    return shared[0] if shared else name
 
 
 def sources(repo):
@@ -126,7 +135,8 @@ def check_layout(repo):
             for call in sorted(set(OWN_JSON.findall(text))):
                 print(f"{rel}: calls {call} (a report's quantities go through wf_report)")
                 bad += 1
-        name = module_of(os.path.splitext(os.path.basename(path))[0])
+        base = os.path.splitext(os.path.basename(path))[0]
+        name = module_of(base, text if path.endswith(".c") else "")
         modules.setdefault(name, set()).update(module_of(m) for m in INCLUDE.findall(text))
     for name in modules:
         modules[name] = {m for m in modules[name] if m in modules and m != name}

@@ -48,6 +48,7 @@ static void test_report(void) {
   wf_report_note(&r, "box %d x %d", 2, 1);
   wf_report_line(&r, NULL);
   wf_report_num(&r, "share", 12.5, "%.0f%% of it");
+  wf_report_int(&r, NULL, 7, "100%% of %d");
   wf_report_str(&r, "poisson", "fft", "Poisson by %s");
   wf_report_bool(&r, "linear", true, "linear: %s");
   double nu[2] = {1.5, 2.25};
@@ -63,13 +64,22 @@ static void test_report(void) {
   wf_report_int(&r, "cycles", 7, "%d cycles");
   wf_report_end(&r);
   wf_report_close(&r);
+  /* a model with no projection still has its own line (text only here);
+   * integers beyond a double's 53 bits shown exactly */
+  wf_report_open_on(&r, NULL, out, "cfd");
+  r.machine = "CS-2";
+  wf_report_model(&r, &(wf_projection){.valid = false});
+  wf_report_int(&r, NULL, (1LL << 60) + 1, "%d words");
+  wf_report_end(&r);
+  wf_report_close(&r);
   fclose(out);
   CU_ASSERT_STRING_EQUAL(text,
                          "cfd: heat: 64x32x8 cells,   100 steps, 2.5 Mcell/s, box 2 x 1\n"
-                         "cfd: 12% of it, Poisson by fft, linear: yes, Nu 1.50, 2.25, "
+                         "cfd: 12% of it, 100% of 7, Poisson by fft, linear: yes, Nu 1.50, 2.25, "
                          "[1.0, 2.0] us\n"
                          "cfd: wafer model (CS-2): [2, 4.5] us/step, 16 of 100 PEs (fits), "
-                         "50000 B/PE of 45056 (does NOT fit), 7 cycles\n");
+                         "50000 B/PE of 45056 (does NOT fit), 7 cycles\n"
+                         "cfd: wafer model (CS-2): no projection, 1152921504606846977 words\n");
   CU_ASSERT_STRING_EQUAL(wf_json_finish(&j),
                          "{\"cfd\":{\"cells\":[64,32,8],\"steps\":100,\"dt\":0.25,"
                          "\"rate\":2500000,\"share\":12.5,\"poisson\":\"fft\","
