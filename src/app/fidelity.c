@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity_kernel.h"
 #include "registry.h"
 #include "wf_data.h"
 #include "wf_io.h"
@@ -19,6 +20,13 @@ static const wf_key fidelity_keys[] = {
     {"case", WF_KEY_STRING, "", 0, 0, NULL, "short name of the published case ('' = not a fidelity deck)",
      NULL},
     {"workload", WF_KEY_STRING, "", 0, 0, NULL, "the workload that projects it", NULL},
+    {"kernel", WF_KEY_CHOICE, "none", 0, 0, "none|gemv|tlrmvm_bound",
+     "or a kernel the model projects without a workload: a GEMV, or TLR-MVM's bandwidth "
+     "ceiling (a bound)", NULL},
+    {"rows", WF_KEY_INT, "16384", 1, 1 << 30, NULL, "gemv: rows of the matrix", NULL},
+    {"cols", WF_KEY_INT, "16384", 1, 1 << 30, NULL, "gemv: columns of the matrix", NULL},
+    {"systems", WF_KEY_INT, "1", 1, 1 << 20, NULL, "tlrmvm_bound: wafers working at once", NULL},
+    {"precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp16|fp32", "the kernel's values", NULL},
     {"published", WF_KEY_REAL, "0", 0, 1e300, NULL, "the published figure, in SI units", NULL},
     {"quantity", WF_KEY_CHOICE, "seconds", 0, 0, "seconds|rate|flop_rate",
      "what the figure measures: seconds per unit of work, units per second, or FLOP/s", NULL},
@@ -39,7 +47,9 @@ typedef struct fidelity_row {
   char deck[256], name[128], hardware[16], unit[32], source[256];
   double published, scale;
   wf_range model, ratio; /* model / published */
-  bool inside;           /* the published figure lies in the model's range */
+  bool inside;           /* the published figure lies in the model's range (a bound's: at
+                            most its fast end) */
+  bool bound;            /* the model's figure is a ceiling (fidelity_kernel.h) */
   bool fits_pes, fits_sram;
 } fidelity_row;
 
@@ -58,18 +68,22 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
   wf_deck deck;
   if (app_resolve_deck(comm, &od, secs, nsecs, &deck, st) != WF_OK) return st->code;
   const char *name = wf_deck_str(&deck, "fidelity", "workload");
+  bool kernel = strcmp(wf_deck_str(&deck, "fidelity", "kernel"), "none") != 0;
   const wf_workload *wl = wf_find_workload(name);
   int rc = WF_OK;
   if (!wf_deck_str(&deck, "fidelity", "case")[0])
     rc = wf_deck_fail(&deck, "fidelity", "case", st, "not a fidelity deck (no case name)");
-  else if (!wl)
+  else if (kernel && name[0])
+    rc = wf_deck_fail(&deck, "fidelity", "kernel", st, "a case is a workload or a kernel, not both");
+  else if (!kernel && !wl)
     rc = wf_deck_fail(&deck, "fidelity", "workload", st, "no such workload");
   else if (wf_deck_real(&deck, "fidelity", "published") <= 0)
     rc = wf_deck_fail(&deck, "fidelity", "published", st, "the published figure must be > 0");
-  wf_run run;
+  wf_run run = {0};
   wf_json j;
   wf_json_init(&j);
-  if (rc == WF_OK) rc = app_run_workload(comm, wl, &deck, &od, false, &run, &j, st);
+  if (rc == WF_OK && kernel) rc = fidelity_kernel(comm, &deck, &run.model, st);
+  else if (rc == WF_OK) rc = app_run_workload(comm, wl, &deck, &od, false, &run, &j, st);
   if (rc == WF_OK && !run.model.valid)
     rc = wf_fail(st, WF_ERR_INPUT, "%s: the %s run made no wafer projection", path, name);
   if (rc == WF_OK) {
@@ -82,7 +96,9 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
     row->scale = wf_deck_real(&deck, "fidelity", "display_scale");
     row->model = model_quantity(&run.model, wf_deck_str(&deck, "fidelity", "quantity"));
     row->ratio = wf_range_scale(row->model, 1.0 / row->published);
-    row->inside = row->ratio.lo <= 1 && 1 <= row->ratio.hi;
+    row->bound = kernel && fidelity_kernel_is_bound(&deck);
+    row->inside = row->bound ? fmax(row->ratio.lo, row->ratio.hi) >= 1
+                             : row->ratio.lo <= 1 && 1 <= row->ratio.hi;
     row->fits_pes = run.model.pes_needed <= run.model.pes_offered;
     row->fits_sram = run.model.bytes_per_pe <= run.model.sram_for_data;
   }
@@ -162,11 +178,11 @@ static void print_table(const fidelity_row *rows, int n, bool markdown) {
            "source |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (int i = 0; i < n; i++) {
       const fidelity_row *r = &rows[i];
-      printf("| %s | %s | %s %s | %s - %s %s | **%.2f - %.2f**%s | %s | %s |\n", r->name,
+      printf("| %s | %s | %s %s | %s - %s %s%s | **%.2f - %.2f**%s | %s | %s |\n", r->name,
              r->hardware, sig3(r->published * r->scale, a, sizeof a), r->unit,
              sig3(r->model.lo * r->scale, b, sizeof b), sig3(r->model.hi * r->scale, c, sizeof c),
-             r->unit, r->ratio.lo, r->ratio.hi,
-             r->inside ? " (inside)" : "",
+             r->unit, r->bound ? " (bound)" : "", r->ratio.lo, r->ratio.hi,
+             r->inside ? (r->bound ? " (below the bound)" : " (inside)") : "",
              r->fits_pes && r->fits_sram ? "yes"
              : !r->fits_pes && !r->fits_sram ? "no (PEs, SRAM)"
              : !r->fits_pes                  ? "no (PEs)"
@@ -185,8 +201,9 @@ static void print_table(const fidelity_row *rows, int n, bool markdown) {
              sig3(r->model.hi * r->scale, c, sizeof c));
     snprintf(rat, sizeof rat, "%.2f - %.2f", r->ratio.lo, r->ratio.hi);
     const char *base = strrchr(r->deck, '/');
-    printf("%-18s %-5s %14s %25s %15s %7s  %s%s%s\n", r->name, r->hardware, pub, mod, rat,
+    printf("%-18s %-5s %14s %25s %15s %7s  %s%s%s%s\n", r->name, r->hardware, pub, mod, rat,
            r->inside ? "yes" : "no", base ? base + 1 : r->deck,
+           r->bound ? " (the model's ceiling: inside means at or below it)" : "",
            r->fits_pes ? "" : " (needs more PEs than the wafer offers)",
            r->fits_sram ? "" : " (data exceed a PE's SRAM)");
   }
@@ -206,6 +223,7 @@ static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
     wf_json_range(&c, "model", r->model.lo, r->model.hi);
     wf_json_range(&c, "ratio", r->ratio.lo, r->ratio.hi);
     wf_json_bool(&c, "inside", r->inside);
+    wf_json_bool(&c, "bound", r->bound);
     wf_json_bool(&c, "fits", r->fits_pes && r->fits_sram);
     wf_strbuf_printf(&b, "%s%s", i ? "," : "", wf_json_finish(&c));
     wf_json_free(&c);

@@ -14,9 +14,10 @@
  *     (17), one sender at a time per direction, the 5 senders of a pattern
  *     taking turns. Each word is multiplied by its coefficient as it
  *     arrives (an FMUL from the fabric into a buffer of 4 x 5 slots a
- *     cell), so a chunk costs the larger of the ramp's 17 words a cell and
- *     those multiplies, plus each turn's first word crossing 4 hops and both
- *     ramps (the sends go out through the other side of the ramp, at once);
+ *     cell), and the PE's chunk goes out 4 times (one send a direction):
+ *     a phase of wf_model_phase (the fast end sends beside the receives,
+ *     the slow end gives every sent word a cycle of the datapath), plus
+ *     each turn's first word crossing 4 hops and both ramps;
  *  3. once all four directions are in, the 4 x 5 slots are added into the
  *     accumulator, before the next chunk is received;
  *  4. after the last chunk: 8 FMACs for the z neighbours, the velocity's
@@ -33,8 +34,8 @@ cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
   m.chunk = nz % m.chunks == 0 ? nz / m.chunks : 1 + nz / m.chunks;
   double cells = (double)m.chunks * m.chunk; /* the last chunk is padded */
   double turn_latency = CF_RADIUS * hw->hop_cycles + 2 * hw->ramp_cycles;
-  m.exchange = wf_range_max(wf_model_vec(hw, WF_OP_MUL, WF_FP32, senders * cells, 1, 1),
-                            wf_model_ramp(hw, senders * cells));
+  wf_range on_arrival = wf_model_vec(hw, WF_OP_MUL, WF_FP32, senders * cells, 1, 1);
+  m.exchange = wf_model_phase(hw, wf_range_of(0), on_arrival, senders * cells, 4 * cells);
   m.exchange = wf_range_plus(m.exchange, m.chunks * pattern * turn_latency);
   m.reduce = wf_model_vec(hw, WF_OP_ADD, WF_FP32, slots * cells, 2, 1);
   double fmacs = 2 * CF_RADIUS + 1; /* the z neighbours, 2u */
@@ -43,6 +44,9 @@ cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, WF_FP32, nz, 2, 1));
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, WF_FP32, nz, 2, 1));
   m.cycles = wf_range_add(wf_range_add(m.exchange, m.reduce), m.update);
+  /* the multiplies on arrival, the slots' adds, the FMACs (2 each), the
+   * velocity's multiply and subtraction: 17 + 20 + 2 x 9 + 1 + 1 = 57 */
+  m.flops_per_cell = senders + slots + 2 * fmacs + 1 + 1;
   return m;
 }
 
@@ -56,6 +60,7 @@ cf_model cf_model_wave_step(const wf_hw *hw, const wf_grid *g, int bx, int by, i
   m.update = wf_model_vec(hw, WF_OP_FMAC, p, 13 * cells, 2, 1);
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, p, 13 * cells, 2, 1));
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, p, cells, 1, 1));
+  m.flops_per_cell = 13 * 2 + 13 + 1; /* the FMACs, the adds, the centre's multiply: 40 */
   m.halo = wf_model_brick_halo_cycles(hw, g, bx, by, nz, CF_RADIUS, (size_t)wf_prec_bytes(p));
   m.cycles = wf_range_plus(m.update, m.halo);
   return m;

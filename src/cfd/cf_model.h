@@ -24,6 +24,8 @@ typedef struct cf_model {
   double halo;       /* ours: the halo, after the update */
   wf_range cycles;   /* the step */
   int chunks, chunk; /* SC22's: the column goes out in `chunks` of `chunk` cells */
+  double flops_per_cell; /* the floating-point operations the kernel executes, counted
+                            from the instructions the model charges */
 } cf_model;
 
 /* SC22's kernel on a column of nz fp32 cells. */

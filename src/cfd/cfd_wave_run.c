@@ -231,7 +231,7 @@ static void project(wf_run *run, const st_mesh *m, const cfd_setup *s) {
   run->model = (wf_projection){.valid = true,
                                .unit = "step",
                                .seconds = wf_model_seconds(hw, step.cycles),
-                               .flops = (s->sc22_kernel ? 51.0 : 53.0) * m->n_global,
+                               .flops = step.flops_per_cell * m->n_global,
                                .bytes_per_pe = 2 * cells * wf_prec_bytes(prec),
                                .sram_for_data = wf_model_sram_for_data(hw),
                                .pes_needed = (double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny,

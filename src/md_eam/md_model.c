@@ -59,18 +59,21 @@ static void lattice_reach(md_model_result *m, const md_fold *f, const double (*b
 }
 
 /* A multicast of `w` words from every PE of the neighbourhood: each PE takes
- * them all in through its ramp; along x each link carries the words of hx
- * PEs, then along y each PE forwards its row segment of 2hx + 1 PEs. The
- * work on them proceeds as they arrive. */
-static double phase(const wf_hw *hw, const md_model_result *m, double w, double work) {
-  double in = wf_model_ramp(hw, w * m->candidates);
+ * them all in through its ramp and sends its own once; along x each link
+ * carries the words of hx PEs, then along y each PE forwards its row segment
+ * of 2hx + 1 PEs. The work reads the received words from SRAM, overlapped
+ * with their arrival as docs/model.md's convention says (wf_model_phase);
+ * the links are the routers', beside the cores. */
+static wf_range phase(const wf_hw *hw, const md_model_result *m, int link_hops, double w,
+                      double work) {
+  wf_range core = wf_model_phase(hw, wf_range_of(work), wf_range_of(0), w * m->candidates, w);
   double links = w * m->hx + w * (2.0 * m->hx + 1) * m->hy;
-  double latency = 2 * hw->ramp_cycles + (m->hx + m->hy) * hw->hop_cycles;
-  return fmax(work, fmax(in, links)) + latency;
+  double latency = 2 * hw->ramp_cycles + (m->hx + m->hy) * link_hops * hw->hop_cycles;
+  return wf_range_plus(wf_range_max(core, links), latency);
 }
 
 void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potential *pot,
-                      double skin, const wf_hw *hw) {
+                      double skin, const wf_hw *hw, int link_hops) {
   memset(m, 0, sizeof *m);
   md_fold f = md_fold_make(l->kind, l->cells);
   const double(*basis)[3];
@@ -82,9 +85,9 @@ void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potenti
   m->words_in = 4 * m->candidates;
   double pass1 = MD_OPS_TEST * m->n_list + MD_OPS_DENSITY * m->n_cut;
   double pass2 = MD_OPS_FORCE * m->n_cut;
-  m->phase_positions = phase(hw, m, 3, pass1);
-  m->phase_forces = phase(hw, m, 1, pass2);
-  m->cycles = m->phase_positions + m->phase_forces + MD_OPS_ATOM;
+  m->phase_positions = phase(hw, m, link_hops, 3, pass1);
+  m->phase_forces = phase(hw, m, link_hops, 1, pass2);
+  m->cycles = wf_range_plus(wf_range_add(m->phase_positions, m->phase_forces), MD_OPS_ATOM);
 
   /* A PE holds the spline tables of every element (F, rho) and pair (z2):
    * 7 fp32 coefficients per point, as LAMMPS keeps them. */
@@ -101,12 +104,12 @@ int md_model_project(md_model_result *m, const md_lattice *l, const eam_potentia
                           "the wafer model needs a box of at least 2 (cutoff + skin) = %.4g A "
                           "along each axis; axis %c is %.4g A",
                           2 * (pot->cut + skin), "xyz"[a], l->cells[a] * l->a);
-  md_model_lattice(m, l, pot, skin, hw);
+  md_model_lattice(m, l, pot, skin, hw, run->wafer->grid.max_link_hops);
   int nbasis = strcmp(l->kind, "fcc") == 0 ? 4 : 2;
   double natoms = (double)nbasis * l->cells[0] * l->cells[1] * l->cells[2];
   run->model = (wf_projection){.valid = true,
                                .unit = "step",
-                               .seconds = wf_model_seconds(hw, wf_range_of(m->cycles)),
+                               .seconds = wf_model_seconds(hw, m->cycles),
                                .bytes_per_pe = m->table_bytes + 4 * m->n_list + 64,
                                .sram_for_data = wf_model_sram_for_data(hw),
                                .pes_needed = natoms,
@@ -125,9 +128,9 @@ void md_model_report(const md_model_result *m, const wf_run *run, wf_report *rep
   wf_report_num(rep, "candidates", m->candidates, "%.0f candidates");
   wf_report_num(rep, "neighbours", m->n_cut, "%.1f neighbours");
   wf_report_num(rep, "listed", m->n_list, "%.1f listed");
-  wf_report_num(rep, "cycles_per_step", m->cycles, "%.0f cycles/step");
-  wf_report_note(rep, "positions %.0f + forces %.0f + %d", m->phase_positions, m->phase_forces,
-                 MD_OPS_ATOM);
+  wf_report_range(rep, "cycles_per_step", m->cycles.lo, m->cycles.hi, 1, "%.0f cycles/step");
+  wf_report_note(rep, "positions %.0f-%.0f + forces %.0f-%.0f + %d", m->phase_positions.lo,
+                 m->phase_positions.hi, m->phase_forces.lo, m->phase_forces.hi, MD_OPS_ATOM);
   wf_report_num(rep, "words_in_per_step", m->words_in, "%.0f words in a step");
   wf_range rate = wf_range_inverse(p->seconds);
   wf_report_range(rep, "timesteps_per_second", rate.lo, rate.hi, 1, "%.0f timesteps/s");

@@ -24,11 +24,21 @@
 #include "wf_wafer.h"
 #include "wf_workload.h"
 
-/* Scalar fp32 instructions (one cycle each) of the per-PE step. */
-#define MD_OPS_TEST 7     /* per list entry: 3 differences, r^2 (mul, 2 FMAC), compare */
-#define MD_OPS_DENSITY 11 /* per neighbour within the cutoff: sqrt (4), spline (6), sum */
-#define MD_OPS_FORCE 24   /* per neighbour: 3 splines' derivatives (9), phi = z2/r (4), combine (5), 3 force FMACs, 3 */
-#define MD_OPS_ATOM 30    /* per atom: F and F' (9), two half kicks and the drift (9), bookkeeping */
+/* Scalar fp32 instructions of the per-PE step, one cycle each, counted from
+ * this code's kernel (eam_force.c) as one PE runs it for its own atom over
+ * the full list (no Newton's-third-law update of the neighbour, no energy or
+ * virial sums). An operand from SRAM comes with its instruction; a
+ * conversion, a min, a comparison, a division and a square root are one
+ * instruction each (an assumption: the core's scalar latencies are not
+ * public). node(): r inv + 1 (FMAC), to int, min, back to float, subtract,
+ * min = 6; value(): 3 FMACs; slope(): 2 FMACs. */
+#define MD_OPS_TEST 7     /* per list entry: dx, dy, dz (3), r^2 (a multiply, 2 FMACs), compare */
+#define MD_OPS_DENSITY 11 /* per neighbour in the cutoff: sqrt, node (6), value (3), the sum */
+#define MD_OPS_FORCE 26   /* per neighbour: 1/r, dx, dy, dz (3), node (6), z2 and z2' (3 + 2),  \
+                             phi (1), phi' (2), F'_i + F'_j, rho' (2), psi' (1), fpair (1),     \
+                             3 force FMACs */
+#define MD_OPS_ATOM 25    /* per atom: F and F' (node 6, value 3, slope 2, the rhomax test 1), \
+                             two half kicks and the drift (9 FMACs), rho and the force zeroed (4) */
 
 typedef struct md_model_result {
   int pe_x, pe_y;      /* PE grid of the fold */
@@ -38,14 +48,15 @@ typedef struct md_model_result {
   double n_list;       /* within cutoff + skin: the list */
   double candidates;   /* PEs whose words each PE takes in */
   double words_in;     /* per step */
-  double phase_positions, phase_forces; /* cycles: max(work, words in) + latency */
-  double cycles;       /* per step */
+  wf_range phase_positions, phase_forces; /* cycles: wf_model_phase + latency */
+  wf_range cycles;     /* per step */
   double table_bytes;  /* the spline tables a PE holds (fp32) */
 } md_model_result;
 
-/* The per-PE step on `hw` for lattice `l` (fold, reach, counts, cycles). */
+/* The per-PE step on `hw` for lattice `l` (fold, reach, counts, cycles); a
+ * logical link takes `link_hops` physical hops (more than 1 past dead PEs). */
 void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potential *pot,
-                      double skin, const wf_hw *hw);
+                      double skin, const wf_hw *hw, int link_hops);
 /* Project a lattice run; fills run->model too. Input errors: a box shorter
  * than twice cutoff + skin along an axis. */
 int md_model_project(md_model_result *m, const md_lattice *l, const eam_potential *pot,

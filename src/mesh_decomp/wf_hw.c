@@ -7,7 +7,15 @@
 /* Sources, derivations and the assumptions among these: docs/model.md,
  * "Hardware parameters". SIMD widths are the Cerebras SDK's (WSE-2): fp16
  * FMAC, multiply and add 4-wide; fp32 add, subtract and move 2-wide; fp32
- * FMAC and multiply 1-wide. WSE-3 doubles them; WSE-1 is taken as WSE-2.
+ * FMAC and multiply 1-wide. WSE-3 doubles them. WSE-1's are derived from
+ * SC20: 0.86 PFLOP/s at "about one third of peak" on about 380,000 PEs at
+ * 0.94 - 1.03 GHz is 6.6 - 7.2 flops a PE a cycle, a 4-wide fp16 FMAC (8).
+ * The SRAM ports of every preset are derived by one rule: what its widest
+ * instructions need with two operands read from SRAM and one written (a
+ * 4-wide fp16 FMAC, a 2-wide fp32 add: 16 B read, 8 B write a cycle; twice
+ * that on the WSE-3), which is SC22's stated 16 B + 8 B for the CS-1 and
+ * CS-2. (The "two 32-bit operands a cycle" of the SDK and WaferLLM is one
+ * fp32 multiply-accumulate a cycle, the 1-wide FMAC, which these ports feed.)
  * I/O: 12 x 100 GbE, 1.2 Tb/s, on CS-1, CS-2 and CS-3 alike (Cerebras's
  * system specifications; its SwarmX page: a CS-2 "has 1.2Tb/s of I/O
  * bandwidth" and weights are delivered at this rate). */
@@ -26,8 +34,8 @@ static const wf_hw presets[] = {
      .sram_bytes = 48.0 * 1024,
      .reserve_bytes = 4.0 * 1024,
      .clock_hz = {0.94e9, 1.03e9},
-     .read_bytes = {16, 16},
-     .write_bytes = {8, 8},
+     .read_bytes = 16,
+     .write_bytes = 8,
      .simd = SIMD_WSE2,
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,
@@ -41,8 +49,8 @@ static const wf_hw presets[] = {
      .sram_bytes = 48.0 * 1024,
      .reserve_bytes = 4.0 * 1024,
      .clock_hz = {0.85e9, 1.1e9},
-     .read_bytes = {8, 16},
-     .write_bytes = {4, 8},
+     .read_bytes = 16,
+     .write_bytes = 8,
      .simd = SIMD_WSE2,
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,
@@ -56,8 +64,8 @@ static const wf_hw presets[] = {
      .sram_bytes = 48.0 * 1024,
      .reserve_bytes = 4.0 * 1024,
      .clock_hz = {0.85e9, 1.1e9},
-     .read_bytes = {8, 16},
-     .write_bytes = {4, 8},
+     .read_bytes = 32,
+     .write_bytes = 16,
      .simd = SIMD_WSE3,
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,

@@ -1,7 +1,7 @@
 /* Hardware parameters of a wafer-scale engine, as the cost model uses them.
  * Every figure and its public source is listed in docs/model.md. Where public
- * sources disagree (the clock, the SRAM ports), both ends are kept as a
- * span, and every projection is a range. */
+ * sources disagree (the clock), both ends are kept as a span, and every
+ * projection is a range. */
 #ifndef WF_HW_H
 #define WF_HW_H
 
@@ -21,8 +21,8 @@ typedef struct wf_hw {
   double sram_bytes;           /* private memory per PE */
   double reserve_bytes;        /* of it, kept for code, stack and runtime (an assumption) */
   wf_span clock_hz;
-  wf_span read_bytes;          /* SRAM bytes a PE can load per cycle */
-  wf_span write_bytes;         /* SRAM bytes a PE can store per cycle */
+  double read_bytes;           /* SRAM bytes a PE can load per cycle */
+  double write_bytes;          /* SRAM bytes a PE can store per cycle */
   double simd[WF_NPREC][WF_NOPS]; /* elements per cycle of each vector instruction */
   double link_bytes_per_cycle; /* one fabric link, one direction */
   double hop_cycles;           /* router latency per hop */

@@ -5,19 +5,19 @@
 #include <math.h>
 
 /* Per element: the SIMD issue rate, the load port and the store port each
- * set a floor; the slowest wins. The `lo` end uses the widest ports. */
-static double per_element(const wf_hw *hw, wf_op op, wf_prec p, int reads, int writes,
-                          double read_port, double write_port) {
+ * set a floor; the slowest wins. The ports are certain (wf_hw.c derives
+ * them), so the range is one figure; it is a range to compose with those
+ * that are not (wf_model_phase). */
+wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes) {
   double b = wf_prec_bytes(p);
-  double c = 1.0 / hw->simd[p][op];
-  c = fmax(c, reads * b / read_port);
-  return fmax(c, writes * b / write_port);
+  double c = fmax(1.0 / hw->simd[p][op], reads * b / hw->read_bytes);
+  return wf_range_of(n * fmax(c, writes * b / hw->write_bytes));
 }
 
-wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes) {
-  return (wf_range){
-      n * per_element(hw, op, p, reads, writes, hw->read_bytes.hi, hw->write_bytes.hi),
-      n * per_element(hw, op, p, reads, writes, hw->read_bytes.lo, hw->write_bytes.lo)};
+wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double in, double out) {
+  double ramp_in = wf_model_ramp(hw, in), ramp_out = wf_model_ramp(hw, out);
+  return (wf_range){fmax(sram.lo + fabric.lo, fmax(ramp_in, ramp_out)),
+                    sram.hi + fmax(fabric.hi, ramp_in) + ramp_out};
 }
 
 double wf_model_words(const wf_hw *hw, size_t bytes) {

@@ -3,11 +3,11 @@
  * with its assumptions, in docs/model.md; unit tests check each against hand
  * computations. All functions are pure.
  *
- * Compute depends on figures public sources disagree on (the SRAM ports), so
- * it is a range of cycles: `lo` with the widest ports, `hi` with the
- * narrowest. Fabric cycles are certain (a 32-bit link per direction, a cycle
- * a hop) and are plain numbers. Seconds are a range again: the fast end at
- * the highest clock, the slow end at the lowest. */
+ * A PE's phases are ranges of cycles: the public sources allow two readings
+ * of what overlaps what (wf_model_phase), `lo` the fast one, `hi` the slow.
+ * Fabric cycles are certain (a 32-bit link per direction, a cycle a hop)
+ * and are plain numbers. Seconds are a range again: the fast end at the
+ * highest clock, the slow end at the lowest. */
 #ifndef WF_MODEL_H
 #define WF_MODEL_H
 
@@ -27,8 +27,21 @@
 /* A vector instruction over `n` elements of precision `p`, each element
  * reading `reads` operands from SRAM and writing `writes` to it (operands
  * from the fabric or registers are not counted): n * max(1 / SIMD width,
- * read bytes / read port, write bytes / write port) cycles. */
+ * read bytes / read port, write bytes / write port) cycles (both ends alike). */
 wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes);
+
+/* ---- what overlaps what (docs/model.md, "What overlaps what") ---- */
+
+/* One phase of a PE's work: `sram` cycles of instructions whose operands are
+ * in SRAM, `fabric` cycles of instructions that take their operands from
+ * the fabric as `in` words arrive through the ramp (one a cycle), and `out`
+ * words the core sends by instructions of their own (not the words an
+ * instruction passes on as it receives them). The sources allow two
+ * readings, one for each end of the range: the fast end lets the ramp run
+ * beside the datapath, max(sram + fabric, in, out); the slow end has every
+ * word through the ramp hold the datapath for its cycle,
+ * sram + max(fabric, in) + out. */
+wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double in, double out);
 
 /* ---- fabric ---- */
 

@@ -6,14 +6,22 @@
  * operator) and the running sum from SRAM and writes the sum back; the z
  * neighbours and the centre come from SRAM, the lateral neighbours from SRAM
  * inside the brick and from the fabric on its faces (a fraction `f` of them:
- * 1 for a single column). */
-static wf_range spmv_cell(const wf_hw *hw, wf_prec p, bool stored, double f) {
+ * 1 for a single column). `sram` gets the terms on SRAM operands, `fabric`
+ * those that take a neighbour's value as it arrives. */
+static void spmv_cell(const wf_hw *hw, wf_prec p, bool stored, double f, wf_range *sram,
+                      wf_range *fabric) {
   wf_op mul = stored ? WF_OP_FMAC : WF_OP_ADD; /* matrix-free: add the neighbours */
   int c = stored ? 1 : 0;                      /* a coefficient read per term */
   wf_range r = wf_model_vec(hw, WF_OP_MUL, p, 1, 1 + c, 1);       /* centre: a_c x */
   r = wf_range_add(r, wf_model_vec(hw, mul, p, 2, 2 + c, 1));     /* z - 1, z + 1 */
-  r = wf_range_add(r, wf_model_vec(hw, mul, p, 4 * f, 1 + c, 1)); /* from the fabric */
-  return wf_range_add(r, wf_model_vec(hw, mul, p, 4 * (1 - f), 2 + c, 1));
+  *sram = wf_range_add(r, wf_model_vec(hw, mul, p, 4 * (1 - f), 2 + c, 1));
+  *fabric = wf_model_vec(hw, mul, p, 4 * f, 1 + c, 1);
+}
+
+/* Columns on a bx x by brick's rim: each sends its values once (the router
+ * copies a wavelet to every neighbour that needs it). */
+static double rim_columns(int bx, int by) {
+  return (double)bx * by - (bx > 2 ? bx - 2.0 : 0) * (by > 2 ? by - 2.0 : 0);
 }
 
 /* `reads`: vector operands read per element of a dot product (r.r reads one). */
@@ -57,12 +65,18 @@ st_model st_model_iteration(const wf_hw *hw, const wf_grid *g, int bx, int by, i
   vec = wf_range_add(vec, wf_range_scale(axpy_cell(hw, prec), m.updates));
   m.vector = wf_range_scale(vec, cells);
 
-  /* Faces in through the ramp: one value per 32-bit wavelet. */
-  m.input_words = (2.0 * bx + 2.0 * by) * nz * wf_model_words(hw, (size_t)wf_prec_bytes(prec));
+  /* Faces in through the ramp, the rim's columns out: one value per 32-bit
+   * wavelet. The SpMV's phase overlaps them as docs/model.md's convention
+   * says (wf_model_phase). */
+  double word = wf_model_words(hw, (size_t)wf_prec_bytes(prec));
+  m.input_words = (2.0 * bx + 2.0 * by) * nz * word;
+  m.output_words = rim_columns(bx, by) * nz * word;
   double latency = 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
-  wf_range one = wf_range_scale(spmv_cell(hw, prec, stored, f), cells);
-  m.spmv = wf_range_scale(wf_range_plus(wf_range_max(one, wf_model_ramp(hw, m.input_words)), latency),
-                          m.spmvs);
+  wf_range sram, fabric;
+  spmv_cell(hw, prec, stored, f, &sram, &fabric);
+  wf_range one = wf_model_phase(hw, wf_range_scale(sram, cells), wf_range_scale(fabric, cells),
+                                m.input_words, m.output_words);
+  m.spmv = wf_range_scale(wf_range_plus(one, latency), m.spmvs);
   for (int i = 0; i < 3; i++)
     if (ks[i]) m.reduce += wf_model_reduce_cycles(hw, g, ks[i], true), m.allreduces++;
 

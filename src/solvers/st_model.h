@@ -19,12 +19,13 @@
 #include "wf_model.h"
 
 typedef struct st_model {
-  wf_range spmv;      /* cycles of the SpMVs (input overlapped) */
+  wf_range spmv;      /* cycles of the SpMVs (wf_model_phase) */
   wf_range vector;    /* cycles of the dot products and vector updates */
   double reduce;      /* cycles of the allreduces */
   wf_range cycles;    /* per iteration */
   wf_range seconds;   /* per iteration */
   double input_words; /* words a PE takes in per SpMV */
+  double output_words; /* words it sends per SpMV */
   int spmvs, dots, updates, allreduces;
   double flops_per_cell; /* per iteration */
   double bytes_per_pe;   /* vectors and stored coefficients */

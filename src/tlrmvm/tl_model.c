@@ -88,6 +88,13 @@ static void uniform_loads(const tl_model_case *c, int mt, int nt, int pe_nx, int
   free(ay), free(by), free(ax), free(bx);
 }
 
+wf_range tl_model_bound(const wf_hw *hw, double pes, wf_prec p) {
+  /* A complex element: 2 values, four real multiply-adds as tl_model_mvm's. */
+  double cycles = wf_model_vec(hw, WF_OP_FMAC, p, 4, 2, 1).lo;
+  double bytes_per_cycle = pes * 2 * wf_prec_bytes(p) / cycles;
+  return (wf_range){bytes_per_cycle * hw->clock_hz.lo, bytes_per_cycle * hw->clock_hz.hi};
+}
+
 tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
                       const tl_model_case *c, wf_prec p) {
   tl_model r = {0};
@@ -114,7 +121,8 @@ tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
   int per_system = (c->frequencies + c->systems - 1) / c->systems;
   double value = 2 * wf_prec_bytes(p); /* a complex value */
   r.pe_elements = most;
-  r.bcast_cycles = wf_model_bcast_cycles(hw, g, (size_t)(ceil(xmost) * value), pe_ny, 0);
+  /* x from the middle of each PE column, both ways at once; y into the middle of each row */
+  r.bcast_cycles = wf_model_bcast_cycles(hw, g, (size_t)(ceil(xmost) * value), pe_ny, (pe_ny - 1) / 2);
   double ywords = wf_model_words(hw, (size_t)(ceil(ymost) * value));
   r.reduce_cycles = wf_model_segment_reduce_cycles(hw, g, pe_nx, pe_nx / 2, ywords);
   if (L.yspan > 1)

@@ -43,6 +43,12 @@ typedef struct tl_model {
 /* KAUST's bytes of one MVM: complex float (2 R nb + M + N + 4 R). */
 double tl_kaust_bytes(long long R, int nb, int m, int n);
 
+/* The most bandwidth, by KAUST's count of the bases alone, `pes` PEs can
+ * sustain: every PE streaming its bases at the multiply-adds' rate, the
+ * fabric free. Bytes/s, [at the lowest clock, at the highest]. A ceiling:
+ * any real product is slower. */
+wf_range tl_model_bound(const wf_hw *hw, double pes, wf_prec p);
+
 tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
                       const tl_model_case *c, wf_prec p);
 

@@ -21,19 +21,22 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   double word = wf_model_words(hw, bytes); /* words a value */
   /* The tile's multiply-adds a vector: weight and accumulator from SRAM. */
   wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, p, in_seg * out_seg, 2, 1);
-  /* Both: the input segment down the columns; forward, the partial outputs
-   * along the rows, through every core; weight gradient, the output
-   * gradient's segment along the rows, and nothing out. */
-  double take = (in_seg + out_seg) * word;
-  double give = kind == WS_GEMM_FORWARD ? out_seg * word : 0;
-  double down = wf_model_bcast_cycles(hw, g, bytes, g->ny, 0);
+  /* Collectives from the grid's middle, both directions at once: each input
+   * segment is multicast from the middle of its PE column; forward, the
+   * partial outputs stream along each PE row from both ends into its middle
+   * PE, which takes in both streams and its input segment (the busiest
+   * ramp); the weight gradient takes in both segments and sends nothing.
+   * Every other PE passes the partial sums on as it adds its own. */
+  int mid_x = (g->nx - 1) / 2, mid_y = (g->ny - 1) / 2;
+  double take = kind == WS_GEMM_FORWARD ? (in_seg + 2 * out_seg) * word : (in_seg + out_seg) * word;
+  double down = wf_model_bcast_cycles(hw, g, bytes, g->ny, mid_y);
   double latency = kind == WS_GEMM_FORWARD
-                       ? down + wf_model_segment_reduce_cycles(hw, g, g->nx, 0, out_seg * word)
-                       : fmax(down, wf_model_bcast_cycles(hw, g, bytes, g->nx, 0));
+                       ? down + wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, out_seg * word)
+                       : fmax(down, wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x));
   double links = n * word * ((double)in * (g->ny - 1) + (double)out * (g->nx - 1));
-  double ramp = fmax(wf_model_ramp(hw, take), wf_model_ramp(hw, give));
-  return (ws_gemm_cost){{n * fmax(fmac.lo, ramp) + latency, n * fmax(fmac.hi, ramp) + latency},
-                        links};
+  /* A token's phase (docs/model.md, "What overlaps what"), pipelined over the tokens. */
+  wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), take, 0);
+  return (ws_gemm_cost){wf_range_plus(wf_range_scale(token, n), latency), links};
 }
 
 /* What the model of a step is of: a replica's batch of B sequences of the

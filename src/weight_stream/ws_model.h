@@ -4,16 +4,16 @@
  * PE (i, j) holding output rows j * out / ny.. and input
  * columns i * in / nx.., rounded up. `n` token vectors stream through:
  *
- *   forward  y = W x: x's segment multicast down each PE column, each PE's
- *            tile product, the partial y segments reduced along each PE
- *            row into its first PE;
+ *   forward  y = W x: x's segment multicast from the middle of each PE
+ *            column both ways, each PE's tile product, the partial y
+ *            segments reduced along each PE row into its middle PE;
  *   input gradient  dx = W^T dy: the same with rows and columns swapped;
  *   weight gradient dW += dy x^T: dy's segment along the rows, x's down the
  *            columns, an outer product into each tile (no reduction).
  *
- * Pipelined over the vectors: per vector the busiest of the tile's FMACs,
+ * Pipelined over the vectors: per vector a phase of the tile's FMACs and
  * what the core takes in through its ramp (its input segments and the
- * partial sums passing through) and sends out; plus one pass's latency
+ * partial sums), overlapped as wf_model_phase says; plus one pass's latency
  * (wf_model's multicast and segment reduction). Counted with it: the words
  * crossing links. docs/model.md, "Transformer training". */
 #ifndef WS_MODEL_H

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Every row of `wafer fidelity`, recomputed from docs/model.md's formulas.
+
+usage: fidelity_rows.py FIDELITY.json
+
+The hardware figures are literals here (docs/model.md, "Hardware
+parameters"), and every formula is written again from the docs, without the
+model's code: the SIMD and port limits of a vector instruction, the phase
+convention ("What overlaps what"), the collectives, each case's own steps.
+The lattice counts of the EAM rows come from a brute force over the
+lattice. Each row's model range must agree to 2e-8 (the JSON keeps 9
+digits); a row of the table that is not recomputed here fails too. Exits 1
+with the differences.
+"""
+import json
+import math
+import sys
+
+# ---- hardware (docs/model.md) ----
+WSE1 = dict(clock=(0.94e9, 1.03e9), rect=(600, 595))
+WSE2 = dict(clock=(0.85e9, 1.1e9), rect=(750, 994))
+READ, WRITE = 16.0, 8.0           # SRAM bytes a cycle, WSE-1 and WSE-2
+SIMD = {("fp16", op): 4 for op in ("fmac", "mul", "add", "mov")}
+SIMD.update({("fp32", "fmac"): 1, ("fp32", "mul"): 1, ("fp32", "add"): 2, ("fp32", "mov"): 2})
+BYTES = {"fp16": 2, "fp32": 4}
+RAMP, HOP = 2, 1                  # cycles into or out of a core; a cycle a hop
+
+
+def vec(op, p, n, reads, writes):
+    """n elements of a vector instruction: SIMD width and the two ports."""
+    b = BYTES[p]
+    return n * max(1 / SIMD[(p, op)], reads * b / READ, writes * b / WRITE)
+
+
+def phase(sram, fabric, words_in, words_out):
+    """What overlaps what: [fast, slow] cycles of a PE's phase."""
+    return (max(sram + fabric, words_in, words_out), sram + max(fabric, words_in) + words_out)
+
+
+def seconds(hw, cycles):
+    return (cycles[0] / hw["clock"][1], cycles[1] / hw["clock"][0])
+
+
+def reduce_phase(n, k):
+    return 2 * RAMP + math.ceil((n - 1) / 2) * HOP + 1 + (k - 1)
+
+
+def allreduce(nx, ny, k):
+    down = 2 * RAMP + (math.ceil((nx - 1) / 2) + math.ceil((ny - 1) / 2)) * HOP + (k - 1)
+    return reduce_phase(nx, k) + reduce_phase(ny, k) + down
+
+
+def sc20():
+    """BiCGStab, WSE-1, one column of 1536 fp16 cells a PE, stored operator."""
+    nz, nx, ny = 1536, 600, 595
+    sram = vec("mul", "fp16", 1, 2, 1) + vec("fmac", "fp16", 2, 3, 1)  # centre, z neighbours
+    fabric = vec("fmac", "fp16", 4, 2, 1)                               # the four lateral
+    one = phase(nz * sram, nz * fabric, 4 * nz, nz)
+    spmvs = [2 * (c + 2 * RAMP + HOP) for c in one]
+    dots = 3 * vec("fmac", "fp32", 1, 2, 0) + 2 * vec("fmac", "fp32", 1, 1, 0)
+    updates = 6 * vec("fmac", "fp16", 1, 2, 1)
+    vectors = nz * (dots + updates)
+    reduces = allreduce(nx, ny, 1) + 2 * allreduce(nx, ny, 2)
+    cycles = [s + vectors + reduces for s in spmvs]
+    flops = (2 * 13 + 2 * 5 + 2 * 6) * nx * ny * nz
+    t = seconds(WSE1, cycles)
+    return (flops / t[1], flops / t[0])
+
+
+def sc22():
+    """SC22's kernel on a column of 1000 fp32 cells, WSE-2: 3 chunks of 334."""
+    cells, nz, chunks = 1002, 1000, 3
+    turns = chunks * 5 * (4 * HOP + 2 * RAMP)
+    ex = phase(0, vec("mul", "fp32", 17 * cells, 1, 1), 17 * cells, 4 * cells)
+    rest = vec("add", "fp32", 20 * cells, 2, 1) + vec("mov", "fp32", nz, 0, 1) + \
+        vec("fmac", "fp32", 9 * nz, 2, 1) + vec("mul", "fp32", nz, 2, 1) + vec("add", "fp32", nz, 2, 1)
+    return seconds(WSE2, [e + turns + rest for e in ex])
+
+
+def ics23():
+    """512^3 complex fp32 on 512 x 512 PEs: three stages of 512-point lines, two transposes."""
+    line = 9 * (vec("mul", "fp32", 1024, 2, 1) + vec("add", "fp32", 1536, 2, 1))
+    transpose = max(256 * 256 * 2, 511 * 2) + 2 * RAMP + 511 * HOP
+    c = 3 * line + 2 * transpose
+    return seconds(WSE2, [c, c])
+
+
+def lattice(kind, a, cells, cut, skin):
+    """Brute force over the perfect lattice: neighbours within cut, listed within cut + skin,
+    the reach in hops of the fold (docs/model.md, "EAM molecular dynamics")."""
+    fcc = kind == "fcc"
+    basis = [(0, 0, 0), (.5, .5, 0), (.5, 0, .5), (0, .5, .5)] if fcc else [(0, 0, 0), (.5, .5, .5)]
+    nz = cells[2]
+    fx = math.ceil(math.sqrt(nz))
+    fy = math.ceil(nz / fx)
+    cols = (2 * cells[0], (2 if fcc else 1) * cells[1])
+    pe = (cols[0] * fx, cols[1] * fy)
+
+    def where(i, j, k, b):
+        cx = 2 * i + (int(2 * basis[b][0]) if fcc else b)
+        cy = (2 * j + int(2 * basis[b][1])) if fcc else j
+        return (cx * fx + k % fx, cy * fy + k // fx)
+
+    def hops(d, n):
+        d = abs(d) % n
+        return min(d, n - d)
+
+    rl, span = cut + skin, math.ceil((cut + skin) / a) + 1
+    ncut = nlist = sources = hx = hy = 0
+    for k in range(nz):
+        for b in range(len(basis)):
+            sources += 1
+            x0, y0 = where(0, 0, k, b)
+            for dk in range(-span, span + 1):
+                for dj in range(-span, span + 1):
+                    for di in range(-span, span + 1):
+                        for b2 in range(len(basis)):
+                            d = [(dd + basis[b2][c] - basis[b][c]) * a
+                                 for c, dd in enumerate((di, dj, dk))]
+                            r2 = sum(v * v for v in d)
+                            if r2 == 0 or r2 >= rl * rl:
+                                continue
+                            nlist += 1
+                            ncut += r2 < cut * cut
+                            x1, y1 = where(di % cells[0], dj % cells[1], (k + dk) % nz, b2)
+                            hx, hy = max(hx, hops(x1 - x0, pe[0])), max(hy, hops(y1 - y0, pe[1]))
+    return ncut / sources, nlist / sources, hx, hy
+
+
+def gb24(kind, a, cells, cut):
+    """One atom a PE: the two multicast phases and the per-atom work, scalar fp32."""
+    ncut, nlist, hx, hy = lattice(kind, a, cells, cut, 1.0)
+    cand = (2 * hx + 1) * (2 * hy + 1) - 1
+    latency = 2 * RAMP + (hx + hy) * HOP
+
+    def multicast(w, work):
+        links = w * hx + w * (2 * hx + 1) * hy
+        return [max(c, links) + latency for c in phase(work, 0, w * cand, w)]
+
+    pos = multicast(3, 7 * nlist + 11 * ncut)
+    forces = multicast(1, 26 * ncut)
+    cycles = [p + f + 25 for p, f in zip(pos, forces)]
+    t = seconds(WSE2, cycles)
+    return (1 / t[1], 1 / t[0])
+
+
+def gb23():
+    """The ceiling: every PE of 48 CS-2 streaming fp32 complex bases (8 B in four FMACs)."""
+    per_cycle = 48 * 750 * 994 * 8 / vec("fmac", "fp32", 4, 2, 1)
+    return (per_cycle * WSE2["clock"][0], per_cycle * WSE2["clock"][1])
+
+
+def gemv():
+    """16K x 16K fp16 on the whole 750 x 994 rectangle, one vector, from the grid's middle."""
+    nx, ny, n = 750, 994, 16384
+    ins, outs = math.ceil(n / nx), math.ceil(n / ny)
+    fmac = vec("fmac", "fp16", ins * outs, 2, 1)
+    token = phase(fmac, 0, ins + 2 * outs, 0)                 # the middle PE's ramp
+    mid_y, mid_x = (ny - 1) // 2, (nx - 1) // 2
+    down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
+    across = max(outs, 2 * outs) + 2 * RAMP + max(mid_x, nx - 1 - mid_x) * HOP + 1
+    return seconds(WSE2, [c + down + across for c in token])
+
+
+ROWS = {
+    "SC20 BiCGStab": sc20,
+    "SC22 wave stencil": sc22,
+    "ICS23 FFT 512^3": ics23,
+    "GB24 EAM Cu": lambda: gb24("fcc", 3.615, (192, 261, 4), 4.9499999999999886),
+    "GB24 EAM W": lambda: gb24("bcc", 3.157, (128, 522, 6), 7.8925),
+    "GB23 TLR-MVM bound": gb23,
+    "WaferLLM GEMV 16K": gemv,
+}
+
+
+def main():
+    cases = {c["case"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+    bad = []
+    for name, case in sorted(cases.items()):
+        if name not in ROWS:
+            bad.append(f"{name}: no recomputation in {sys.argv[0]}")
+            continue
+        want = ROWS[name]()
+        got = case["model"]
+        ok = all(abs(g / w - 1) <= 2e-8 for g, w in zip(got, want))
+        print(f"{name:20s} model {got[0]:.6g} - {got[1]:.6g}, recomputed {want[0]:.6g} - "
+              f"{want[1]:.6g}: {'same' if ok else 'DIFFERENT'}")
+        if not ok:
+            bad.append(name)
+    for name in ROWS:
+        if name not in cases:
+            bad.append(f"{name}: not in the table")
+    if bad:
+        print("differ:", "; ".join(bad))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
