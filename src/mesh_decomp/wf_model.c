@@ -68,14 +68,21 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
          far * g->max_link_hops * hw->hop_cycles;
 }
 
-/* One phase of a reduction along a line of n PEs towards its middle: the
- * partial sums stream from both ends, each PE adding its value as the
- * wavelet passes (a cycle a hop: SC20's measured allreduce, about 1.1 times
- * the grid's diameter in cycles, leaves no room for more), one add at the
- * middle, out of and into a core once, k values one cycle apart. */
+/* Levels of a reduction tree whose farthest leaf is `far` hops from its
+ * root: partial sums combine pairwise, the distance doubling a level. */
+static double tree_levels(double far) { return far > 0 ? ceil(log2(far + 1)) : 0; }
+
+/* A reduction along a line of PEs towards its middle, from both ends, as a
+ * wafer program runs it: no router adds, so a partial sum enters a core
+ * (a ramp), is added (a cycle) and leaves it (a ramp) once a tree level; in
+ * between it crosses routers at a cycle a hop. Along the critical path the
+ * farthest PE's value crosses `far` hops and meets a core at each of
+ * tree_levels(far) levels; `k` values follow one a cycle. */
 static double reduce_phase(const wf_hw *hw, const wf_grid *g, int n, int k) {
   double far = ceil((n - 1) / 2.0);
-  return 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + 1.0 + (k - 1);
+  if (far == 0) return 0;
+  return far * g->max_link_hops * hw->hop_cycles +
+         tree_levels(far) * (2 * hw->ramp_cycles + 1.0) + (k - 1);
 }
 
 double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
@@ -89,9 +96,12 @@ double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all
 double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                       double words) {
   int far = root > n - 1 - root ? root : n - 1 - root;
+  if (far == 0) return 0;
+  /* The same tree as reduce_phase, a segment a message: at each level the
+   * receiving core takes in a segment from each side it has. */
   int streams = (root > 0) + (root < n - 1);
-  double in = wf_model_ramp(hw, streams * words);
-  return fmax(words, in) + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + 1.0;
+  double level = wf_model_ramp(hw, streams * words) + 2 * hw->ramp_cycles + 1.0;
+  return tree_levels(far) * level + far * g->max_link_hops * hw->hop_cycles;
 }
 
 double wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {

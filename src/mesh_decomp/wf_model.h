@@ -69,12 +69,14 @@ double wf_model_halo_intake_words(const wf_hw *hw, size_t elem_bytes, int width,
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n, int root);
 /* Reduction of `k` fp32 values over the whole grid as a wafer program does
  * it: every row towards its middle from both ends, then the middle column
- * towards its middle, values pipelined; `all`: multicast back to every PE. */
+ * towards its middle, each a tree whose partial sums cross routers a cycle a
+ * hop and meet a core (ramp in, add, ramp out) once a level; values
+ * pipelined; `all`: multicast back to every PE. */
 double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
 /* Reduction of a segment of `words` along a line of n PEs into the PE at
- * `root`: partial sums stream in from both ends (a cycle a hop, as the
- * grid reduction), the root takes both streams in through its ramp. */
+ * `root`, from both sides at once, by the grid reduction's tree: at each
+ * level the receiving core takes in a segment from each side. */
 double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                       double words);
 /* All-to-all within a line of n PEs, `words` per chunk: the middle link

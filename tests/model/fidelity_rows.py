@@ -41,8 +41,22 @@ def seconds(hw, cycles):
     return (cycles[0] / hw["clock"][1], cycles[1] / hw["clock"][0])
 
 
+def levels(far):
+    """Levels of a reduction tree whose farthest leaf is `far` hops away."""
+    return math.ceil(math.log2(far + 1)) if far > 0 else 0
+
+
 def reduce_phase(n, k):
-    return 2 * RAMP + math.ceil((n - 1) / 2) * HOP + 1 + (k - 1)
+    """k values along a line of n PEs into its middle: a core (2 ramps, an add) a level."""
+    far = math.ceil((n - 1) / 2)
+    return far * HOP + levels(far) * (2 * RAMP + 1) + (k - 1) if far else 0
+
+
+def segment_reduce(n, root, words):
+    """A segment of `words` into `root`: each level takes in a segment from each side."""
+    far = max(root, n - 1 - root)
+    streams = (root > 0) + (root < n - 1)
+    return levels(far) * (streams * words + 2 * RAMP + 1) + far * HOP
 
 
 def allreduce(nx, ny, k):
@@ -158,7 +172,7 @@ def gemv():
     token = phase(fmac, 0, ins + 2 * outs, 0)                 # the middle PE's ramp
     mid_y, mid_x = (ny - 1) // 2, (nx - 1) // 2
     down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
-    across = max(outs, 2 * outs) + 2 * RAMP + max(mid_x, nx - 1 - mid_x) * HOP + 1
+    across = segment_reduce(nx, mid_x, outs)
     return seconds(WSE2, [c + down + across for c in token])
 
 

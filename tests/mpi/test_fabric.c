@@ -51,11 +51,13 @@ static void test_segments(checks *ck, int nx, int ny, int n) {
         }
       CHECK(ck, bad == 0, "%dx%d reduce %s to %d: %ld bad values", nx, ny, axis ? "columns" : "rows",
             roots[r], bad);
-      /* Its model: n words, both streams into an interior root, hops to
-       * the farther end, 2 ramps and an add. */
+      /* Its model: a tree into the root, hops to the farther end, and at
+       * each of its levels (1, 2, 2, 3 levels for 1, 2, 3, 4..7 hops) both
+       * sides' n words into an interior root, 2 ramps and an add. */
       int far = roots[r] > len - 1 - roots[r] ? roots[r] : len - 1 - roots[r];
       int streams = (roots[r] > 0) + (roots[r] < len - 1);
-      double want = fmax(n, streams * n) + 4 + far + 1;
+      int levels = far == 0 ? 0 : far == 1 ? 1 : far <= 3 ? 2 : far <= 7 ? 3 : far <= 15 ? 4 : 5;
+      double want = levels * (streams * n + 4 + 1) + far;
       double got = wf_fabric_totals(&t.fab).model_cycles - before;
       CHECK(ck, fabs(got - want) < 1e-9, "segment reduce model %g cycles, hand count %g", got, want);
 
