@@ -104,10 +104,21 @@ double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, 
   return tree_levels(far) * level + far * g->max_link_hops * hw->hop_cycles;
 }
 
-double wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
+/* Chunks that enter PE m of a line of n in a neighbour-to-neighbour
+ * all-to-all: from the m PEs west of it to the n - m at or east of it, and
+ * from the n - 1 - m east of it to the m + 1 at or west of it. */
+static double crossing(int n, int m) { return (double)m * (n - m) + (double)(n - 1 - m) * (m + 1); }
+
+wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
   double middle = floor(n / 2.0) * ceil(n / 2.0) * words;
-  double in = wf_model_ramp(hw, (n - 1) * words);
-  return fmax(middle, in) + 2 * hw->ramp_cycles + (n - 1) * g->max_link_hops * hw->hop_cycles;
+  double hops = (n - 1) * g->max_link_hops * hw->hop_cycles;
+  double fast = fmax(middle, wf_model_ramp(hw, (n - 1) * words)) + 2 * hw->ramp_cycles + hops;
+  double busiest = 0;
+  for (int m = 0; m < n; m++) busiest = fmax(busiest, crossing(n, m));
+  wf_range relay = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), busiest * words,
+                                  busiest * words);
+  double slow = fmax(middle, relay.hi) + (n - 1) * 2 * hw->ramp_cycles + hops;
+  return (wf_range){fast, slow};
 }
 
 double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes) {

@@ -79,9 +79,17 @@ double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all
  * level the receiving core takes in a segment from each side. */
 double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                       double words);
-/* All-to-all within a line of n PEs, `words` per chunk: the middle link
- * carries floor(n/2) ceil(n/2) chunks each way, every PE takes in n - 1. */
-double wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words);
+/* All-to-all within a line of n PEs, `words` per chunk. How a program
+ * routes it is not public, so the two ends are two structures:
+ *   fast: the middle link's bound, floor(n/2) ceil(n/2) chunks each way
+ *         (no schedule beats it), every PE taking in its n - 1 chunks;
+ *   slow: the schedule static routes certainly allow with four colours,
+ *         neighbour to neighbour: the busiest core takes in and sends on
+ *         every chunk that crosses it, each word a datapath cycle (the slow
+ *         reading of wf_model_phase), a core's ramps and add-free pass at
+ *         every hop.
+ * docs/model.md, "Fabric". */
+wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words);
 /* `words` of irregular data crossing a rank block's face of `face_pes` PEs,
  * spread over its links. */
 double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes);

@@ -38,7 +38,7 @@ ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe
   }
   if (dims >= 2) m.transpose[0] = wf_model_alltoall_cycles(hw, g, pe_nx, m.row_words);
   if (dims >= 3) m.transpose[1] = wf_model_alltoall_cycles(hw, g, pe_ny, m.col_words);
-  m.cycles = wf_range_plus(m.cycles, m.transpose[0] + m.transpose[1]);
+  m.cycles = wf_range_add(m.cycles, wf_range_add(m.transpose[0], m.transpose[1]));
   m.seconds = wf_model_seconds(hw, m.cycles);
   double total = (double)n[0] * n[1] * n[2];
   m.flops = transformed > 1 ? 5.0 * total * log2(transformed) : 0;

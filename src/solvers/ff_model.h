@@ -12,7 +12,7 @@
 
 typedef struct ff_model {
   wf_range fft[3];     /* cycles of the local transforms along z, x, y */
-  double transpose[2]; /* cycles of the row and column all-to-alls */
+  wf_range transpose[2]; /* cycles of the row and column all-to-alls */
   wf_range cycles, seconds;
   double flops;                /* 5 N log2 N over the transformed axes */
   double bytes_per_pe;         /* pencils, a receive buffer and the twiddles */

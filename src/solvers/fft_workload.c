@@ -286,7 +286,7 @@ static ff_model project(wf_run *run, const fft_setup *s) {
 static void report_model(const wf_run *run, const fft_setup *s, const ff_model *t) {
   const wf_hw *hw = &run->wafer->hw;
   wf_range f = wf_model_seconds(hw, wf_range_add(wf_range_add(t->fft[0], t->fft[1]), t->fft[2]));
-  wf_range tr = wf_model_seconds(hw, wf_range_of(t->transpose[0] + t->transpose[1]));
+  wf_range tr = wf_model_seconds(hw, wf_range_add(t->transpose[0], t->transpose[1]));
   wf_report rep;
   wf_report_open(&rep, run, "fft");
   wf_report_model(&rep, &run->model);

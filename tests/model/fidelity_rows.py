@@ -94,9 +94,13 @@ def sc22():
 def ics23():
     """512^3 complex fp32 on 512 x 512 PEs: three stages of 512-point lines, two transposes."""
     line = 9 * (vec("mul", "fp32", 1024, 2, 1) + vec("add", "fp32", 1536, 2, 1))
-    transpose = max(256 * 256 * 2, 511 * 2) + 2 * RAMP + 511 * HOP
-    c = 3 * line + 2 * transpose
-    return seconds(WSE2, [c, c])
+    n, w = 512, 2
+    middle = (n // 2) * ((n + 1) // 2) * w
+    fast = max(middle, (n - 1) * w) + 2 * RAMP + (n - 1) * HOP
+    # neighbour to neighbour: the busiest PE takes in and sends on every chunk crossing it
+    busiest = max(m * (n - m) + (n - 1 - m) * (m + 1) for m in range(n))
+    slow = max(middle, phase(0, 0, busiest * w, busiest * w)[1]) + (n - 1) * (2 * RAMP + HOP)
+    return seconds(WSE2, [3 * line + 2 * fast, 3 * line + 2 * slow])
 
 
 def lattice(kind, a, cells, cut, skin):
