@@ -62,6 +62,6 @@ cf_model cf_model_wave_step(const wf_hw *hw, const wf_grid *g, int bx, int by, i
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_MUL, p, cells, 1, 1));
   m.flops_per_cell = 13 * 2 + 13 + 1; /* the FMACs, the adds, the centre's multiply: 40 */
   m.halo = wf_model_brick_halo_cycles(hw, g, bx, by, nz, CF_RADIUS, (size_t)wf_prec_bytes(p));
-  m.cycles = wf_range_plus(m.update, m.halo);
+  m.cycles = wf_range_add(m.update, m.halo);
   return m;
 }

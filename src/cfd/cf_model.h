@@ -21,7 +21,7 @@ typedef struct cf_model {
   wf_range exchange; /* SC22's: the x and y neighbours in, scaled on arrival */
   wf_range reduce;   /* SC22's: what came in, summed */
   wf_range update;   /* the z neighbours and the update (ours: the whole stencil) */
-  double halo;       /* ours: the halo, after the update */
+  wf_range halo;     /* ours: the halo, after the update */
   wf_range cycles;   /* the step */
   int chunks, chunk; /* SC22's: the column goes out in `chunks` of `chunk` cells */
   double flops_per_cell; /* the floating-point operations the kernel executes, counted

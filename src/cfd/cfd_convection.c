@@ -285,8 +285,8 @@ static void project_model(wf_run *run, const st_mesh *m, const conv_setup *s, co
     solve_flops = 2 * fm.flops;
     arrays = 4; /* the doubled complex column, and the transposes' buffer */
   }
-  double halo = 5 * st_op_halo_cycles(m, hw, g);
-  wf_range stage = {add.lo + mul.lo + solve.lo + halo, add.hi + mul.hi + solve.hi + halo};
+  wf_range halo = wf_range_scale(st_op_halo_cycles(m, hw, g), 5);
+  wf_range stage = wf_range_add(wf_range_add(add, mul), wf_range_add(solve, halo));
   wf_range cycles = {3 * stage.lo, 3 * stage.hi};
   run->model = (wf_projection){.valid = true,
                                .unit = "step",

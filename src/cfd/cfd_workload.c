@@ -204,9 +204,9 @@ static void project_heat(wf_run *run, const st_mesh *m, const cfd_setup *s) {
   double cells = (double)m->brick_x * m->brick_y * m->nz;
   wf_range add = wf_model_vec(hw, WF_OP_ADD, s->wafer_prec, 6 * cells, 2, 1);
   wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, s->wafer_prec, cells, 2, 1);
-  double halo = wf_model_brick_halo_cycles(hw, &run->wafer->grid, m->brick_x, m->brick_y, m->nz, 1,
-                                           (size_t)wf_prec_bytes(s->wafer_prec));
-  wf_range cycles = {add.lo + fmac.lo + halo, add.hi + fmac.hi + halo};
+  wf_range halo = wf_model_brick_halo_cycles(hw, &run->wafer->grid, m->brick_x, m->brick_y,
+                                             m->nz, 1, (size_t)wf_prec_bytes(s->wafer_prec));
+  wf_range cycles = wf_range_add(wf_range_add(add, fmac), halo);
   run->model = (wf_projection){.valid = true,
                                .unit = "step",
                                .seconds = wf_model_seconds(hw, cycles),

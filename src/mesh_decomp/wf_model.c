@@ -45,20 +45,26 @@ double wf_model_halo_intake_words(const wf_hw *hw, size_t elem_bytes, int width,
   return (corners ? side * side - 1.0 : 4.0 * width) * wf_model_words(hw, elem_bytes);
 }
 
-double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
-                            bool corners) {
+wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
+                              bool corners) {
   double words = wf_model_words(hw, elem_bytes);
   double x = width * words, y = halo_y_words(hw, elem_bytes, width, corners);
   double links = corners ? x + y : fmax(x, y);
   double in = wf_model_halo_intake_words(hw, elem_bytes, width, corners);
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), in, words);
   double latency = 2 * hw->ramp_cycles + (corners ? 2 : 1) * width * g->max_link_hops * hw->hop_cycles;
-  return fmax(links, wf_model_ramp(hw, in)) + latency;
+  return wf_range_plus(wf_range_max(core, links), latency);
 }
 
-double wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
-                                  int width, size_t value_bytes) {
-  double words = width * (double)(bx > by ? bx : by) * nz * wf_model_words(hw, value_bytes);
-  return words + width * g->max_link_hops * hw->hop_cycles;
+wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
+                                    int width, size_t value_bytes) {
+  double word = wf_model_words(hw, value_bytes);
+  double link = width * (double)(bx > by ? bx : by) * nz * word;
+  /* In: every face's width columns; out: the same count of the brick's own
+   * (a column on two faces goes to two neighbours). */
+  double faces = 2.0 * width * ((double)bx + by) * nz * word;
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), faces, faces);
+  return wf_range_plus(wf_range_max(core, link), width * g->max_link_hops * hw->hop_cycles);
 }
 
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
@@ -72,36 +78,36 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
  * root: partial sums combine pairwise, the distance doubling a level. */
 static double tree_levels(double far) { return far > 0 ? ceil(log2(far + 1)) : 0; }
 
-/* A reduction along a line of PEs towards its middle, from both ends, as a
- * wafer program runs it: no router adds, so a partial sum enters a core
- * (a ramp), is added (a cycle) and leaves it (a ramp) once a tree level; in
- * between it crosses routers at a cycle a hop. Along the critical path the
- * farthest PE's value crosses `far` hops and meets a core at each of
- * tree_levels(far) levels; `k` values follow one a cycle. */
-static double reduce_phase(const wf_hw *hw, const wf_grid *g, int n, int k) {
-  double far = ceil((n - 1) / 2.0);
-  if (far == 0) return 0;
-  return far * g->max_link_hops * hw->hop_cycles +
-         tree_levels(far) * (2 * hw->ramp_cycles + 1.0) + (k - 1);
+/* A reduction of a segment of `words` along a line of n PEs into `root`,
+ * from both sides at once, as a wafer program runs it: no router adds, so
+ * partial sums combine in cores, pairwise, the distance doubling a level
+ * (a tree); between cores they cross routers at a cycle a hop. At each
+ * level the receiving core takes in a segment from each side it has, adds
+ * it on arrival and sends the sum on (a phase, both readings), plus its two
+ * ramps and the add; along the critical path the farthest PE's sum crosses
+ * `far` hops. */
+wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                        double words) {
+  int far = root > n - 1 - root ? root : n - 1 - root;
+  if (far == 0) return wf_range_of(0);
+  int streams = (root > 0) + (root < n - 1);
+  wf_range level = wf_range_plus(
+      wf_model_phase(hw, wf_range_of(0), wf_range_of(0), streams * words, words),
+      2 * hw->ramp_cycles + 1.0);
+  return wf_range_plus(wf_range_scale(level, tree_levels(far)),
+                       far * g->max_link_hops * hw->hop_cycles);
 }
 
-double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
-  double reduce = reduce_phase(hw, g, g->nx, k) + reduce_phase(hw, g, g->ny, k);
+wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
+  /* every row into its middle, then the middle column into its middle */
+  wf_range reduce =
+      wf_range_add(wf_model_segment_reduce_cycles(hw, g, g->nx, (g->nx - 1) / 2, k),
+                   wf_model_segment_reduce_cycles(hw, g, g->ny, (g->ny - 1) / 2, k));
   if (!all) return reduce;
   /* Multicast from the centre: routers copy wavelets, no core on the way. */
   double far = ceil((g->nx - 1) / 2.0) + ceil((g->ny - 1) / 2.0);
-  return reduce + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + (k - 1);
-}
-
-double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
-                                      double words) {
-  int far = root > n - 1 - root ? root : n - 1 - root;
-  if (far == 0) return 0;
-  /* The same tree as reduce_phase, a segment a message: at each level the
-   * receiving core takes in a segment from each side it has. */
-  int streams = (root > 0) + (root < n - 1);
-  double level = wf_model_ramp(hw, streams * words) + 2 * hw->ramp_cycles + 1.0;
-  return tree_levels(far) * level + far * g->max_link_hops * hw->hop_cycles;
+  return wf_range_plus(reduce,
+                       2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + (k - 1));
 }
 
 /* Chunks that enter PE m of a line of n in a neighbour-to-neighbour

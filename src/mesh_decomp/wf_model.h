@@ -51,16 +51,18 @@ double wf_model_words(const wf_hw *hw, size_t bytes);
 double wf_model_ramp(const wf_hw *hw, double words);
 
 /* One halo exchange of width `width` PEs of one `elem_bytes` element per PE,
- * every PE at once: the busier of the links and the receiving ramp, plus the
- * latency (ramps and hops). */
-double wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
-                            bool corners);
+ * every PE at once: the links, and the core's ramp taking its neighbours'
+ * elements in and sending its own once, by wf_model_phase's two readings;
+ * plus the latency (ramps and hops). */
+wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
+                              bool corners);
 /* One halo exchange of a PE's brick of bx x by columns of nz values
  * (`value_bytes` each), `width` columns deep across each face: the longer
- * face's values cross its link, all links at once, then the farthest a
+ * face's values cross its link, all links at once; the core takes in its
+ * neighbours' faces and sends its own (wf_model_phase); then the farthest a
  * value travels (width PEs along the grid's longest link path). */
-double wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
-                                  int width, size_t value_bytes);
+wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
+                                    int width, size_t value_bytes);
 /* Words on the busiest link, one direction, in that exchange. */
 double wf_model_halo_link_words(const wf_hw *hw, size_t elem_bytes, int width, bool corners);
 /* Words entering one PE through its ramp in that exchange: its neighbours' elements. */
@@ -68,17 +70,17 @@ double wf_model_halo_intake_words(const wf_hw *hw, size_t elem_bytes, int width,
 /* Multicast of one element per row (or column) of `n` PEs from position `root`. */
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n, int root);
 /* Reduction of `k` fp32 values over the whole grid as a wafer program does
- * it: every row towards its middle from both ends, then the middle column
- * towards its middle, each a tree whose partial sums cross routers a cycle a
- * hop and meet a core (ramp in, add, ramp out) once a level; values
- * pipelined; `all`: multicast back to every PE. */
-double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
+ * it: every row into its middle from both ends, then the middle column into
+ * its middle, each a segment reduction of k words (below); `all`: multicast
+ * back to every PE. [fast, slow] by wf_model_phase's readings. */
+wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
 /* Reduction of a segment of `words` along a line of n PEs into the PE at
  * `root`, from both sides at once, by the grid reduction's tree: at each
- * level the receiving core takes in a segment from each side. */
-double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
-                                      double words);
+ * level the receiving core takes in a segment from each side and sends its
+ * sum on (wf_model_phase's two readings). */
+wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                        double words);
 /* All-to-all within a line of n PEs, `words` per chunk. How a program
  * routes it is not public, so the two ends are two structures:
  *   fast: the middle link's bound, floor(n/2) ceil(n/2) chunks each way

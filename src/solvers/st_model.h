@@ -4,10 +4,10 @@
  * systems) or matrix-free (the constant Laplacian); vectors in fp16 or fp32,
  * dot products accumulated and reduced in fp32.
  *
- * Overlap, as the wafer's dataflow stencil does it: the neighbours' faces
- * stream in through the ramp while the SpMV consumes them, so an SpMV costs
- * the larger of its vector work and its input words. The allreduces are not
- * overlapped; dot products a method can fuse share one allreduce. */
+ * An SpMV is one phase of docs/model.md's "What overlaps what"
+ * (wf_model_phase): its terms on SRAM operands, the face terms taking the
+ * neighbours' values as they arrive, the brick's rim sent. The allreduces
+ * are not overlapped; dot products a method can fuse share one allreduce. */
 #ifndef ST_MODEL_H
 #define ST_MODEL_H
 
@@ -21,7 +21,7 @@
 typedef struct st_model {
   wf_range spmv;      /* cycles of the SpMVs (wf_model_phase) */
   wf_range vector;    /* cycles of the dot products and vector updates */
-  double reduce;      /* cycles of the allreduces */
+  wf_range reduce;    /* cycles of the allreduces */
   wf_range cycles;    /* per iteration */
   wf_range seconds;   /* per iteration */
   double input_words; /* words a PE takes in per SpMV */

@@ -76,13 +76,13 @@ int st_op_create(st_op *op, const st_mesh *m, wf_fabric *fab, const bool periodi
   if (st_mesh_halo_create(&op->halo, fab, m, sizeof(double), 1, false, periodic[0], periodic[1],
                           st) != WF_OK)
     return st->code;
-  op->halo.model_cycles = st_op_halo_cycles(m, fab->hw, fab->grid);
+  op->halo.model_cycles = st_op_halo_cycles(m, fab->hw, fab->grid).lo; /* the run's count */
   return WF_OK;
 }
 
 /* On the wafer a PE sends its brick's faces, one column deep: brick_y
  * columns across an x link, brick_x across a y link, nz fp32 values each. */
-double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g) {
+wf_range st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g) {
   return wf_model_brick_halo_cycles(hw, g, m->brick_x, m->brick_y, m->nz, 1, 4);
 }
 

@@ -14,6 +14,7 @@
 
 #include "st_mesh.h"
 #include "wf_halo.h"
+#include "wf_range.h"
 
 /* Coefficient arrays of the general operator, in the mesh's field layout. */
 enum { ST_P, ST_W, ST_E, ST_S, ST_N, ST_B, ST_T, ST_NCOEF };
@@ -55,8 +56,8 @@ static inline double st_op_diag(const st_op *op, size_t c) {
 }
 void st_op_free(st_op *op);
 
-/* Modelled wafer cycles of one halo exchange of the mesh (docs/model.md). */
-double st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g);
+/* Modelled wafer cycles of one halo exchange of the mesh, [fast, slow] (docs/model.md). */
+wf_range st_op_halo_cycles(const st_mesh *m, const wf_hw *hw, const wf_grid *g);
 
 /* y = A x on the owned cells. Exchanges x's halo, computing the interior
  * columns while the messages fly. */

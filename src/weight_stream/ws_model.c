@@ -30,13 +30,14 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   int mid_x = (g->nx - 1) / 2, mid_y = (g->ny - 1) / 2;
   double take = kind == WS_GEMM_FORWARD ? (in_seg + 2 * out_seg) * word : (in_seg + out_seg) * word;
   double down = wf_model_bcast_cycles(hw, g, bytes, g->ny, mid_y);
-  double latency = kind == WS_GEMM_FORWARD
-                       ? down + wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, out_seg * word)
-                       : fmax(down, wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x));
+  wf_range latency =
+      kind == WS_GEMM_FORWARD
+          ? wf_range_plus(wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, out_seg * word), down)
+          : wf_range_of(fmax(down, wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x)));
   double links = n * word * ((double)in * (g->ny - 1) + (double)out * (g->nx - 1));
   /* A token's phase (docs/model.md, "What overlaps what"), pipelined over the tokens. */
   wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), take, 0);
-  return (ws_gemm_cost){wf_range_plus(wf_range_scale(token, n), latency), links};
+  return (ws_gemm_cost){wf_range_add(wf_range_scale(token, n), latency), links};
 }
 
 /* What the model of a step is of: a replica's batch of B sequences of the

@@ -46,22 +46,19 @@ def levels(far):
     return math.ceil(math.log2(far + 1)) if far > 0 else 0
 
 
-def reduce_phase(n, k):
-    """k values along a line of n PEs into its middle: a core (2 ramps, an add) a level."""
-    far = math.ceil((n - 1) / 2)
-    return far * HOP + levels(far) * (2 * RAMP + 1) + (k - 1) if far else 0
-
-
 def segment_reduce(n, root, words):
-    """A segment of `words` into `root`: each level takes in a segment from each side."""
+    """A segment of `words` into `root`: each level takes in a segment from each side and
+    sends the sum on, a phase of its own; [fast, slow]."""
     far = max(root, n - 1 - root)
     streams = (root > 0) + (root < n - 1)
-    return levels(far) * (streams * words + 2 * RAMP + 1) + far * HOP
+    return [levels(far) * (c + 2 * RAMP + 1) + far * HOP for c in phase(0, 0, streams * words, words)]
 
 
 def allreduce(nx, ny, k):
+    """Rows into their middles, the middle column into its middle, the multicast back."""
     down = 2 * RAMP + (math.ceil((nx - 1) / 2) + math.ceil((ny - 1) / 2)) * HOP + (k - 1)
-    return reduce_phase(nx, k) + reduce_phase(ny, k) + down
+    rows, cols = segment_reduce(nx, (nx - 1) // 2, k), segment_reduce(ny, (ny - 1) // 2, k)
+    return [r + c + down for r, c in zip(rows, cols)]
 
 
 def sc20():
@@ -74,8 +71,8 @@ def sc20():
     dots = 3 * vec("fmac", "fp32", 1, 2, 0) + 2 * vec("fmac", "fp32", 1, 1, 0)
     updates = 6 * vec("fmac", "fp16", 1, 2, 1)
     vectors = nz * (dots + updates)
-    reduces = allreduce(nx, ny, 1) + 2 * allreduce(nx, ny, 2)
-    cycles = [s + vectors + reduces for s in spmvs]
+    reduces = [a + 2 * b for a, b in zip(allreduce(nx, ny, 1), allreduce(nx, ny, 2))]
+    cycles = [s + vectors + r for s, r in zip(spmvs, reduces)]
     flops = (2 * 13 + 2 * 5 + 2 * 6) * nx * ny * nz
     t = seconds(WSE1, cycles)
     return (flops / t[1], flops / t[0])
@@ -177,7 +174,7 @@ def gemv():
     mid_y, mid_x = (ny - 1) // 2, (nx - 1) // 2
     down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
     across = segment_reduce(nx, mid_x, outs)
-    return seconds(WSE2, [c + down + across for c in token])
+    return seconds(WSE2, [c + down + a for c, a in zip(token, across)])
 
 
 ROWS = {
