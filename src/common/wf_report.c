@@ -28,8 +28,7 @@ void wf_report_flush(wf_report *r) {
 }
 
 void wf_report_close(wf_report *r) {
-  end_line(r);
-  if (r->out) fflush(r->out);
+  wf_report_flush(r);
   wf_strbuf_free(&r->line);
 }
 
