@@ -51,6 +51,7 @@ typedef struct fidelity_row {
                             most its fast end) */
   bool bound;            /* the model's figure is a ceiling (fidelity_kernel.h) */
   bool fits_pes, fits_sram;
+  double bytes_per_pe, pes_needed, pes_offered;
 } fidelity_row;
 
 static wf_range model_quantity(const wf_projection *p, const char *quantity) {
@@ -75,6 +76,10 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
     rc = wf_deck_fail(&deck, "fidelity", "case", st, "not a fidelity deck (no case name)");
   else if (kernel && name[0])
     rc = wf_deck_fail(&deck, "fidelity", "kernel", st, "a case is a workload or a kernel, not both");
+  else if (kernel && fidelity_kernel_is_bound(&deck) &&
+           strcmp(wf_deck_str(&deck, "fidelity", "quantity"), "rate") != 0)
+    rc = wf_deck_fail(&deck, "fidelity", "quantity", st,
+                      "a bandwidth ceiling is a rate: quantity = rate (bytes/s)");
   else if (!kernel && !wl)
     rc = wf_deck_fail(&deck, "fidelity", "workload", st, "no such workload");
   else if (wf_deck_real(&deck, "fidelity", "published") <= 0)
@@ -82,7 +87,7 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
   wf_run run = {0};
   wf_json j;
   wf_json_init(&j);
-  if (rc == WF_OK && kernel) rc = fidelity_kernel(comm, &deck, &run.model, st);
+  if (rc == WF_OK && kernel) rc = fidelity_kernel(&deck, &run.model, st);
   else if (rc == WF_OK) rc = app_run_workload(comm, wl, &deck, &od, false, &run, &j, st);
   if (rc == WF_OK && !run.model.valid)
     rc = wf_fail(st, WF_ERR_INPUT, "%s: the %s run made no wafer projection", path, name);
@@ -101,6 +106,8 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
                              : row->ratio.lo <= 1 && 1 <= row->ratio.hi;
     row->fits_pes = run.model.pes_needed <= run.model.pes_offered;
     row->fits_sram = run.model.bytes_per_pe <= run.model.sram_for_data;
+    row->bytes_per_pe = run.model.bytes_per_pe;
+    row->pes_needed = run.model.pes_needed, row->pes_offered = run.model.pes_offered;
   }
   wf_json_free(&j);
   wf_deck_free(&deck);
@@ -151,9 +158,10 @@ static int list_decks(const char *where, char ***paths, int *n, wf_status *st) {
   return WF_OK;
 }
 
-/* Three significant digits, thousands grouped: 408,000; 1.05; 0.955. */
+/* Three significant digits, thousands grouped: 408,000; 1.05; 0.955 (from
+ * 1e15 on, as %g: 1.23e+17). */
 static const char *sig3(double v, char *buf, size_t len) {
-  if (!(fabs(v) >= 1000)) {
+  if (!(fabs(v) >= 1000) || fabs(v) >= 1e15) {
     snprintf(buf, len, "%.3g", v);
     return buf;
   }
@@ -174,7 +182,7 @@ static const char *sig3(double v, char *buf, size_t len) {
 static void print_table(const fidelity_row *rows, int n, bool markdown) {
   char a[32], b[32], c[32];
   if (markdown) {
-    printf("| case | hardware | published | model [fast, slow] | model / published | fits | "
+    printf("| case | hardware | published | model (low - high) | model / published | fits | "
            "source |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (int i = 0; i < n; i++) {
       const fidelity_row *r = &rows[i];
@@ -191,7 +199,7 @@ static void print_table(const fidelity_row *rows, int n, bool markdown) {
     }
     return;
   }
-  printf("%-18s %-5s %14s %25s %15s %7s  %s\n", "case", "hw", "published", "model [fast, slow]",
+  printf("%-18s %-5s %14s %25s %15s %7s  %s\n", "case", "hw", "published", "model (low - high)",
          "model/published", "inside", "deck");
   for (int i = 0; i < n; i++) {
     const fidelity_row *r = &rows[i];
@@ -225,6 +233,9 @@ static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
     wf_json_bool(&c, "inside", r->inside);
     wf_json_bool(&c, "bound", r->bound);
     wf_json_bool(&c, "fits", r->fits_pes && r->fits_sram);
+    wf_json_num(&c, "bytes_per_pe", r->bytes_per_pe);
+    wf_json_num(&c, "pes_needed", r->pes_needed);
+    wf_json_num(&c, "pes_offered", r->pes_offered);
     wf_strbuf_printf(&b, "%s%s", i ? "," : "", wf_json_finish(&c));
     wf_json_free(&c);
   }

@@ -4,6 +4,7 @@
 #include "fidelity_kernel.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <string.h>
 
 #include "tl_model.h"
@@ -16,10 +17,11 @@ static wf_prec precision(const wf_deck *deck) {
 }
 
 /* y = W x, W rows x cols, one vector, on the deck's PE grid: ws_model_gemm's forward
- * product (collectives from the grid's middle; docs/model.md, "Transformer training"). */
-static int gemv(MPI_Comm comm, const wf_deck *deck, wf_projection *p, wf_status *st) {
+ * product (collectives from the grid's middle; docs/model.md, "Transformer training").
+ * A model needs no ranks: every rank builds the same wafer on its own. */
+static int gemv(const wf_deck *deck, wf_projection *p, wf_status *st) {
   wf_wafer w;
-  if (wf_wafer_create(&w, comm, deck, WF_RANKS_COMPACT, st) != WF_OK) return st->code;
+  if (wf_wafer_create(&w, MPI_COMM_SELF, deck, WF_RANKS_COMPACT, st) != WF_OK) return st->code;
   wf_prec prec = precision(deck);
   int rows = (int)wf_deck_int(deck, "fidelity", "rows");
   int cols = (int)wf_deck_int(deck, "fidelity", "cols");
@@ -54,9 +56,9 @@ static int tlrmvm_bound(const wf_deck *deck, wf_projection *p, wf_status *st) {
   return WF_OK;
 }
 
-int fidelity_kernel(MPI_Comm comm, const wf_deck *deck, wf_projection *p, wf_status *st) {
+int fidelity_kernel(const wf_deck *deck, wf_projection *p, wf_status *st) {
   const char *kernel = wf_deck_str(deck, "fidelity", "kernel");
-  if (strcmp(kernel, "gemv") == 0) return gemv(comm, deck, p, st);
+  if (strcmp(kernel, "gemv") == 0) return gemv(deck, p, st);
   if (strcmp(kernel, "tlrmvm_bound") == 0) return tlrmvm_bound(deck, p, st);
   return wf_deck_fail(deck, "fidelity", "kernel", st, "not a kernel");
 }

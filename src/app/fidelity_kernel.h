@@ -8,13 +8,12 @@
 #ifndef WF_FIDELITY_KERNEL_H
 #define WF_FIDELITY_KERNEL_H
 
-#include <mpi.h>
 #include <stdbool.h>
 
 #include "wf_deck.h"
 #include "wf_workload.h"
 
-int fidelity_kernel(MPI_Comm comm, const wf_deck *deck, wf_projection *p, wf_status *st);
+int fidelity_kernel(const wf_deck *deck, wf_projection *p, wf_status *st);
 /* The case's model figure is a ceiling, not an estimate. */
 bool fidelity_kernel_is_bound(const wf_deck *deck);
 

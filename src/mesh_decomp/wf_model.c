@@ -56,15 +56,21 @@ wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byt
   return wf_range_plus(wf_range_max(core, links), latency);
 }
 
+double wf_model_rim_columns(int bx, int by, int width) {
+  double inner_x = bx > 2 * width ? bx - 2.0 * width : 0, inner_y = by > 2 * width ? by - 2.0 * width : 0;
+  return (double)bx * by - inner_x * inner_y;
+}
+
 wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
                                     int width, size_t value_bytes) {
   double word = wf_model_words(hw, value_bytes);
   double link = width * (double)(bx > by ? bx : by) * nz * word;
-  /* In: every face's width columns; out: the same count of the brick's own
-   * (a column on two faces goes to two neighbours). */
-  double faces = 2.0 * width * ((double)bx + by) * nz * word;
-  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), faces, faces);
-  return wf_range_plus(wf_range_max(core, link), width * g->max_link_hops * hw->hop_cycles);
+  /* In: every face's `width` columns; out: the rim's columns, each once. */
+  double in = 2.0 * width * ((double)bx + by) * nz * word;
+  double out = wf_model_rim_columns(bx, by, width) * nz * word;
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), in, out);
+  double latency = 2 * hw->ramp_cycles + width * g->max_link_hops * hw->hop_cycles;
+  return wf_range_plus(wf_range_max(core, link), latency);
 }
 
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
@@ -74,28 +80,33 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
          far * g->max_link_hops * hw->hop_cycles;
 }
 
-/* Levels of a reduction tree whose farthest leaf is `far` hops from its
- * root: partial sums combine pairwise, the distance doubling a level. */
-static double tree_levels(double far) { return far > 0 ? ceil(log2(far + 1)) : 0; }
+double wf_model_tree_levels(double far) { return far > 0 ? ceil(log2(far + 1)) : 0; }
 
-/* A reduction of a segment of `words` along a line of n PEs into `root`,
- * from both sides at once, as a wafer program runs it: no router adds, so
- * partial sums combine in cores, pairwise, the distance doubling a level
- * (a tree); between cores they cross routers at a cycle a hop. At each
- * level the receiving core takes in a segment from each side it has, adds
- * it on arrival and sends the sum on (a phase, both readings), plus its two
- * ramps and the add; along the critical path the farthest PE's sum crosses
- * `far` hops. */
+int wf_model_streams(int n, int root) { return (root > 0) + (root < n - 1); }
+
+/* A router does not add, so partial sums combine in cores, pairwise, the
+ * distance doubling a level (a tree); between cores they cross routers at a
+ * cycle a hop. At each level the receiving core takes in a segment from each
+ * side it has (the sum leaves by the add's own destination, not a send of
+ * its own: no `out` word), plus its two ramps and the add; along the
+ * critical path the farthest PE's sum crosses `far` hops. */
 wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                         double words) {
   int far = root > n - 1 - root ? root : n - 1 - root;
   if (far == 0) return wf_range_of(0);
-  int streams = (root > 0) + (root < n - 1);
-  wf_range level = wf_range_plus(
-      wf_model_phase(hw, wf_range_of(0), wf_range_of(0), streams * words, words),
-      2 * hw->ramp_cycles + 1.0);
-  return wf_range_plus(wf_range_scale(level, tree_levels(far)),
+  wf_range level = wf_range_plus(wf_model_phase(hw, wf_range_of(0), wf_range_of(0),
+                                                wf_model_streams(n, root) * words, 0),
+                                 2 * hw->ramp_cycles + 1.0);
+  return wf_range_plus(wf_range_scale(level, wf_model_tree_levels(far)),
                        far * g->max_link_hops * hw->hop_cycles);
+}
+
+double wf_model_chain_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                    double words) {
+  int far = root > n - 1 - root ? root : n - 1 - root;
+  if (far == 0) return 0;
+  double per_core = 2 * hw->ramp_cycles + 1.0 + g->max_link_hops * hw->hop_cycles;
+  return far * per_core + wf_model_ramp(hw, wf_model_streams(n, root) * words);
 }
 
 wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
@@ -104,10 +115,10 @@ wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool a
       wf_range_add(wf_model_segment_reduce_cycles(hw, g, g->nx, (g->nx - 1) / 2, k),
                    wf_model_segment_reduce_cycles(hw, g, g->ny, (g->ny - 1) / 2, k));
   if (!all) return reduce;
-  /* Multicast from the centre: routers copy wavelets, no core on the way. */
+  /* Multicast of the k values from the centre, as any multicast: routers
+   * copy wavelets, no core on the way. */
   double far = ceil((g->nx - 1) / 2.0) + ceil((g->ny - 1) / 2.0);
-  return wf_range_plus(reduce,
-                       2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles + (k - 1));
+  return wf_range_plus(reduce, k + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles);
 }
 
 /* Chunks that enter PE m of a line of n in a neighbour-to-neighbour
@@ -116,6 +127,7 @@ wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool a
 static double crossing(int n, int m) { return (double)m * (n - m) + (double)(n - 1 - m) * (m + 1); }
 
 wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
+  if (n < 2) return wf_range_of(0); /* nothing leaves the PE */
   double middle = floor(n / 2.0) * ceil(n / 2.0) * words;
   double hops = (n - 1) * g->max_link_hops * hw->hop_cycles;
   double fast = fmax(middle, wf_model_ramp(hw, (n - 1) * words)) + 2 * hw->ramp_cycles + hops;

@@ -3,11 +3,11 @@
  * with its assumptions, in docs/model.md; unit tests check each against hand
  * computations. All functions are pure.
  *
- * A PE's phases are ranges of cycles: the public sources allow two readings
- * of what overlaps what (wf_model_phase), `lo` the fast one, `hi` the slow.
- * Fabric cycles are certain (a 32-bit link per direction, a cycle a hop)
- * and are plain numbers. Seconds are a range again: the fast end at the
- * highest clock, the slow end at the lowest. */
+ * Cycles are ranges where the public sources allow two readings: of what
+ * overlaps what (wf_model_phase) and of how an all-to-all is routed; `lo`
+ * the fast one, `hi` the slow. A figure with one reading (a multicast, a
+ * link's words) is a plain number. Seconds are a range again: the fast end
+ * at the highest clock, the slow end at the lowest. */
 #ifndef WF_MODEL_H
 #define WF_MODEL_H
 
@@ -56,11 +56,15 @@ double wf_model_ramp(const wf_hw *hw, double words);
  * plus the latency (ramps and hops). */
 wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                               bool corners);
+/* Columns of a bx x by brick within `width` of its faces: the values a PE
+ * sends its neighbours, each once (the router copies a wavelet to every
+ * neighbour that needs it). */
+double wf_model_rim_columns(int bx, int by, int width);
 /* One halo exchange of a PE's brick of bx x by columns of nz values
  * (`value_bytes` each), `width` columns deep across each face: the longer
  * face's values cross its link, all links at once; the core takes in its
- * neighbours' faces and sends its own (wf_model_phase); then the farthest a
- * value travels (width PEs along the grid's longest link path). */
+ * neighbours' faces and sends its rim (wf_model_phase); then 2 ramps and the
+ * farthest a value travels (width PEs along the grid's longest link path). */
 wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
                                     int width, size_t value_bytes);
 /* Words on the busiest link, one direction, in that exchange. */
@@ -75,12 +79,25 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
  * back to every PE. [fast, slow] by wf_model_phase's readings. */
 wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
+/* Levels of a reduction tree whose farthest leaf is `far` hops from its
+ * root: ceil(log2(far + 1)), 0 for none. */
+double wf_model_tree_levels(double far);
+/* Sides of `root` in a line of n PEs that have PEs: 0, 1 or 2. */
+int wf_model_streams(int n, int root);
 /* Reduction of a segment of `words` along a line of n PEs into the PE at
- * `root`, from both sides at once, by the grid reduction's tree: at each
- * level the receiving core takes in a segment from each side and sends its
- * sum on (wf_model_phase's two readings). */
+ * `root`, from both sides at once, as a tree: at each level the receiving
+ * core takes in a segment from each side, 2 ramps and an add; the farthest
+ * sum crosses max(root, n - 1 - root) hops. The same at both ends (a
+ * received word is the add's operand; the sum leaves as its result). */
 wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                         double words);
+/* The same reduction as a chain, each PE adding its own segment as the
+ * stream passes: every hop through a core (2 ramps, an add, the link), the
+ * root taking in a segment from each side. Slower for one segment than the
+ * tree, but its root takes in only that a segment, so a stream of segments
+ * (a token after another) can run at it. */
+double wf_model_chain_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                    double words);
 /* All-to-all within a line of n PEs, `words` per chunk. How a program
  * routes it is not public, so the two ends are two structures:
  *   fast: the middle link's bound, floor(n/2) ceil(n/2) chunks each way

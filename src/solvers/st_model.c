@@ -18,12 +18,6 @@ static void spmv_cell(const wf_hw *hw, wf_prec p, bool stored, double f, wf_rang
   *fabric = wf_model_vec(hw, mul, p, 4 * f, 1 + c, 1);
 }
 
-/* Columns on a bx x by brick's rim: each sends its values once (the router
- * copies a wavelet to every neighbour that needs it). */
-static double rim_columns(int bx, int by) {
-  return (double)bx * by - (bx > 2 ? bx - 2.0 : 0) * (by > 2 ? by - 2.0 : 0);
-}
-
 /* `reads`: vector operands read per element of a dot product (r.r reads one). */
 static wf_range dot_cell(const wf_hw *hw, int reads) {
   return wf_model_vec(hw, WF_OP_FMAC, WF_FP32, 1, reads, 0); /* fp32 accumulation */
@@ -70,7 +64,7 @@ st_model st_model_iteration(const wf_hw *hw, const wf_grid *g, int bx, int by, i
    * says (wf_model_phase). */
   double word = wf_model_words(hw, (size_t)wf_prec_bytes(prec));
   m.input_words = (2.0 * bx + 2.0 * by) * nz * word;
-  m.output_words = rim_columns(bx, by) * nz * word;
+  m.output_words = wf_model_rim_columns(bx, by, 1) * nz * word;
   double latency = 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
   wf_range sram, fabric;
   spmv_cell(hw, prec, stored, f, &sram, &fabric);

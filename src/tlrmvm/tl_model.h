@@ -4,11 +4,12 @@
  * its place on the PE grid (tl_layout), both its bases together, so that
  * the reshuffle never leaves a PE. One product of every frequency a system
  * holds:
- *   1. x_j multicast down the PE columns of tile column j;
+ *   1. x_j multicast from the middle of the PE columns of tile column j;
  *   2. each PE: yv = W^H x and y += U yv over its share of the bases: four
  *      real multiply-adds per complex base element, at the SIMD rate and
  *      the SRAM ports of the precision (wf_model_vec);
- *   3. the partial y_i reduced along the PE rows of tile row i.
+ *   3. the partial y_i reduced along the PE rows of tile row i into their
+ *      middles (a tree, wf_model_segment_reduce_cycles).
  * The phases do not overlap (a conservative choice). Frequencies are split
  * evenly over `systems` wafers, which work at once; KAUST's byte count
  * over the modelled time is the bandwidth the wafers sustain. */

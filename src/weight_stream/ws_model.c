@@ -22,22 +22,36 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   /* The tile's multiply-adds a vector: weight and accumulator from SRAM. */
   wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, p, in_seg * out_seg, 2, 1);
   /* Collectives from the grid's middle, both directions at once: each input
-   * segment is multicast from the middle of its PE column; forward, the
-   * partial outputs stream along each PE row from both ends into its middle
-   * PE, which takes in both streams and its input segment (the busiest
-   * ramp); the weight gradient takes in both segments and sends nothing.
-   * Every other PE passes the partial sums on as it adds its own. */
+   * segment is multicast from the middle of its PE column. Tokens pipeline:
+   * the first token's latency, then a token an interval, the busiest core's
+   * phase (docs/model.md, "What overlaps what"). */
   int mid_x = (g->nx - 1) / 2, mid_y = (g->ny - 1) / 2;
-  double take = kind == WS_GEMM_FORWARD ? (in_seg + 2 * out_seg) * word : (in_seg + out_seg) * word;
   double down = wf_model_bcast_cycles(hw, g, bytes, g->ny, mid_y);
-  wf_range latency =
-      kind == WS_GEMM_FORWARD
-          ? wf_range_plus(wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, out_seg * word), down)
-          : wf_range_of(fmax(down, wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x)));
   double links = n * word * ((double)in * (g->ny - 1) + (double)out * (g->nx - 1));
-  /* A token's phase (docs/model.md, "What overlaps what"), pipelined over the tokens. */
-  wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), take, 0);
-  return (ws_gemm_cost){wf_range_add(wf_range_scale(token, n), latency), links};
+  if (kind == WS_GEMM_WEIGHT_GRAD) { /* both segments in, an outer product in place */
+    double across = wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x);
+    wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), (in_seg + out_seg) * word, 0);
+    return (ws_gemm_cost){wf_range_plus(wf_range_scale(token, n), fmax(down, across)), links};
+  }
+  /* Forward: the partial outputs reduced along each PE row into its middle
+   * PE, as a chain (each PE adds its own as the stream passes: the middle
+   * takes in a segment from each side a token) or a tree (a shorter latency,
+   * but the middle takes in a segment from each side at every level of every
+   * token); a program takes the faster for its n tokens, at each end. */
+  int streams = wf_model_streams(g->nx, mid_x);
+  double seg = out_seg * word, far = fmax(mid_x, g->nx - 1 - mid_x);
+  double per_token[2] = {streams * seg, streams * wf_model_tree_levels(far) * seg};
+  wf_range reduce[2] = {
+      wf_range_of(wf_model_chain_reduce_cycles(hw, g, g->nx, mid_x, seg)),
+      wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, seg)};
+  wf_range first = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word, 0);
+  wf_range best = {INFINITY, INFINITY};
+  for (int s = 0; s < 2; s++) {
+    wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word + per_token[s], 0);
+    wf_range total = wf_range_add(wf_range_add(first, reduce[s]), wf_range_scale(token, n - 1));
+    best.lo = fmin(best.lo, total.lo), best.hi = fmin(best.hi, total.hi);
+  }
+  return (ws_gemm_cost){wf_range_plus(best, down), links};
 }
 
 /* What the model of a step is of: a replica's batch of B sequences of the

@@ -11,11 +11,13 @@
  *   weight gradient dW += dy x^T: dy's segment along the rows, x's down the
  *            columns, an outer product into each tile (no reduction).
  *
- * Pipelined over the vectors: per vector a phase of the tile's FMACs and
- * what the core takes in through its ramp (its input segments and the
- * partial sums), overlapped as wf_model_phase says; plus one pass's latency
- * (wf_model's multicast and segment reduction). Counted with it: the words
- * crossing links. docs/model.md, "Transformer training". */
+ * Pipelined over the vectors: the first vector's latency (the multicast,
+ * its tile, the reduction), then a vector an interval, the busiest core's
+ * phase of its tile's FMACs and what it takes in through its ramp (its
+ * input segments and the partial sums), overlapped as wf_model_phase says.
+ * The reduction runs as a chain or a tree (wf_model), whichever is faster
+ * for the n vectors. Counted with it: the words crossing links.
+ * docs/model.md, "Transformer training". */
 #ifndef WS_MODEL_H
 #define WS_MODEL_H
 

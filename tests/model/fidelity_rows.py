@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every row of `wafer fidelity`, recomputed from docs/model.md's formulas.
 
-usage: fidelity_rows.py FIDELITY.json
+usage: fidelity_rows.py FIDELITY.json            the published table (inputs/fidelity)
+       fidelity_rows.py --checks FIDELITY.json   the e2e test's own kernel cases
 
 The hardware figures are literals here (docs/model.md, "Hardware
 parameters"), and every formula is written again from the docs, without the
@@ -47,16 +48,22 @@ def levels(far):
 
 
 def segment_reduce(n, root, words):
-    """A segment of `words` into `root`: each level takes in a segment from each side and
-    sends the sum on, a phase of its own; [fast, slow]."""
+    """A segment of `words` into `root` as a tree: each level takes in a segment from each
+    side (the sum leaves as the add's result, no send of its own); [fast, slow]."""
     far = max(root, n - 1 - root)
     streams = (root > 0) + (root < n - 1)
-    return [levels(far) * (c + 2 * RAMP + 1) + far * HOP for c in phase(0, 0, streams * words, words)]
+    return [levels(far) * (c + 2 * RAMP + 1) + far * HOP for c in phase(0, 0, streams * words, 0)]
+
+
+def chain_reduce(n, root, words):
+    """The same as a chain: every hop through a core (2 ramps, an add, the link)."""
+    far = max(root, n - 1 - root)
+    return far * (2 * RAMP + 1 + HOP) + ((root > 0) + (root < n - 1)) * words
 
 
 def allreduce(nx, ny, k):
     """Rows into their middles, the middle column into its middle, the multicast back."""
-    down = 2 * RAMP + (math.ceil((nx - 1) / 2) + math.ceil((ny - 1) / 2)) * HOP + (k - 1)
+    down = k + 2 * RAMP + (math.ceil((nx - 1) / 2) + math.ceil((ny - 1) / 2)) * HOP
     rows, cols = segment_reduce(nx, (nx - 1) // 2, k), segment_reduce(ny, (ny - 1) // 2, k)
     return [r + c + down for r, c in zip(rows, cols)]
 
@@ -165,16 +172,17 @@ def gb23():
     return (per_cycle * WSE2["clock"][0], per_cycle * WSE2["clock"][1])
 
 
-def gemv():
-    """16K x 16K fp16 on the whole 750 x 994 rectangle, one vector, from the grid's middle."""
-    nx, ny, n = 750, 994, 16384
-    ins, outs = math.ceil(n / nx), math.ceil(n / ny)
-    fmac = vec("fmac", "fp16", ins * outs, 2, 1)
-    token = phase(fmac, 0, ins + 2 * outs, 0)                 # the middle PE's ramp
+def gemv(rows=16384, cols=16384, nx=750, ny=994, p="fp16"):
+    """rows x cols, one vector, on nx x ny PEs from the grid's middle: its range, and the
+    busiest PE's bytes (its tile and both segments)."""
+    ins, outs = math.ceil(cols / nx), math.ceil(rows / ny)
+    fmac = vec("fmac", p, ins * outs, 2, 1)
+    first = phase(fmac, 0, ins, 0)                            # one vector: its tile, its x
     mid_y, mid_x = (ny - 1) // 2, (nx - 1) // 2
     down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
-    across = segment_reduce(nx, mid_x, outs)
-    return seconds(WSE2, [c + down + a for c, a in zip(token, across)])
+    tree, chain = segment_reduce(nx, mid_x, outs), chain_reduce(nx, mid_x, outs)
+    t = seconds(WSE2, [down + f + min(r, chain) for f, r in zip(first, tree)])
+    return t, dict(bytes_per_pe=(ins * outs + ins + outs) * BYTES[p], pes_needed=nx * ny)
 
 
 ROWS = {
@@ -186,23 +194,34 @@ ROWS = {
     "GB23 TLR-MVM bound": gb23,
     "WaferLLM GEMV 16K": gemv,
 }
+# Cases of the e2e test's own (tests/e2e/cli.sh), not of the published table.
+CHECKS = {
+    "GEMV 3000 x 1000 on 20 x 10": lambda: gemv(3000, 1000, 20, 10, "fp32"),
+}
 
 
 def main():
-    cases = {c["case"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    checks = "--checks" in sys.argv            # the e2e test's own cases, not the table
+    rows = CHECKS if checks else ROWS
+    cases = {c["case"]: c for c in json.load(open(args[0]))["cases"]}
     bad = []
     for name, case in sorted(cases.items()):
-        if name not in ROWS:
+        if name not in rows:
             bad.append(f"{name}: no recomputation in {sys.argv[0]}")
             continue
-        want = ROWS[name]()
+        want, extra = rows[name](), {}
+        if isinstance(want[0], (list, tuple)):     # a range and other figures
+            want, extra = want
         got = case["model"]
         ok = all(abs(g / w - 1) <= 2e-8 for g, w in zip(got, want))
+        ok = ok and all(abs(case[k] / v - 1) <= 2e-8 for k, v in extra.items())
         print(f"{name:20s} model {got[0]:.6g} - {got[1]:.6g}, recomputed {want[0]:.6g} - "
-              f"{want[1]:.6g}: {'same' if ok else 'DIFFERENT'}")
+              f"{want[1]:.6g}{''.join(f', {k} {case[k]:.6g} ({v:.6g})' for k, v in extra.items())}: "
+              f"{'same' if ok else 'DIFFERENT'}")
         if not ok:
             bad.append(name)
-    for name in ROWS:
+    for name in rows:
         if name not in cases:
             bad.append(f"{name}: not in the table")
     if bad:

@@ -137,8 +137,8 @@ static void test_kaust_bytes(void) {
 }
 
 /* One 4 x 4 tile of rank 2 on one WSE-2 PE: 16 complex base elements, 4
- * real multiply-adds each at fp32's 1 a cycle = 64 cycles (both port
- * figures allow one FMAC a cycle); x: 4 complex = 8 words + 2 ramps of 2;
+ * real multiply-adds each at fp32's 1 a cycle = 64 cycles (the ports allow
+ * one FMAC a cycle); x: 4 complex = 8 words + 2 ramps of 2;
  * y: on one PE nothing to reduce. */
 static void test_model_hand(void) {
   wf_grid g;
@@ -161,6 +161,19 @@ static void test_model_hand(void) {
   tl_model t4 = tl_model_mvm(hw, &g, 1, 1, &c, WF_FP32);
   CU_ASSERT_DOUBLE_EQUAL(t4.seconds.lo, 2 * t.seconds.lo, 1e-18);
   CU_ASSERT_DOUBLE_EQUAL(t4.kaust_bytes, 4 * t.kaust_bytes, 1e-9);
+  wf_grid_free(&g);
+
+  /* 3 x 3 tiles of 4, rank 2, on 3 x 3 PEs: a tile a PE, 16 complex base
+   * elements (64 cycles). x from the middle of each PE column: 8 words + 2
+   * ramps + 1 hop = 13; y into the middle of each PE row: 1 hop, 1 level of
+   * both sides' 8 words + 2 ramps + an add = 22. */
+  wf_grid_create(&g, 3, 3, 0, NULL, "", &st);
+  tl_model_case u = {.m = 12, .n = 12, .nb = 4, .uniform_rank = 2, .frequencies = 1, .systems = 1};
+  tl_model t9 = tl_model_mvm(hw, &g, 3, 3, &u, WF_FP32);
+  CU_ASSERT_DOUBLE_EQUAL(t9.pe_elements, 16, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(t9.bcast_cycles, 13, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(t9.reduce_cycles.lo, 22, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(t9.seconds.lo, (64 + 13 + 22) / 1.1e9, 1e-18);
   wf_grid_free(&g);
 }
 
