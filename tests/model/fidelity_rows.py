@@ -182,7 +182,8 @@ def gemv(rows=16384, cols=16384, nx=750, ny=994, p="fp16"):
     down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
     tree, chain = segment_reduce(nx, mid_x, outs), chain_reduce(nx, mid_x, outs)
     t = seconds(WSE2, [down + f + min(r, chain) for f, r in zip(first, tree)])
-    return t, dict(bytes_per_pe=(ins * outs + ins + outs) * BYTES[p], pes_needed=nx * ny)
+    return t, dict(bytes_per_pe=(ins * outs + ins + outs) * BYTES[p], pes_needed=nx * ny,
+                   pes_offered=WSE2["rect"][0] * WSE2["rect"][1])
 
 
 ROWS = {
