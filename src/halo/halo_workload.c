@@ -278,11 +278,10 @@ static bool allreduce_ok(wf_wafer *wf) {
   return ids == npe * (npe - 1) / 2;
 }
 
-/* The exchange on the wafer: its cycles, and the PE's memory (its element
- * and its neighbourhood's copies). */
-static void project(wf_run *run, const halo_case *c, long long neigh) {
+/* The exchange on the wafer, `cycles` of it, and the PE's memory (its
+ * element and its neighbourhood's copies). */
+static void project(wf_run *run, wf_range cycles, const halo_case *c, long long neigh) {
   const wf_wafer *wf = run->wafer;
-  wf_range cycles = wf_model_halo_cycles(&wf->hw, &wf->grid, c->esz, c->w, c->corners);
   run->model = (wf_projection){.valid = true,
                                .unit = "exchange",
                                .seconds = wf_model_seconds(&wf->hw, cycles),
@@ -292,7 +291,7 @@ static void project(wf_run *run, const halo_case *c, long long neigh) {
                                .pes_offered = (double)wf->hw.pe_nx * wf->hw.pe_ny};
 }
 
-static void report(wf_run *run, const halo_case *c, const halo_result *res) {
+static void report(wf_run *run, wf_range cycles, const halo_case *c, const halo_result *res) {
   const wf_wafer *wf = run->wafer;
   const wf_projection *p = &run->model;
   double per = res->seconds / (double)res->iters;
@@ -326,7 +325,6 @@ static void report(wf_run *run, const halo_case *c, const halo_result *res) {
   wf_report_bool(&rep, "allreduce_ok", res->sum_ok, "allreduce right: %s");
   wf_report_end(&rep);
   wf_report_model(&rep, p);
-  wf_range cycles = wf_model_halo_cycles(&wf->hw, &wf->grid, c->esz, c->w, c->corners);
   wf_report_range(&rep, "cycles_per_exchange", cycles.lo, cycles.hi, 1, "%.0f cycles");
   wf_report_num(&rep, "busiest_link_words",
                 wf_model_halo_link_words(&wf->hw, c->esz, c->w, c->corners),
@@ -385,8 +383,9 @@ static int halo_run(wf_run *run, wf_status *st) {
   wf_run_check(run, traffic_ok(run, &c, &traffic, &res.totals, res.iters),
                "the fabric's counters (words inside and between ranks, MPI bytes) and the "
                "model's per-PE intake equal a cell-by-cell count of the neighbourhoods");
-  project(run, &c, traffic.per_pe);
-  report(run, &c, &res);
+  wf_range cycles = wf_model_halo_cycles(&wf->hw, &wf->grid, c.esz, c.w, c.corners);
+  project(run, cycles, &c, traffic.per_pe);
+  report(run, cycles, &c, &res);
   free(field);
   wf_halo_free(&h);
 

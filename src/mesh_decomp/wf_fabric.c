@@ -105,7 +105,7 @@ static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, in
    * result coming back); one partial per rank crosses to another rank. */
   long long words = (long long)n * 2, pes = (long long)f->dc->nx * f->dc->ny;
   int k = all ? 2 : 1;
-  count(f, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all).lo, words * (pes - 1) * k,
+  count(f, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all), words * (pes - 1) * k,
         f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
 }
 
@@ -213,7 +213,7 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
       memcpy(block + block_pe(dc, along_x, l, root - (along_x ? dc->x0 : dc->y0)) * (size_t)n,
              part + (size_t)l * n, (size_t)n * sizeof *block);
   long long seg_words = 2LL * n; /* doubles */
-  count(f, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n).lo,
+  count(f, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
         seg_words * lines * (here - 1),
         me == root_rank ? (long long)(parts - 1) * (long long)vals * 8 : 0);
   return WF_OK;

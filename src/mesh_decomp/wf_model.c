@@ -57,7 +57,8 @@ wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byt
 }
 
 double wf_model_rim_columns(int bx, int by, int width) {
-  double inner_x = bx > 2 * width ? bx - 2.0 * width : 0, inner_y = by > 2 * width ? by - 2.0 * width : 0;
+  double inner_x = bx > 2 * width ? bx - 2.0 * width : 0;
+  double inner_y = by > 2 * width ? by - 2.0 * width : 0;
   return (double)bx * by - inner_x * inner_y;
 }
 
@@ -73,9 +74,12 @@ wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, i
   return wf_range_plus(wf_range_max(core, link), latency);
 }
 
+/* Hops from `root` to the farther end of a line of n PEs. */
+static int farthest(int n, int root) { return root > n - 1 - root ? root : n - 1 - root; }
+
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
                              int root) {
-  int far = root > n - 1 - root ? root : n - 1 - root;
+  int far = farthest(n, root);
   return wf_model_words(hw, elem_bytes) + 2 * hw->ramp_cycles +
          far * g->max_link_hops * hw->hop_cycles;
 }
@@ -90,35 +94,31 @@ int wf_model_streams(int n, int root) { return (root > 0) + (root < n - 1); }
  * side it has (the sum leaves by the add's own destination, not a send of
  * its own: no `out` word), plus its two ramps and the add; along the
  * critical path the farthest PE's sum crosses `far` hops. */
-wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
-                                        double words) {
-  int far = root > n - 1 - root ? root : n - 1 - root;
-  if (far == 0) return wf_range_of(0);
-  wf_range level = wf_range_plus(wf_model_phase(hw, wf_range_of(0), wf_range_of(0),
-                                                wf_model_streams(n, root) * words, 0),
-                                 2 * hw->ramp_cycles + 1.0);
-  return wf_range_plus(wf_range_scale(level, wf_model_tree_levels(far)),
-                       far * g->max_link_hops * hw->hop_cycles);
+double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                      double words) {
+  int far = farthest(n, root);
+  if (far == 0) return 0;
+  double level = wf_model_ramp(hw, wf_model_streams(n, root) * words) + 2 * hw->ramp_cycles + 1.0;
+  return wf_model_tree_levels(far) * level + far * g->max_link_hops * hw->hop_cycles;
 }
 
 double wf_model_chain_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                     double words) {
-  int far = root > n - 1 - root ? root : n - 1 - root;
+  int far = farthest(n, root);
   if (far == 0) return 0;
   double per_core = 2 * hw->ramp_cycles + 1.0 + g->max_link_hops * hw->hop_cycles;
   return far * per_core + wf_model_ramp(hw, wf_model_streams(n, root) * words);
 }
 
-wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
+double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all) {
   /* every row into its middle, then the middle column into its middle */
-  wf_range reduce =
-      wf_range_add(wf_model_segment_reduce_cycles(hw, g, g->nx, (g->nx - 1) / 2, k),
-                   wf_model_segment_reduce_cycles(hw, g, g->ny, (g->ny - 1) / 2, k));
+  double reduce = wf_model_segment_reduce_cycles(hw, g, g->nx, (g->nx - 1) / 2, k) +
+                  wf_model_segment_reduce_cycles(hw, g, g->ny, (g->ny - 1) / 2, k);
   if (!all) return reduce;
   /* Multicast of the k values from the centre, as any multicast: routers
    * copy wavelets, no core on the way. */
   double far = ceil((g->nx - 1) / 2.0) + ceil((g->ny - 1) / 2.0);
-  return wf_range_plus(reduce, k + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles);
+  return reduce + k + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles;
 }
 
 /* Chunks that enter PE m of a line of n in a neighbour-to-neighbour

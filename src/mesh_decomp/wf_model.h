@@ -76,8 +76,8 @@ double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byte
 /* Reduction of `k` fp32 values over the whole grid as a wafer program does
  * it: every row into its middle from both ends, then the middle column into
  * its middle, each a segment reduction of k words (below); `all`: multicast
- * back to every PE. [fast, slow] by wf_model_phase's readings. */
-wf_range wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
+ * back to every PE. One figure: both readings of wf_model_phase agree. */
+double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all);
 
 /* Levels of a reduction tree whose farthest leaf is `far` hops from its
  * root: ceil(log2(far + 1)), 0 for none. */
@@ -89,8 +89,8 @@ int wf_model_streams(int n, int root);
  * core takes in a segment from each side, 2 ramps and an add; the farthest
  * sum crosses max(root, n - 1 - root) hops. The same at both ends (a
  * received word is the add's operand; the sum leaves as its result). */
-wf_range wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
-                                        double words);
+double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
+                                      double words);
 /* The same reduction as a chain, each PE adding its own segment as the
  * stream passes: every hop through a core (2 ramps, an add, the link), the
  * root taking in a segment from each side. Slower for one segment than the

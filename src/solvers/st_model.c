@@ -72,10 +72,9 @@ st_model st_model_iteration(const wf_hw *hw, const wf_grid *g, int bx, int by, i
                                 m.input_words, m.output_words);
   m.spmv = wf_range_scale(wf_range_plus(one, latency), m.spmvs);
   for (int i = 0; i < 3; i++)
-    if (ks[i])
-      m.reduce = wf_range_add(m.reduce, wf_model_reduce_cycles(hw, g, ks[i], true)), m.allreduces++;
+    if (ks[i]) m.reduce += wf_model_reduce_cycles(hw, g, ks[i], true), m.allreduces++;
 
-  m.cycles = wf_range_add(wf_range_add(m.spmv, m.vector), m.reduce);
+  m.cycles = wf_range_plus(wf_range_add(m.spmv, m.vector), m.reduce);
   m.seconds = wf_model_seconds(hw, m.cycles);
   m.flops_per_cell = m.spmvs * spmv_flops + 2.0 * m.dots + 2.0 * m.updates + extra_flops;
   int coef = stored ? 7 + (method == ST_PCG ? 1 : 0) : 0;

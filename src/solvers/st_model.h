@@ -21,7 +21,7 @@
 typedef struct st_model {
   wf_range spmv;      /* cycles of the SpMVs (wf_model_phase) */
   wf_range vector;    /* cycles of the dot products and vector updates */
-  wf_range reduce;    /* cycles of the allreduces */
+  double reduce;      /* cycles of the allreduces */
   wf_range cycles;    /* per iteration */
   wf_range seconds;   /* per iteration */
   double input_words; /* words a PE takes in per SpMV */

@@ -125,7 +125,7 @@ static void report_model(wf_report *rep, const wf_run *run, const st_model *t, c
   const wf_hw *hw = &run->wafer->hw;
   const wf_projection *p = &run->model;
   wf_range spmv = wf_model_seconds(hw, t->spmv), vec = wf_model_seconds(hw, t->vector);
-  wf_range red = wf_model_seconds(hw, t->reduce);
+  wf_range red = wf_model_seconds(hw, wf_range_of(t->reduce));
   wf_report_model(rep, p);
   wf_report_note(rep, "%s, %s operator", s->wafer_prec == WF_FP16 ? "fp16" : "fp32",
                  s->variable ? "stored" : "matrix-free");

@@ -122,18 +122,18 @@ tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,
   double value = 2 * wf_prec_bytes(p); /* a complex value */
   r.pe_elements = most;
   /* x from the middle of each PE column, both ways at once; y into the middle of each row */
-  r.bcast_cycles = wf_model_bcast_cycles(hw, g, (size_t)(ceil(xmost) * value), pe_ny, (pe_ny - 1) / 2);
+  r.bcast_cycles =
+      wf_model_bcast_cycles(hw, g, (size_t)(ceil(xmost) * value), pe_ny, (pe_ny - 1) / 2);
   double ywords = wf_model_words(hw, (size_t)(ceil(ymost) * value));
   r.reduce_cycles = wf_model_segment_reduce_cycles(hw, g, pe_nx, (pe_nx - 1) / 2, ywords);
   if (L.yspan > 1)
-    r.reduce_cycles = wf_range_add(r.reduce_cycles, wf_model_segment_reduce_cycles(
-                                                        hw, g, L.yspan, (L.yspan - 1) / 2, ywords));
+    r.reduce_cycles += wf_model_segment_reduce_cycles(hw, g, L.yspan, (L.yspan - 1) / 2, ywords);
   /* Four real multiply-adds per complex element, each reading two operands
    * and writing one (dest = dest + a * b over the stacked bases). */
   wf_range compute = wf_range_scale(wf_model_vec(hw, WF_OP_FMAC, p, 4 * most, 2, 1), per_system);
-  wf_range fabric = wf_range_scale(wf_range_plus(r.reduce_cycles, r.bcast_cycles), per_system);
+  double fabric = per_system * (r.bcast_cycles + r.reduce_cycles);
   r.compute_seconds = wf_model_seconds(hw, compute);
-  r.seconds = wf_model_seconds(hw, wf_range_add(compute, fabric));
+  r.seconds = wf_model_seconds(hw, wf_range_plus(compute, fabric));
   /* Its bases, and its x and partial y segments, for each of its frequencies. */
   r.bytes_per_pe = per_system * (most + xmost + ymost) * value;
   r.kaust_bytes = c->frequencies * tl_kaust_bytes(r.total_rank, c->nb, c->m, c->n);

@@ -32,8 +32,7 @@ typedef struct tl_model_case {
 typedef struct tl_model {
   wf_range seconds;                   /* one product of every frequency, [fast, slow] */
   wf_range compute_seconds;           /* of which the busiest PE's multiply-adds */
-  double bcast_cycles;                /* per frequency */
-  wf_range reduce_cycles;             /* per frequency, [fast, slow] (wf_model_phase) */
+  double bcast_cycles, reduce_cycles; /* per frequency */
   double pe_elements;                 /* complex base elements of the busiest PE, per frequency */
   double bytes_per_pe;                /* its bases for the system's frequencies, and its vectors */
   double kaust_bytes;                 /* KAUST's byte count of one product of every frequency */

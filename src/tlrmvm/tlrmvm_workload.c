@@ -46,8 +46,7 @@ static tl_model project(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op
     sum.flops += t.flops;
     sum.total_rank += t.total_rank;
     sum.bcast_cycles = fmax(sum.bcast_cycles, t.bcast_cycles);
-    sum.reduce_cycles.lo = fmax(sum.reduce_cycles.lo, t.reduce_cycles.lo);
-    sum.reduce_cycles.hi = fmax(sum.reduce_cycles.hi, t.reduce_cycles.hi);
+    sum.reduce_cycles = fmax(sum.reduce_cycles, t.reduce_cycles);
   }
   sum.bandwidth = wf_range_inverse(wf_range_scale(sum.seconds, 1.0 / sum.kaust_bytes));
   run->model = (wf_projection){.valid = true,
@@ -72,8 +71,7 @@ static void report_model(const wf_run *run, const tlrmvm_setup *s, const tl_mode
   wf_report_range(&rep, "compute_seconds", t->compute_seconds.lo, t->compute_seconds.hi, 1e6,
                   "multiply-adds %.2f us");
   wf_report_num(&rep, "bcast_cycles", t->bcast_cycles, "%.0f cycles multicast x");
-  wf_report_range(&rep, "reduce_cycles", t->reduce_cycles.lo, t->reduce_cycles.hi, 1,
-                  "%.0f reduce y");
+  wf_report_num(&rep, "reduce_cycles", t->reduce_cycles, "%.0f reduce y");
   wf_report_num(&rep, "kaust_bytes", t->kaust_bytes, "%.4g B by KAUST's count");
   wf_report_range(&rep, "bandwidth", t->bandwidth.lo, t->bandwidth.hi, 1e-15, "%.3g PB/s");
   wf_report_end(&rep);
@@ -299,7 +297,7 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK) t = project(run, &s, &op);
   if (rc == WF_OK && (s.dense_time || do_mdd)) rc = tlrmvm_dense_all(run, &s, &op, &dense, st);
   /* a product's fabric, the wafer's */
-  double cycles = t.bcast_cycles + t.reduce_cycles.lo; /* one figure: the fast reading's */
+  double cycles = t.bcast_cycles + t.reduce_cycles;
   if (rc == WF_OK) rc = tlrmvm_measure(run, &s, &op, &dense, cycles, &vec, &m, st);
   if (rc == WF_OK && do_mdd) rc = tlrmvm_mdd_solve(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {

@@ -41,14 +41,13 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   int streams = wf_model_streams(g->nx, mid_x);
   double seg = out_seg * word, far = fmax(mid_x, g->nx - 1 - mid_x);
   double per_token[2] = {streams * seg, streams * wf_model_tree_levels(far) * seg};
-  wf_range reduce[2] = {
-      wf_range_of(wf_model_chain_reduce_cycles(hw, g, g->nx, mid_x, seg)),
-      wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, seg)};
+  double reduce[2] = {wf_model_chain_reduce_cycles(hw, g, g->nx, mid_x, seg),
+                      wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, seg)};
   wf_range first = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word, 0);
   wf_range best = {INFINITY, INFINITY};
   for (int s = 0; s < 2; s++) {
     wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word + per_token[s], 0);
-    wf_range total = wf_range_add(wf_range_add(first, reduce[s]), wf_range_scale(token, n - 1));
+    wf_range total = wf_range_plus(wf_range_add(first, wf_range_scale(token, n - 1)), reduce[s]);
     best.lo = fmin(best.lo, total.lo), best.hi = fmin(best.hi, total.hi);
   }
   return (ws_gemm_cost){wf_range_plus(best, down), links};
