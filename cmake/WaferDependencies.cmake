@@ -48,17 +48,33 @@ endif()
 
 # The shared-object names of the MPI library we link (libmpi.so.40,
 # libmpich.so.12, ...): a dependency that needs another MPI's library was
-# built with another MPI and would crash at run time.
+# built with another MPI and would crash at run time. Learned from a probe
+# linked with the compiler and flags in use, not from MPI_C_LIBRARIES: with
+# the wrapper as the compiler (CC=mpicc, Cray's cc) FindMPI names no library,
+# yet the wrapper links one.
 set(WAFER_MPI_SONAMES "")
-if(CMAKE_OBJDUMP)
-  foreach(lib IN LISTS MPI_C_LIBRARIES)
-    if(lib MATCHES "\\.so")
-      execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${lib} OUTPUT_VARIABLE dump ERROR_QUIET)
-      if(dump MATCHES "SONAME +([^\n ]+)")
-        list(APPEND WAFER_MPI_SONAMES ${CMAKE_MATCH_1})
-      endif()
-    endif()
+set(_probe ${CMAKE_BINARY_DIR}/CMakeFiles/wafer_mpi_probe)
+file(WRITE ${_probe}/probe.c
+     "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n")
+try_compile(_probe_linked ${_probe}/build SOURCES ${_probe}/probe.c
+            LINK_LIBRARIES MPI::MPI_C COPY_FILE ${_probe}/probe OUTPUT_VARIABLE _probe_log)
+if(_probe_linked AND CMAKE_OBJDUMP)
+  execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${_probe}/probe OUTPUT_VARIABLE dump ERROR_QUIET)
+  string(REGEX MATCHALL "NEEDED +(libmpi|libmpich|libmpi_cray)\\.so[.0-9]*" needs "${dump}")
+  foreach(need IN LISTS needs)
+    string(REGEX REPLACE "NEEDED +" "" need "${need}")
+    list(APPEND WAFER_MPI_SONAMES ${need})
   endforeach()
+endif()
+if(NOT _probe_linked)
+  message(FATAL_ERROR "An MPI program does not link with this compiler and MPI "
+    "(${CMAKE_C_COMPILER}, ${MPI_C_LIBRARIES}):\n${_probe_log}")
+elseif(WAFER_MPI_SONAMES)
+  message(STATUS "wafer: MPI library: ${WAFER_MPI_SONAMES}")
+else()
+  message(WARNING "wafer: could not learn which MPI library this build links (a static MPI, "
+    "or no objdump): libraries built with another MPI (HDF5, FFTW-MPI, PETSc) cannot be "
+    "recognised here, so check that they were built with this MPI.")
 endif()
 # MPICH's ABI: libmpi.so.12 and libmpich.so.12 are the same library.
 if(WAFER_MPI_SONAMES MATCHES "libmpich\\.so\\.12|libmpi\\.so\\.12")
@@ -67,7 +83,8 @@ endif()
 
 # wafer_mpi_mismatch(<out> <libraries...>): sets <out> to the MPI library one
 # of the shared libraries needs when it is not ours, "" otherwise (static
-# libraries, and MPIs whose library we could not name, are trusted).
+# libraries, and MPIs whose library we could not name, are trusted: the
+# configure warned of that above).
 function(wafer_mpi_mismatch out)
   set(${out} "" PARENT_SCOPE)
   if(NOT CMAKE_OBJDUMP OR NOT WAFER_MPI_SONAMES)
@@ -162,7 +179,7 @@ endif()
 if(NOT _hdf5_ok)
   if(_hdf5_mpi)
     message(FATAL_ERROR "The HDF5 found was built with another MPI: it needs ${_hdf5_mpi}, and "
-      "wafer links ${MPI_C_LIBRARIES}.\n  Point CMake at the parallel HDF5 built with this MPI: "
+      "wafer links ${WAFER_MPI_SONAMES}.\n  Point CMake at the parallel HDF5 built with this MPI: "
       "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=<its h5pcc>.")
   endif()
   wafer_missing("parallel HDF5 (built with MPI, same MPI as wafer's)"
@@ -402,4 +419,35 @@ if(BUILD_TESTING)
     set(WAFER_HAVE_CUNIT 0)
     message(STATUS "wafer: CUnit: no (the unit tests are not built; -DCUNIT_ROOT=<prefix>)")
   endif()
+endif()
+
+# ---- one MPI in the whole link -----------------------------------------------------
+# Every library chosen above linked together into a probe, and the MPI
+# libraries it loads listed (ldd follows the dependencies' own NEEDED): two
+# MPIs in one process crash at the first collective, so they are refused
+# here, not found by a user's job.
+find_program(WAFER_LDD ldd)
+if(WAFER_LDD AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(_all MPI::MPI_C wafer_hdf5 wafer_fftw_mpi wafer_petsc wafer_lapacke wafer_inih)
+  try_compile(_all_linked ${_probe}/all SOURCES ${_probe}/probe.c LINK_LIBRARIES ${_all}
+              LINK_OPTIONS -Wl,--no-as-needed COPY_FILE ${_probe}/probe_all
+              OUTPUT_VARIABLE _probe_log)
+  if(NOT _all_linked)
+    message(FATAL_ERROR "MPI, HDF5, FFTW, PETSc and BLAS as found do not link together:\n"
+      "${_probe_log}")
+  endif()
+  execute_process(COMMAND ${WAFER_LDD} ${_probe}/probe_all OUTPUT_VARIABLE _loads ERROR_QUIET)
+  string(REGEX MATCHALL "(libmpi|libmpich|libmpi_cray)\\.so[.0-9]*" _mpis "${_loads}")
+  list(REMOVE_DUPLICATES _mpis)
+  set(_others ${_mpis})
+  if(WAFER_MPI_SONAMES)
+    list(REMOVE_ITEM _others ${WAFER_MPI_SONAMES})
+  endif()
+  if(_others)
+    message(FATAL_ERROR "wafer would load two MPI libraries: ${_mpis} (it links "
+      "${WAFER_MPI_SONAMES}).\n  A dependency was built with another MPI; `ldd` on "
+      "${_probe}/probe_all shows which. Point CMake at the one built with this MPI, or leave "
+      "the optional reference out (-DWAFER_WITH_PETSC=OFF, -DWAFER_WITH_FFTW_MPI=OFF).")
+  endif()
+  message(STATUS "wafer: MPI libraries loaded: ${_mpis} (one MPI)")
 endif()

@@ -39,7 +39,7 @@ def main():
     bottom.grid(alpha=0.3)
     top.set_title(sys.argv[3], fontsize=9)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=100, format="png")  # written as NAME.png.part, then renamed
+    fig.savefig(sys.argv[2], dpi=100, format="png")  # into its temporary (NAME.png.part.XXXXXX), then renamed
 
 
 if __name__ == "__main__":

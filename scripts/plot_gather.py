@@ -31,7 +31,7 @@ def main():
     ax.set_ylabel("time (s)")
     fig.colorbar(image, ax=ax, label="pressure (clipped at the 99.5th percentile)")
     ax.set_title(sys.argv[3], fontsize=9)
-    fig.savefig(sys.argv[2], dpi=100, format="png")  # written as NAME.png.part, then renamed
+    fig.savefig(sys.argv[2], dpi=100, format="png")  # into its temporary (NAME.png.part.XXXXXX), then renamed
 
 
 if __name__ == "__main__":

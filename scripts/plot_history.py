@@ -32,7 +32,7 @@ def main():
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=100, format="png")  # written as NAME.png.part, then renamed
+    fig.savefig(sys.argv[2], dpi=100, format="png")  # into its temporary (NAME.png.part.XXXXXX), then renamed
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def main():
     axes[0].set_ylabel("source y index")
     fig.colorbar(image, ax=axes, shrink=0.8, label="real part")
     fig.suptitle(sys.argv[3], fontsize=10)
-    fig.savefig(sys.argv[2], dpi=100, format="png")  # written as NAME.png.part, then renamed
+    fig.savefig(sys.argv[2], dpi=100, format="png")  # into its temporary (NAME.png.part.XXXXXX), then renamed
 
 
 if __name__ == "__main__":

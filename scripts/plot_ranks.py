@@ -31,7 +31,7 @@ def main():
     total = sum(map(sum, ranks))
     ax.set_title("%s\nR = %d" % (sys.argv[3], total), fontsize=9)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=100, format="png")  # written as NAME.png.part, then renamed
+    fig.savefig(sys.argv[2], dpi=100, format="png")  # into its temporary (NAME.png.part.XXXXXX), then renamed
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 /* The registry of a run's files: claims, and the check that no two collide. */
 #include "wf_files.h"
 
+#include "wf_io.h"
+
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@ static int push(wf_files *files, const wf_file_claim *c, wf_status *st) {
 }
 
 /* A file a written file also makes: `suffix` replacing ".h5" (`swap`) or
- * added to the name. */
+ * added to the name; a pattern when `suffix` holds one (the temporaries). */
 static int derived(wf_files *files, const wf_file_claim *c, const char *suffix, bool swap,
                    const char *what, wf_status *st) {
   wf_file_claim d = *c;
@@ -36,6 +38,7 @@ static int derived(wf_files *files, const wf_file_claim *c, const char *suffix, 
   snprintf(d.name, sizeof d.name, "%.60s (its %s)", c->name, what);
   d.stream_ok = false;
   d.derived = true;
+  d.pattern = strchr(suffix, '*') != NULL;
   return push(files, &d, st);
 }
 
@@ -47,7 +50,8 @@ int wf_files_add_claim(wf_files *files, const wf_file_claim *claim, wf_status *s
   if (push(files, claim, st) != WF_OK) return st->code;
   if (claim->use == WF_FILE_READ || claim->pattern) return WF_OK; /* nothing derived */
   size_t n = strlen(claim->path);
-  if (derived(files, claim, ".part", false, "temporary file", st) != WF_OK) return st->code;
+  /* wf_temp_create's names */
+  if (derived(files, claim, ".part.*", false, "temporary files", st) != WF_OK) return st->code;
   if (n > 3 && strcmp(claim->path + n - 3, ".h5") == 0)
     return derived(files, claim, ".xmf", true, "XDMF sidecar", st);
   return WF_OK;
@@ -132,6 +136,14 @@ static int check_one(const wf_file_claim *c, file_id *id, wf_status *st) {
     if (!writes) return WF_OK; /* a missing input is reported by whoever opens it */
     return wf_fail(st, WF_ERR_INPUT, "%s: its directory %s does not exist", c->who, id->dir);
   }
+  /* Written as NAME.part.XXXXXX: that name must fit too, or the run would
+   * fail only once its work is done. */
+  long name_max = writes && !c->pattern ? pathconf(id->dir, _PC_NAME_MAX) : -1;
+  if (name_max > 0 && (long)(strlen(id->name) + WF_TEMP_SUFFIX_LEN) > name_max)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "%s: the name is too long for its temporary file (%zu + %d characters, and "
+                   "%s allows %ld)",
+                   c->who, strlen(id->name), WF_TEMP_SUFFIX_LEN, id->dir, name_max);
   struct stat sb;
   if (c->pattern || stat(c->path, &sb) != 0) { /* none yet (or a dangling link) */
     if (writes && !writable_dir(id->dir))
@@ -148,7 +160,7 @@ static int check_one(const wf_file_claim *c, file_id *id, wf_status *st) {
                      "regular files (a pipe would leave the run waiting)",
                      c->who);
     if (!c->stream_ok)
-      /* written as NAME.part, then renamed over it: a device (as root, even
+      /* written as NAME.part.XXXXXX, then renamed over it: a device (as root, even
        * /dev/null) would be replaced, and a pipe would be read from */
       return wf_fail(st, WF_ERR_INPUT,
                      "%s: it is a device or pipe, which the finished file would replace%s",
@@ -167,7 +179,7 @@ int wf_files_check(const wf_files *files, wf_status *st) {
   int rc = WF_OK;
   /* A derived file is only named: its folder is checked with its family's,
    * and it is made only when that file is (a device written in place has
-   * no NAME.part). */
+   * no temporary). */
   for (int i = 0; i < n && rc == WF_OK; i++)
     if (files->claims[i].derived)
       identify(files->claims[i].path, &ids[i]);

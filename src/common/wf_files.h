@@ -4,7 +4,7 @@
  *
  * wf_files_check refuses, naming both claims: two claims on one file where
  * either writes it (an output over an input, over the deck, over another
- * output, over an output's temporary `.part` or XDMF sidecar), an output
+ * output, over an output's temporaries `.part.*` or XDMF sidecar), an output
  * whose directory is missing or not writable, an output that is a directory
  * or a device, and an input that is not a regular file (a named pipe or a
  * device blocks a reader forever). Paths are compared by their directory's
@@ -18,7 +18,7 @@
 
 typedef enum {
   WF_FILE_READ,   /* an input the run reads */
-  WF_FILE_WRITE,  /* an output the run writes (as NAME.part, then renamed) */
+  WF_FILE_WRITE,  /* an output the run writes (as NAME.part.XXXXXX, then renamed) */
   WF_FILE_UPDATE, /* read when it exists, then rewritten (a cache: FFTW wisdom) */
 } wf_file_use;
 
@@ -30,7 +30,7 @@ typedef struct wf_file_claim {
   bool pattern;   /* a family of files (snapshots: "run_??????.h5") */
   bool stream_ok; /* an existing device or pipe is written in place (--json /dev/stdout) */
   int family;     /* set by the registry: a claim and the files derived from it share it */
-  bool derived;   /* set by the registry: NAME.part, a sidecar (its folder is its family's) */
+  bool derived;   /* set by the registry: NAME.part.*, a sidecar (its folder is its family's) */
 } wf_file_claim;
 
 typedef struct wf_files {
@@ -40,7 +40,7 @@ typedef struct wf_files {
 
 /* Declare one claim (`path` "" declares nothing). Fails only when out of
  * memory or the path is too long. A written file also claims its temporary
- * NAME.part and, for NAME.h5, its XDMF sidecar NAME.xmf. */
+ * NAME.part.* and, for NAME.h5, its XDMF sidecar NAME.xmf. */
 int wf_files_add(wf_files *files, const char *who, const char *name, const char *path,
                  wf_file_use use, wf_status *st);
 /* A claim's fields from those arguments, the flags off (an input error when

@@ -1,4 +1,5 @@
-/* HDF5 files (wf_h5.h): one parallel file per run, written as <path>.part with its disk
+/* HDF5 files (wf_h5.h): one parallel file per run, written as its own new temporary
+ * <path>.part.XXXXXX (wf_temp_create) with its disk
  * reserved ahead and renamed when complete; distributed datasets, attributes, XDMF sidecars
  * for ParaView (collective reads of input datasets: wf_h5_input.c). */
 #define _GNU_SOURCE /* fallocate(2) with FALLOC_FL_KEEP_SIZE: Linux */
@@ -39,8 +40,8 @@ static int h5_check(herr_t rc, wf_status *st, const char *what, const wf_h5file 
 /* Make sure `bytes` of disk from the start of `path` are the file's (rank 0,
  * which alone touches the disk here): allocated without changing the file's
  * size where the file system can, else its free space checked. 0 or an errno. */
-static int allocate(const char *path, double bytes, bool create) {
-  int fd = open(path, O_WRONLY | (create ? O_CREAT | O_TRUNC : 0), 0666);
+static int allocate(const char *path, double bytes) {
+  int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   int err = fd < 0 ? errno : 0;
   if (!err && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) != 0) err = errno;
   if (fd >= 0) close(fd);
@@ -57,8 +58,8 @@ static int allocate(const char *path, double bytes, bool create) {
  * every rank learns rank 0's outcome. A full disk is found here, as one
  * clean error on every rank, never inside HDF5's collective writes or its
  * close, where ranks that see the error and ranks that do not wait for each
- * other forever (or, alone, crash at MPI_Finalize). `create`: the file does
- * not exist yet, and nothing is left behind when the space is not there.
+ * other forever (or, alone, crash at MPI_Finalize). `create`: the file was
+ * just created, and nothing is left behind when the space is not there.
  * Collective. */
 static int reserve_to(MPI_Comm comm, const char *tmp, const char *path, double bytes, bool create,
                       double *reserved, wf_status *st) {
@@ -68,7 +69,7 @@ static int reserve_to(MPI_Comm comm, const char *tmp, const char *path, double b
   double want = bytes * 1.02 + METADATA_MARGIN;
   if (want <= *reserved) return WF_OK;
   if (rank == 0) {
-    int err = allocate(tmp, want, create);
+    int err = allocate(tmp, want);
     if (err) {
       wf_fail(st, WF_ERR_RUNTIME, "'%s' needs about %.3g MB of disk: %s", path, want / 1e6,
               strerror(err));
@@ -87,8 +88,25 @@ int wf_h5_create(wf_h5file *f, MPI_Comm comm, const char *path, wf_status *st) {
   if (strlen(path) + 1 > WF_H5_PATH_MAX)
     return wf_fail(st, WF_ERR_INPUT, "output path too long: '%s'", path);
   snprintf(f->path, sizeof f->path, "%s", path);
-  snprintf(f->tmp, sizeof f->tmp, "%s.part", path);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
+  /* The run's own temporary, new (never a name that exists: a link there
+   * would redirect the write); every rank learns its name. */
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  wf_status_clear(st);
+  if (rank == 0) {
+    int fd = wf_temp_create(path, f->tmp, sizeof f->tmp);
+    if (fd < 0)
+      wf_fail(st, WF_ERR_INPUT,
+              "cannot create a temporary file beside '%s': %s (check the directory exists and "
+              "is writable)",
+              path, strerror(errno));
+    else
+      close(fd);
+  }
+  wf_status_bcast(comm, st);
+  if (st->code != WF_OK) return st->code;
+  MPI_Bcast(f->tmp, (int)sizeof f->tmp, MPI_CHAR, 0, comm);
   /* Room for HDF5's own structures before HDF5 writes any. */
   double probed = 0;
   if (reserve_to(comm, f->tmp, f->path, 0, true, &probed, st) != WF_OK) return st->code;

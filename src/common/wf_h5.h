@@ -2,9 +2,10 @@
  * per-PE fields (each rank writes its block as a hyperslab), attributes, and
  * an XDMF sidecar so that ParaView opens the structured fields.
  *
- * Atomicity: the file is written as "<path>.part" and renamed to <path> only
- * when it is complete and closed; a crash never leaves a half file under the
- * final name. */
+ * Atomicity: the file is written as its own new temporary "<path>.part.XXXXXX"
+ * (wf_temp_create) and renamed to <path> only when it is complete and closed;
+ * a crash never leaves a half file under the final name, and two runs that
+ * write one name never mix (the last to finish wins whole). */
 #ifndef WF_H5_H
 #define WF_H5_H
 
@@ -29,7 +30,7 @@ typedef struct wf_h5_xdmf_field {
 typedef struct wf_h5file {
   MPI_Comm comm;
   hid_t file, dxpl;
-  char path[WF_H5_PATH_MAX], tmp[WF_H5_PATH_MAX + 8];
+  char path[WF_H5_PATH_MAX], tmp[WF_H5_PATH_MAX + 16]; /* tmp: wf_temp_create's */
   double reserved; /* bytes of disk the file holds for itself */
   double written;  /* bytes of data (and attributes) written or reserved ahead */
   int nxdmf;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int wf_open_input(const char *path, const char *what, wf_status *st) {
@@ -137,12 +138,46 @@ int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t
 /* Write to an existing device or pipe (--json /dev/stdout) in place: a
  * rename would replace it (as root, even /dev/null) with a regular file. */
 static int write_in_place(const char *path, const char *text, wf_status *st) {
-  FILE *f = fopen(path, "w");
-  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path, strerror(errno));
+  /* Non-blocking open: a named pipe nobody reads fails at once (ENXIO)
+   * instead of leaving the run waiting for a reader, deaf to signals. */
+  int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    int err = errno;
+    if (fd >= 0) close(fd);
+    return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path,
+                   err == ENXIO ? "a named pipe that nobody reads" : strerror(err));
+  }
   bool ok = fputs(text, f) >= 0;
   ok = (fclose(f) == 0) && ok;
   if (!ok) return wf_fail(st, WF_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
   return WF_OK;
+}
+
+int wf_temp_create(const char *path, char *tmp, size_t tmp_size) {
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  if (strlen(path) + WF_TEMP_SUFFIX_LEN + 1 > tmp_size) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  /* The suffix from the clock, the process and a counter; a name taken
+   * (another run's temporary, or anything planted there) is skipped. */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  unsigned long long x = (unsigned long long)now.tv_nsec ^ ((unsigned long long)now.tv_sec << 20) ^
+                         ((unsigned long long)getpid() << 40);
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull; /* a step of an LCG */
+    char suffix[7];
+    for (int i = 0; i < 6; i++) suffix[i] = letters[(x >> (10 + 6 * i)) % 62];
+    suffix[6] = '\0';
+    snprintf(tmp, tmp_size, "%s.part.%s", path, suffix);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
@@ -152,9 +187,13 @@ int wf_write_text_atomic(const char *path, const char *text, wf_status *st) {
     return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': it is a directory", path);
   if (exists && !S_ISREG(sb.st_mode)) return write_in_place(path, text, st);
   char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path, strerror(errno));
+  int fd = wf_temp_create(path, tmp, sizeof tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    int err = errno;
+    if (fd >= 0) close(fd), remove(tmp);
+    return wf_fail(st, WF_ERR_INPUT, "cannot write '%s': %s", path, strerror(err));
+  }
   bool ok = fputs(text, f) >= 0;
   ok = (fclose(f) == 0) && ok;
   if (!ok || rename(tmp, path) != 0) {

@@ -32,6 +32,17 @@ int wf_read_text(const char *path, const char *what, size_t max_bytes, char **te
 int wf_read_text_bcast(MPI_Comm comm, const char *path, const char *what, size_t max_bytes,
                        char **text, wf_status *st);
 
+/* The temporary a file is written to before it is renamed over `path`:
+ * "<path>.part.<6 characters>", created new and exclusively (O_EXCL), so it
+ * is never opened through a name that exists already: a link planted at
+ * the temporary's name cannot redirect the write (onto an input, say), and
+ * two runs writing the same output each write their own temporary (the
+ * last rename wins whole). Mode 0666 less the umask, as any new file.
+ * Returns the open descriptor and the name in tmp (tmp_size at least
+ * strlen(path) + WF_TEMP_SUFFIX_LEN + 1), or -1 with errno set. */
+#define WF_TEMP_SUFFIX_LEN 12 /* ".part.XXXXXX" */
+int wf_temp_create(const char *path, char *tmp, size_t tmp_size);
+
 /* Write `text` to `path` atomically: to a temporary name, then rename. An
  * existing device or pipe (/dev/stdout) is written in place, never
  * replaced; a directory is an input error. */

@@ -5,7 +5,10 @@
 #ifndef WF_MEMORY_H
 #define WF_MEMORY_H
 
+#include <mpi.h>
 #include <stddef.h>
+
+#include "wf_error.h"
 
 /* `bytes` (at least 1) aligned to 2 MiB and advised onto huge pages when
  * 2 MiB or more, else plain malloc; release with free(). NULL when out of
@@ -19,5 +22,17 @@ void *wf_alloc_large(size_t bytes);
  * with a message naming `what`. Every other allocation is checked and
  * reported as an error on every rank. */
 void *wf_alloc_small(size_t count, size_t size, const char *what);
+
+/* Refuse a run that cannot fit in memory before it allocates, instead of
+ * meeting the OOM killer minutes in: `need` is this rank's estimate in bytes
+ * (what it will hold), added over the ranks that share its node and
+ * compared with what the node has free (MemAvailable, or its cgroup's room
+ * when that is less: a Slurm job's --mem). An input error on every rank,
+ * naming `what`, the figures and `fix`. Collective. */
+int wf_memory_fits(MPI_Comm comm, double need, const char *what, const char *fix,
+                   wf_status *st);
+
+/* Bytes this node has free for a run (see wf_memory_fits); 0 if unknown. */
+double wf_memory_available(void);
 
 #endif

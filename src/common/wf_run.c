@@ -105,12 +105,15 @@ int wf_run_plot(const wf_run *run, const char *script, const char *png, const ch
       if (fclose(f) != 0) {
         wf_fail(st, WF_ERR_RUNTIME, "plot: cannot write the temporary file %s", tmp);
       } else {
-        /* Drawn as PNG.part, then renamed: a failed or cut-short drawing (a
-         * full disk) leaves nothing under the plot's name. */
+        /* Drawn into the plot's own new temporary, then renamed: a failed
+         * or cut-short drawing (a full disk) leaves nothing under the plot's
+         * name, and a link planted beside it is never written through. */
         char part[4096];
-        snprintf(part, sizeof part, "%s.part", png);
+        int pfd = wf_temp_create(png, part, sizeof part);
+        if (pfd >= 0) close(pfd);
         char *argv[] = {(char *)wf_python(), path, tmp, part, (char *)title, NULL};
-        if (wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st) !=
+        if (pfd < 0 ||
+            wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st) !=
                 WF_OK ||
             rename(part, png) != 0) {
           if (st->code == WF_OK)

@@ -34,7 +34,7 @@ int md_h5md_create(md_h5md *h, const wf_run *run, const char *path, const md_sim
                    long long nframes, wf_status *st);
 /* Append the current positions, velocities, box and thermo quantities: the
  * time series grow by one frame and the file is flushed, so that after a
- * kill NAME.part holds every frame written, readable. Collective. */
+ * kill its temporary NAME.part.XXXXXX holds every frame written, readable. Collective. */
 int md_h5md_frame(md_h5md *h, const md_sim *sim, wf_status *st);
 /* Close and rename. A run that ended early (a blow-up, a signal) keeps the
  * frames written so far. Collective. */

@@ -7,7 +7,8 @@ CLASS is one of:
   paths   every pair of the run's files made equal (input, output and cache
           keys, the deck, --json), each input a named pipe and a device, each
           output a directory, a device and a missing directory: refused before
-          any work (exit 2), nothing written, nothing changed.
+          any work (exit 2), nothing written, nothing changed; and a link (hard or
+          symbolic) planted at every output's NAME.part: nothing written through it.
   disk    every output and cache a small run writes, on a disk with 0 bytes,
           4 KB and 2 MB free: the run ends (exit 0, or 1 with a message about
           disk space) on every rank, never hangs or crashes, and leaves no
@@ -261,7 +262,7 @@ def trial_paths(suite, workload, keys, work):
     # An output's sidecar or temporary file named as an input.
     for other, okind in keys.items():
         if okind == "input" and "output.file" in keys:
-            for derived in ("x.xmf", "x.h5.part"):
+            for derived in ("x.xmf", "x.h5.part.a1B2c3"):
                 trials.append(([("set", "output.file", "x.h5"), ("set", other, derived)],
                                "%s = output.file's %s" % (other, derived), "the same file as"))
     # Inputs that are not files.
@@ -297,6 +298,39 @@ def trial_paths(suite, workload, keys, work):
 
     with ThreadPoolExecutor(max_workers=2 * CORES) as pool:
         list(pool.map(lambda nt: one(*nt), enumerate(trials)))
+    planted_links(suite, workload, work)
+
+
+def planted_links(suite, workload, work):
+    """A link planted at each output's temporary name (NAME.part, symbolic and
+    hard in turn) towards a file of the user's: the run writes every output
+    whole, and never through the link."""
+    import hashlib
+    t = WORKLOADS[workload]
+    writes = [k for k in t["writes"] if not k.endswith("plot")]
+    if not writes:
+        return
+    d = os.path.join(work, "planted")
+    os.makedirs(d)
+    outputs = {k: v for k, v in outputs_in(t, d).items() if k in writes}
+    victims = {}
+    for n, (key, path) in enumerate(sorted(outputs.items())):
+        victim = os.path.join(d, "mine%d.txt" % n)
+        with open(victim, "w") as f:
+            f.write("a user's file, not %s's output\n" % key)
+        (os.symlink if n % 2 == 0 else os.link)(victim, path + ".part")
+        victims[victim] = hashlib.sha256(open(victim, "rb").read()).hexdigest()
+    base = t["deck"] + sets({k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+    rc, err = suite.run(workload, base + sets(outputs) + [x for k in writes for x in t["writes"][k]],
+                        cwd=d)
+    what = "%s with links at its outputs' NAME.part" % workload
+    suite.expect(rc == 0, "%s: exit %d: %s" % (what, rc, err.strip()[-300:]))
+    for victim, digest in victims.items():
+        now = hashlib.sha256(open(victim, "rb").read()).hexdigest()
+        suite.expect(now == digest, "%s: the run wrote through a link into %s" % (what, victim))
+    for key, path in outputs.items():
+        suite.expect(os.path.isfile(path) and not os.path.islink(path),
+                     "%s: %s is not a file of its own" % (what, key))
 
 
 class SmallDisk:

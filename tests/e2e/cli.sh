@@ -15,7 +15,7 @@ expect_input_error() {
   local rc=$?
   expect "[ $rc -eq 2 ]" "exit status $rc, wanted 2 for: $*"
   expect "grep -qF -- \"$want\" stderr.txt" "message lacks '$want': $(cat stderr.txt)"
-  expect "[ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ ! -e err.json ]" "files written for a bad input"
+  expect "[ ! -e out.h5 ] && no_temporary out.h5 && [ ! -e err.json ]" "files written for a bad input"
 }
 
 case $case_name in
@@ -75,7 +75,7 @@ halo)
     expect "[ \"\$(tail -n 1 stdout.txt)\" = \"\$(cat s.json)\" ]" "last stdout line is not the JSON summary"
     expect "json s.json \"j['status']=='ok' and j['checks']['failed']==0 and j['checks']['passed']==3\"" "checks in summary (verified exchanges, allreduce, traffic counts)"
     expect "json s.json \"j['ranks']==$ranks and j['pe_grid']==[13,11] and j['halo']['bad_elements']==0\"" "grid in summary"
-    expect "[ -s halo.h5 ] && [ -s halo.xmf ] && [ ! -e halo.h5.part ]" "HDF5 output and XDMF sidecar"
+    expect "[ -s halo.h5 ] && [ -s halo.xmf ] && no_temporary halo.h5" "HDF5 output and XDMF sidecar"
   done
   # (Through files: with pipefail, `h5dump | grep -q` fails when grep stops
   # reading early and h5dump gets SIGPIPE.)
@@ -183,7 +183,7 @@ bad_input)
     # shellcheck disable=SC2086
     run halo --quiet ${case%%|*} > /dev/null 2> stderr.txt
     rc=$?
-    expect "[ $rc -eq 2 ] && grep -qF -- \"${case#*|}\" stderr.txt && [ -z \"\$(ls adir)\" ] && [ ! -e adir.part ]" \
+    expect "[ $rc -eq 2 ] && grep -qF -- \"${case#*|}\" stderr.txt && [ -z \"\$(ls adir)\" ] && no_temporary adir" \
            "${case%%|*}: exit $rc, $(cat stderr.txt)"
   done
   run halo --quiet --json /dev/null > /dev/null
@@ -286,6 +286,41 @@ PY" "binding: the JSON's host summary differs from the OS's CPUs ($want): $(cat 
   expect "json u.json \"j['binding']['shared_core'] == True and j['binding']['host_kinds'][0]['shared_core'] == True\" && grep -q 'warning: ranks 0 and 1 share a core' out.txt" \
          "unbound ranks on one host: no shared-core warning"
   ;;
+outputs)
+  # Outputs as a hostile user names them (docs/reliability.md).
+  # --json into a named pipe nobody reads: an error at once, no hang.
+  mkfifo nobody
+  t0=$(date +%s)
+  timeout 60 mpiexec -n "$ranks" "$wafer" halo --quiet --set halo.iterations=5 --json nobody > /dev/null 2> fifo.err
+  rc=$?
+  expect "[ $rc -ne 124 ] && [ $rc -ne 0 ] && grep -q 'a named pipe that nobody reads' fifo.err" \
+         "--json into an unread pipe: exit $rc after $(($(date +%s) - t0)) s: $(tail -1 fifo.err)"
+  # Names whose temporary (NAME.part.XXXXXX) would not fit: refused before any work.
+  long=$(printf 'n%.0s' $(seq 1 248))
+  for opt in "--set output.file=$long.h5" "--json $long"; do
+    # shellcheck disable=SC2086
+    run halo --quiet --set halo.iterations=5 $opt > /dev/null 2> long.err
+    rc=$?
+    expect "[ $rc -eq 2 ] && grep -q 'too long for its temporary file' long.err && [ -z \"\$(ls | grep nnnn)\" ]" \
+           "${opt:0:20}... (248 characters): exit $rc, $(tail -1 long.err)"
+  done
+  # Two runs writing one name at once: the file left is one run's, whole.
+  cfd=(cfd --quiet --set cfd.nx=64 --set cfd.ny=64 --set cfd.nz=64 --set wafer.pe_grid=16x16
+       --set cfd.sponge=4 --set output.file=same.h5)
+  for try in 1 2 3 4; do
+    rm -f same.h5 same.xmf
+    mpiexec -n "$ranks" "$wafer" "${cfd[@]}" --set cfd.steps=5 > /dev/null 2> a.err &
+    first=$!
+    mpiexec -n "$ranks" "$wafer" "${cfd[@]}" --set cfd.steps=6 > /dev/null 2> b.err
+    rc_b=$?
+    wait $first
+    rc_a=$?
+    expect "[ $rc_a -eq 0 ] && [ $rc_b -eq 0 ]" "two runs on one name (try $try): exits $rc_a and $rc_b: $(tail -1 a.err) $(tail -1 b.err)"
+    expect "/usr/bin/python3 -c \"import h5py,sys; f=h5py.File('same.h5','r'); sys.exit(0 if f['u'].shape==(64,64,64) and f['shot_gather'].shape[0] in (5,6) and len(f['energy']) > 0 else 1)\"" \
+           "two runs on one name (try $try): same.h5 is no whole file of either run"
+    expect "no_temporary same.h5" "two runs on one name (try $try): temporaries left: $(ls)"
+  done
+  ;;
 h5_repeat)
   # Regression: Open MPI 4.1's OMPIO lost parts of these collective writes in
   # about 1 run in 10 (see wf_mpi_io_prefer_romio). Every run must write the
@@ -301,7 +336,7 @@ h5_crash)
   mpiexec -n "$ranks" "$helper" crashed.h5 > /dev/null 2>&1
   expect "[ $? -ne 0 ]" "the crashing writer did not crash"
   expect "[ ! -e crashed.h5 ]" "a crashed write left a file under the final name"
-  expect "[ -e crashed.h5.part ]" "the crashed writer never wrote its temporary file"
+  expect "ls crashed.h5.part.* > /dev/null 2>&1" "the crashed writer never wrote its temporary file"
   ;;
 *)
   echo "unknown case $case_name" >&2; exit 2 ;;

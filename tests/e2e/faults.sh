@@ -255,7 +255,7 @@ inject)
     local site=$1 status=$2 text=$3 r k
     shift 3
     for ((r = 0; r < ranks; r++)); do
-      rm -f status.* ./*.h5 ./*.part
+      rm -f status.* ./*.h5 ./*.part.*
       cp keep/* . 2> /dev/null
       # shellcheck disable=SC2016
       WAFER_FAULT=$site@$r timeout 60 mpiexec -n "$ranks" \
@@ -268,17 +268,17 @@ inject)
       expect "[ \$(grep -c 'wafer: error:' err.txt) -eq 1 ] && grep -q -- \"$text\" err.txt" \
              "$site@$r: wanted one error saying '$text': $(grep -v WAFER_FAULT err.txt | head -3)"
       local left
-      left=$(ls ./*.h5 ./*.part 2> /dev/null | grep -v -x -F -f <(ls keep 2> /dev/null | sed 's|^|./|'))
+      left=$(ls ./*.h5 ./*.part.* 2> /dev/null | grep -v -x -F -f <(ls keep 2> /dev/null | sed 's|^|./|'))
       expect "[ -z \"$left\" ]" "$site@$r: left $left"
     done
   }
   st=(stencil --set wafer.pe_grid=8x8 --set stencil.nx=16 --set stencil.ny=16 --set stencil.nz=8
       --set stencil.crosscheck=none)
-  inject h5_create 2 "cannot create HDF5 file 's.h5.part'" "${st[@]}" --set output.file=s.h5
+  inject h5_create 2 "cannot create HDF5 file 's.h5.part." "${st[@]}" --set output.file=s.h5
   inject h5_write 1 "collective write failed for 's.h5'" "${st[@]}" --set output.file=s.h5
   inject h5_attr 1 "cannot write attribute 'workload' in 'h.h5'" halo --set wafer.pe_grid=8x8 \
          --set halo.iterations=2 --set output.file=h.h5
-  inject h5_close 1 "closing 's.h5.part' failed" "${st[@]}" --set output.file=s.h5
+  inject h5_close 1 "closing 's.h5.part.[a-zA-Z0-9]*' failed" "${st[@]}" --set output.file=s.h5
   md=("${eam_args[@]}" --set eam.steps=20)
   inject h5_write 1 "checkpoint 'ck.h5'" "${md[@]}" --set eam.checkpoint=ck.h5
   inject h5md_create 1 "writing the H5MD layout of 't.h5' failed" "${md[@]}" --set output.file=t.h5
@@ -297,8 +297,8 @@ kill9)
   sleep 0.3
   signal_ms KILL all > /dev/null
   wait $job
-  expect "/usr/bin/python3 $here/frames_ok.py t.h5.part 3" "the killed run's trajectory t.h5.part is unreadable or lost frames"
-  rm -f ck.h5 t.h5.part
+  expect "/usr/bin/python3 $here/frames_ok.py t.h5.part.* 3" "the killed run's trajectory t.h5.part.* is unreadable or lost frames"
+  rm -f ck.h5 t.h5.part.*
 
   steps=400
   common=("${eam_args[@]}" --set eam.steps=$steps --set eam.checkpoint_every=25)
@@ -311,7 +311,7 @@ kill9)
   # A restart may not overwrite the checkpoint it reads: the segments
   # alternate between two names, each continuing from the newer one.
   for ((trial = 0; trial < trials; trial++)); do
-    rm -f a.h5 b.h5 a.h5.part b.h5.part
+    rm -f a.h5 b.h5 a.h5.part.* b.h5.part.*
     # one kill per trial, at a random moment of the run, alternately of one
     # rank and of all of them; then restarts until the run is complete
     killed=0 from="" to=a.h5

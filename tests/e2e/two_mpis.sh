@@ -10,6 +10,11 @@ case_name=two_mpis ranks=2 wafer=unused
 build_a=$(cd "$1" && pwd) build_b=$(cd "$2" && pwd)
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
+# Each binary loads one MPI library (two crash at the first collective).
+for dir in "$build_a" "$build_b"; do
+  mpis=$(ldd "$dir/wafer" | grep -Eo 'lib(mpi|mpich|mpi_cray)\.so[.0-9]*' | sort -u | tr '\n' ' ')
+  expect "[ \$(echo $mpis | wc -w) -eq 1 ]" "$dir/wafer loads more than one MPI library: $mpis"
+done
 for w in $small_workloads; do
   for n in 1 "$ranks"; do
     for b in a b; do
