@@ -80,7 +80,7 @@ int wf_memory_fits(MPI_Comm comm, double need, const char *what, const char *fix
     double avail = wf_memory_available();
     if (avail > 0 && total > avail)
       wf_fail(st, WF_ERR_INPUT,
-              "%s needs about %.3g GB of memory on this node (%d rank%s, about %.3g GB "
+              "%s: about %.3g GB of memory needed on this node (%d rank%s, about %.3g GB "
               "each), and the node has %.3g GB free: %s",
               what, total / 1e9, nlocal, nlocal == 1 ? "" : "s", total / nlocal / 1e9,
               avail / 1e9, fix);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_mpi.h"
 #include "wf_signal.h"
 #include "ws_checkpoint.h"
@@ -121,6 +122,22 @@ static int check_budgets(trainer *t, wf_status *st) {
   return check_swarmx_budget(t, st);
 }
 
+/* What each rank will hold (t->state of its role, from check_budgets)
+ * against the memory its node has free, before anything is allocated: a
+ * model far too large for the machine once met the OOM killer 19 s in. The
+ * activations are not counted, so a run this refuses could not have fitted.
+ * Collective. */
+static int check_machine(trainer *t, wf_status *st) {
+  wf_role role = t->run->roles->role;
+  double need = role == WF_ROLE_MEMORYX  ? t->state[1]
+                : role == WF_ROLE_SWARMX ? t->state[2]
+                                         : t->state[0];
+  return wf_memory_fits(t->world, need, "the training state",
+                        "fewer or smaller layers (train.layers, train.channels), weights streamed "
+                        "from MemoryX ranks, or more ranks on more nodes",
+                        st);
+}
+
 /* The wafer model's cycles of one distributed product on the run's PE grid
  * (ws_grid.cost; the fast end of ws_model_gemm's range). */
 static double gemm_cycles(void *ctx, bool forward, int N, int IC, int OC) {
@@ -167,7 +184,7 @@ int trainer_create(trainer *t, wf_run *run, const setup *s, wf_status *st) {
   t->px = t->py = 1;
   if (t->K > 1 && make_grid(t, st) != WF_OK)
     return wf_deck_blame(run->deck, "train", "wafer_ranks", st);
-  if (check_budgets(t, st) != WF_OK) {
+  if (check_budgets(t, st) != WF_OK || check_machine(t, st) != WF_OK) {
     t->streaming = false;
     return st->code;
   }

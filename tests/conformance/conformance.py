@@ -15,7 +15,9 @@ CLASS is one of:
           partial file under any name.
   values  NaN, Inf and huge values in every input kind (HDF5 fields, dense
           operators, checkpoints, data files), and a truncated gzip corpus:
-          refused (exit 2, naming the input), no output.
+          refused (exit 2, naming the input), no output; and a deck far beyond
+          the machine's memory (`oversized`): refused naming memory, in
+          seconds, never the OOM killer.
   signals SIGTERM to one rank at moments spread over a run with all its
           outputs: the run ends within 1 s of the signal, exit 143 (the
           signal's; or 0 when the signal came late), no partial file, every file left whole (a checkpoint a
@@ -489,6 +491,32 @@ def trial_values(suite, workload, keys, work):
             suite.expect(not os.path.exists(out), "%s: output written" % what)
             if os.path.exists(out):
                 os.remove(out)
+    oversized(suite, workload, keys, work)
+
+
+# The most memory a refused run may take on its way to the refusal (MB a rank).
+OVERSIZED_RSS_MB = 4096
+
+
+def oversized(suite, workload, keys, work):
+    """A deck far beyond the machine's memory (workloads.py `oversized`):
+    refused in seconds, naming memory (exit 2 from an estimate made before
+    allocating, or 1 from an allocation that failed), no output written, never
+    the OOM killer (exit 137) nor a run that goes on."""
+    t = WORKLOADS[workload]
+    if "oversized" not in t:
+        return
+    out = os.path.join(work, "big.h5")
+    args = t["deck"] + t["oversized"] + sets(
+        {k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
+    if "output.file" in keys and workload != "generate":
+        args += sets({"output.file": out})
+    rc, err = suite.run(workload, args, cwd=work, timeout=60)
+    last = next((l for l in err.splitlines() if "error" in l), err.strip()[-200:])
+    what = "%s far beyond the machine's memory (%s)" % (workload, " ".join(t["oversized"][1::2]))
+    suite.expect(rc in (1, 2) and "memory" in last, "%s: exit %d (wanted 2, or 1 naming memory): "
+                 "%s" % (what, rc, last))
+    suite.expect(not os.path.exists(out), "%s: output written" % what)
 
 
 # ---- signals ----
@@ -729,6 +757,8 @@ def coverage(suite, workload, keys):
                      % workload)
         return False
     excused = dict(COMMON_EXCUSED, **t.get("excused", {}))
+    suite.expect("oversized" in t or "oversized" in excused,
+                 "%s: no `oversized` deck in workloads.py, and not excused" % workload)
     for k, kind in keys.items():
         if kind in ("output", "cache"):
             suite.expect(k in t["writes"] or k in excused,

@@ -22,13 +22,18 @@ workload or key gets the trials by being declared, not by being remembered.
 # first part that stops early ("first") and of the whole run ("whole"), and
 # of a run long enough to be killed after its first checkpoint ("kill").
 # `segment_only`: outputs a restart writes only from its own step on, and why.
+# `oversized`: --set arguments of a problem far beyond the machine's memory
+# (hundreds of GB): the run must refuse it in seconds, naming memory.
 WORKLOADS = {
     "halo": {
+        "oversized": ["--set", "wafer.pe_grid=2000x2000", "--set", "halo.elem_bytes=65536"],
         "deck": ["--set", "halo.iterations=5"],
         "long": ["--set", "halo.iterations=15000"],
         "writes": {"output.file": []},
     },
     "stencil": {
+        "oversized": ["--set", "stencil.nx=4000", "--set", "stencil.ny=4000", "--set",
+                      "stencil.nz=4000", "--set", "wafer.pe_grid=400x400"],
         "deck": ["--set", "stencil.crosscheck=none", "--set", "stencil.nx=16", "--set",
                  "stencil.ny=16", "--set", "stencil.nz=16", "--set", "wafer.pe_grid=16x16"],
         "long": ["--set", "stencil.nx=96", "--set", "stencil.ny=96", "--set", "stencil.nz=96",
@@ -37,6 +42,7 @@ WORKLOADS = {
         "writes": {"output.file": [], "stencil.plot": []},
     },
     "eam": {
+        "oversized": ["--set", "eam.cells=400x400x400", "--set", "wafer.pe_grid=64x64"],
         "deck": ["--set", "eam.crosscheck=none", "--set", "eam.cells=8x8x4", "--set",
                  "eam.steps=10", "--set", "wafer.pe_grid=4x4"],
         "inputs": {"eam.data": ("eam", "eam.write_data"), "eam.restart": ("eam", "eam.checkpoint")},
@@ -53,6 +59,7 @@ WORKLOADS = {
                    "eam.plot": []},
     },
     "fft": {
+        "oversized": ["--set", "fft.nx=4096", "--set", "fft.ny=4096", "--set", "fft.nz=4096"],
         "deck": ["--set", "fft.crosscheck=none", "--set", "fft.planner=estimate", "--set",
                  "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
                  "wafer.pe_grid=4x4"],
@@ -69,8 +76,12 @@ WORKLOADS = {
         "long": ["--set", "tlrmvm.repeat=10000"],
         "writes": {"output.file": [], "tlrmvm.compressed": [], "tlrmvm.plot": [],
                    "tlrmvm.mdd_plot": []},
+        "excused": {"oversized": "not estimated yet: a 160,000-square survey compresses tile by "
+                                 "tile for minutes before its bases fill memory (issue 50)"},
     },
     "cfd": {
+        "oversized": ["--set", "cfd.nx=4000", "--set", "cfd.ny=4000", "--set", "cfd.nz=4000",
+                      "--set", "wafer.pe_grid=400x400"],
         "deck": ["--set", "cfd.stream=false", "--set", "cfd.nx=16", "--set", "cfd.ny=16",
                  "--set", "cfd.nz=16", "--set", "cfd.steps=20", "--set", "wafer.pe_grid=16x16",
                  "--set", "cfd.sponge=4"],
@@ -87,6 +98,8 @@ WORKLOADS = {
                    "cfd.gather_plot": ["--set", "cfd.init=source"]},
     },
     "train": {
+        "oversized": ["--set", "train.channels=8192", "--set", "train.layers=40", "--set",
+                      "train.heads=8", "--set", "train.steps=1"],
         "deck": ["--set", "train.steps=4", "--set", "train.batch=8", "--set", "train.sgemm=false",
                  "--set", "train.eval_every=2"],
         "inputs": {"train.corpus": "corpus", "train.restart": ("train", "train.checkpoint")},
@@ -104,7 +117,8 @@ WORKLOADS = {
         "inputs": {"generate.checkpoint": ("train", "train.checkpoint")},
         "long": ["--set", "generate.length=1500"],
         "writes": {},
-        "excused": {"output.file": "generate writes no HDF5 output (it prints text)"},
+        "excused": {"output.file": "generate writes no HDF5 output (it prints text)",
+                    "oversized": "its model is the checkpoint's, which train refused if too large"},
     },
 }
 
