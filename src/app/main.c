@@ -270,11 +270,13 @@ int main(int argc, char **argv) {
   wf_mpi_io_prefer_romio();
   MPI_Init(&argc, &argv);
   wf_signal_install();
+  wf_signal_notice_open(MPI_COMM_WORLD);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = dispatch(MPI_COMM_WORLD, rank, argc, argv);
   fflush(stdout);
   wf_finalize_workloads();
+  wf_signal_notice_close();
   wf_signal_restore();
   MPI_Finalize();
   return rc;

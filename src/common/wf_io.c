@@ -2,6 +2,8 @@
  * atomic text writes, ranks agreeing on a status, and running helper programs. */
 #include "wf_io.h"
 
+#include "wf_signal.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +95,10 @@ int wf_read_text(const char *path, const char *what, size_t max_bytes, char **te
 }
 
 void wf_status_bcast(MPI_Comm comm, wf_status *st) {
-  MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, comm);
+  /* Often after rank 0 worked alone: the others wait passing their signals on. */
+  MPI_Request req;
+  MPI_Ibcast(st, (int)sizeof *st, MPI_BYTE, 0, comm, &req);
+  wf_signal_wait(&req);
 }
 
 void wf_status_agree(MPI_Comm comm, wf_status *st) {
@@ -236,17 +242,33 @@ int wf_spawn(char *const argv[], const char *output, int *exit_status, wf_status
   pid_t pid;
   int status = 0;
   int err = env ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, env) : ENOMEM;
-  if (err == 0 && waitpid(pid, &status, 0) == pid)
-    *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   if (err != 0) return wf_fail(st, WF_ERR_RUNTIME, "cannot run '%s': %s", argv[0], strerror(err));
+  /* Waited for 10 ms at a time: a signal here or at any rank (a reference
+   * run of LAMMPS takes minutes at scale) ends the child, then the wait. */
+  int sig = 0;
+  const struct timespec tick = {0, 10 * 1000 * 1000};
+  for (;;) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return wf_fail(st, WF_ERR_RUNTIME, "waiting for '%s': %s", argv[0], strerror(errno));
+    if (!sig && (sig = wf_signal_stop()) != 0) kill(pid, SIGTERM);
+    nanosleep(&tick, NULL);
+  }
+  if (sig) {
+    char where[160];
+    snprintf(where, sizeof where, "while '%s' ran (ended)", argv[0]);
+    return wf_signal_fail(st, sig, where);
+  }
+  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return WF_OK;
 }
 
 int wf_run_helper(char *const argv[], const char *what, const char *hint, wf_status *st) {
   int status;
-  if (wf_spawn(argv, NULL, &status, st) != WF_OK || status != 0)
+  if (wf_spawn(argv, NULL, &status, st) != WF_OK) return st->code;
+  if (status != 0)
     return wf_fail(st, WF_ERR_RUNTIME, "%s: %s failed (%s)", what, argv[1] ? argv[1] : argv[0],
                    hint);
   return WF_OK;

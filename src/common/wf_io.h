@@ -60,8 +60,10 @@ void wf_status_agree(MPI_Comm comm, wf_status *st);
  * it: stdin from /dev/null, stdout and stderr to the file `output` (NULL:
  * this process's), in this environment less the MPI launcher's variables
  * (a child that links MPI must not take itself for one of our ranks).
- * *exit_status is its exit status, -1 if a signal ended it. Fails only when
- * it cannot be started. This process only. */
+ * *exit_status is its exit status, -1 if a signal ended it. Fails when it
+ * cannot be started, and when a signal reaches this rank or any other
+ * (wf_signal_stop, polled every 10 ms): the child is sent SIGTERM, waited
+ * for, and the status is wf_signal_fail's. This process only. */
 int wf_spawn(char *const argv[], const char *output, int *exit_status, wf_status *st);
 
 /* wf_spawn for a helper program (e.g. a plotting script) whose failure is

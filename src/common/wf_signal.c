@@ -3,11 +3,23 @@
 #include "wf_signal.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* The one piece of global mutable state outside main: a signal handler has
- * nowhere else to write. */
+/* The global mutable state outside main, the signal's own: a signal handler
+ * has nowhere else to write, and the notice that carries its news to the
+ * other ranks is read where no run's state reaches (inside a tile loop, a
+ * child's wait). */
 static volatile sig_atomic_t caught_signal;
+static struct {
+  MPI_Comm comm; /* MPI_COMM_NULL: not open */
+  MPI_Request recv;
+  int incoming, received; /* the notice's signal, and whether it came */
+  int outgoing;           /* this rank's signal, as sent */
+  MPI_Request *sends;     /* to every other rank, once this one caught a signal */
+  int nsends;
+} notice = {.comm = MPI_COMM_NULL};
 
 static void record(int sig) { caught_signal = sig; }
 
@@ -56,4 +68,66 @@ int wf_signal_check(MPI_Comm comm, const char *where, wf_status *st) {
   int sig = wf_signal_caught();
   MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, comm);
   return sig ? wf_signal_fail(st, sig, where) : WF_OK;
+}
+
+void wf_signal_notice_open(MPI_Comm comm) {
+  MPI_Comm_dup(comm, &notice.comm);
+  notice.received = notice.nsends = 0;
+  notice.sends = NULL;
+  MPI_Irecv(&notice.incoming, 1, MPI_INT, MPI_ANY_SOURCE, 0, notice.comm, &notice.recv);
+}
+
+int wf_signal_stop(void) {
+  int sig = caught_signal;
+  if (notice.comm == MPI_COMM_NULL) return sig;
+  if (sig && !notice.sends) { /* tell every other rank, once */
+    int rank, size;
+    MPI_Comm_rank(notice.comm, &rank);
+    MPI_Comm_size(notice.comm, &size);
+    notice.outgoing = sig;
+    notice.sends = malloc((size_t)size * sizeof *notice.sends);
+    for (int r = 0; notice.sends && r < size; r++)
+      if (r != rank)
+        MPI_Isend(&notice.outgoing, 1, MPI_INT, r, 0, notice.comm, &notice.sends[notice.nsends++]);
+  }
+  if (!notice.received) {
+    int done = 0;
+    MPI_Test(&notice.recv, &done, MPI_STATUS_IGNORE);
+    notice.received = done;
+  }
+  return sig ? sig : notice.received ? notice.incoming : 0;
+}
+
+void wf_signal_wait(MPI_Request *req) {
+  const struct timespec nap = {0, 200 * 1000};
+  for (int spin = 0;; spin++) {
+    int done = 0;
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    wf_signal_stop();
+    if (spin > 1000) nanosleep(&nap, NULL);
+  }
+}
+
+void wf_signal_notice_close(void) {
+  if (notice.comm == MPI_COMM_NULL) return;
+  /* Every notice sent is received, so that no message outlives the
+   * communicator: each rank expects one from every other rank that sent. */
+  int sent = notice.sends != NULL, senders = 0;
+  MPI_Allreduce(&sent, &senders, 1, MPI_INT, MPI_SUM, notice.comm);
+  int expected = senders - sent;
+  if (expected == 0 && !notice.received) {
+    MPI_Cancel(&notice.recv);
+    MPI_Wait(&notice.recv, MPI_STATUS_IGNORE);
+  } else if (!notice.received) {
+    MPI_Wait(&notice.recv, MPI_STATUS_IGNORE);
+  }
+  for (int k = 1; k < expected; k++) {
+    int drop;
+    MPI_Recv(&drop, 1, MPI_INT, MPI_ANY_SOURCE, 0, notice.comm, MPI_STATUS_IGNORE);
+  }
+  if (notice.sends) MPI_Waitall(notice.nsends, notice.sends, MPI_STATUSES_IGNORE);
+  free(notice.sends);
+  MPI_Comm_free(&notice.comm);
+  notice.comm = MPI_COMM_NULL;
 }

@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 /* a = b + s c over `n` doubles per rank, all ranks at once (best of 5): the
- * machine's aggregate rate in bytes/s, 0 if out of memory. Collective. */
+ * machine's aggregate rate in bytes/s; 0 if out of memory or stopped by a
+ * signal (wf_signal_stop, between repetitions). Collective. */
 double wf_stream_triad(MPI_Comm comm, size_t n);
 
 #endif

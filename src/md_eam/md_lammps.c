@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wf_io.h"
+#include "wf_signal.h"
 
 static int write_input(const md_lammps_job *j, const char *path, wf_status *st) {
   char text[4096];
@@ -56,7 +57,9 @@ static int spawn_lmp(const md_lammps_job *j, wf_status *st) {
   char *argv[] = {(char *)j->lmp, "-in", in, "-log", log, "-screen", "none", NULL};
   int status;
   if (wf_spawn(argv, out, &status, st) != WF_OK)
-    return wf_wrap(st, "crosscheck (Debian package lammps: run scripts/setup, or set eam.lmp)");
+    return wf_interrupted(st->code)
+               ? st->code
+               : wf_wrap(st, "crosscheck (Debian package lammps: run scripts/setup, or set eam.lmp)");
   if (status != 0)
     return wf_fail(st, WF_ERR_RUNTIME, "crosscheck: %s failed (exit %d); see %s and %s", j->lmp,
                    status, log, out);

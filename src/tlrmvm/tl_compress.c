@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_io.h"
 #include "wf_progress.h"
+#include "wf_signal.h"
 
 int tl_compress_tile(int m, int n, float complex *a, double tol, int round, int *k,
                      float complex **U, float complex **W, double *dropped2, wf_status *st) {
@@ -62,11 +64,12 @@ typedef struct tile_bases {
   float complex *U, *W;
 } tile_bases;
 
-/* ||A||_F^2 of this rank's tiles. */
+/* ||A||_F^2 of this rank's tiles; stops early (the sum then unused) on a
+ * signal here or at any rank (wf_signal_stop, polled a tile at a time). */
 static double local_norm2(const tl_layout *l, tl_fill_fn fill, void *ctx, float complex *tile,
                           double *tile_norm2) {
   double sum = 0;
-  for (int i = l->i0; i < l->i1; i++)
+  for (int i = l->i0; i < l->i1 && !wf_signal_stop(); i++)
     for (int j = l->j0; j < l->j1; j++) {
       int m = tl_tile_rows(l, i), n = tl_tile_cols(l, j);
       fill(ctx, i * l->nb, m, j * l->nb, n, tile, m);
@@ -99,6 +102,12 @@ int tl_compress(tl_matrix *a, const tl_layout *l, tl_fill_fn fill, void *ctx,
     size_t t = 0;
     for (int i = l->i0; i < l->i1 && rc == WF_OK; i++)
       for (int j = l->j0; j < l->j1 && rc == WF_OK; j++, t++) {
+        /* A tile's SVD takes milliseconds: a signal stops the loop within one. */
+        int sig = wf_signal_stop();
+        if (sig) {
+          rc = wf_signal_fail(st, sig, "while compressing the operator's tiles");
+          break;
+        }
         int m = tl_tile_rows(l, i), n = tl_tile_cols(l, j);
         double tol = o->acc * (o->global_norm ? *norm : sqrt(tile_norm2[t])), d2 = 0;
         fill(ctx, i * l->nb, m, j * l->nb, n, tile, m);
@@ -108,10 +117,11 @@ int tl_compress(tl_matrix *a, const tl_layout *l, tl_fill_fn fill, void *ctx,
         wf_progress_tick(&prog, (long)t + 1);
       }
   }
-  /* Every rank learns every tile's rank (each tile has one owner). */
-  failed = rc != WF_OK;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, l->comm);
-  if (failed && rc == WF_OK) rc = wf_fail(st, WF_ERR_RUNTIME, "compression failed on another rank");
+  /* Every rank learns every tile's rank (each tile has one owner), and
+   * every rank the first failing rank's status (a signal's included). */
+  if (rc == WF_OK) wf_status_clear(st);
+  wf_status_agree(l->comm, st);
+  rc = st->code;
   if (rc == WF_OK) {
     MPI_Allreduce(MPI_IN_PLACE, rank, (int)tiles, MPI_INT, MPI_SUM, l->comm);
     rc = tl_matrix_alloc(a, l, rank, st);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wf_signal.h"
+
 static double vnorm(const float complex *v, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
@@ -48,7 +50,15 @@ int tl_lsqr(tl_operator_fn op, void *ctx, int m, int n, const float complex *b,
   if (alpha > 0) scale(v, n, 1 / alpha);
   memcpy(w, v, (size_t)n * sizeof *w);
   double phibar = beta, rhobar = alpha, anorm2 = 0, res2 = 0;
+  wf_signal_poll poll = {.req = MPI_REQUEST_NULL};
+  if (o->poll) wf_signal_poll_start(&poll, *o->poll);
+  int rc = WF_OK;
   for (int it = 0; it < o->iterations && alpha > 0 && beta > 0; it++) {
+    int sig = o->poll && it > 0 ? wf_signal_poll_next(&poll) : 0;
+    if (sig) {
+      rc = wf_signal_fail(st, sig, "during LSQR's iterations");
+      break;
+    }
     /* Bidiagonalisation: beta u = A v - alpha u, alpha v = A^H u - beta v. */
     step(op, ctx, false, v, u, tmp, m, alpha);
     beta = vnorm(u, m);
@@ -84,6 +94,7 @@ int tl_lsqr(tl_operator_fn op, void *ctx, int m, int n, const float complex *b,
     double rnorm = sqrt(phibar * phibar + res2);
     if (o->atol > 0 && fabs(phibar) * alpha * fabs(c) <= o->atol * sqrt(anorm2) * rnorm) break;
   }
+  if (o->poll) wf_signal_poll_end(&poll);
   free(u), free(v), free(w), free(tmp);
-  return WF_OK;
+  return rc;
 }

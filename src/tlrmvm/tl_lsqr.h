@@ -8,6 +8,7 @@
 #define TL_LSQR_H
 
 #include <complex.h>
+#include <mpi.h>
 #include <stdbool.h>
 
 #include "wf_error.h"
@@ -20,6 +21,8 @@ typedef struct tl_lsqr_opts {
   int iterations; /* at most this many */
   double damp;    /* Tikhonov damping (0: none) */
   double atol;    /* stop when ||A^H r|| <= atol ||A|| ||r|| (0: never) */
+  const MPI_Comm *poll; /* every rank of it runs the solve: a signal to any ends it
+                           within an iteration (wf_signal_poll); NULL: no polling */
 } tl_lsqr_opts;
 
 typedef struct tl_lsqr_result {

@@ -141,7 +141,7 @@ int tlrmvm_mdd_solve(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dens
   double largest = 0; /* max_f ||A_f||_F: the scale of damp, and >= ||diag(A_f)||_2 */
   for (int f = 0; f < s->nfreq; f++) largest = fmax(largest, op->norm[f]);
   r->damp = s->mdd_damp * largest;
-  tl_lsqr_opts o = {.iterations = its, .damp = r->damp, .atol = 1e-6};
+  tl_lsqr_opts o = {.iterations = its, .damp = r->damp, .atol = 1e-6, .poll = &y->world};
   double t0 = MPI_Wtime();
   int rc = tl_mdd_solve(&p, false, d, &o, r->tlr, r->history_tlr, &r->r_tlr, st);
   r->seconds_tlr = wf_slowest(run->comm, MPI_Wtime() - t0);

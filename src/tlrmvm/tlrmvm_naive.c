@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "tlrmvm_parts.h"
+#include "wf_signal.h"
 
 /* Tile (i, j)'s place in its stacks: its first column in U_i (of width
  * R_i) and in W_j, both counted from the local tiles' ranks. */
@@ -133,7 +134,7 @@ double tlrmvm_green_check(const tlrmvm_setup *s, const tl_dense *d, int slot, do
   const double pi = 3.14159265358979323846, k = 2 * pi * hz / s->survey.velocity;
   const float complex *a = d->block[slot];
   double worst = 0;
-  for (int c = 0; c < d->cols; c++) {
+  for (int c = 0; c < d->cols && !wf_signal_stop(); c++) { /* partial on a signal: unused */
     const double *ps = s->survey.src_xyz + 3 * (size_t)(d->c0 + c);
     for (int r = 0; r < d->rows; r++) {
       const double *pr = s->survey.rec_xyz + 3 * (size_t)(d->r0 + r);
@@ -159,7 +160,7 @@ double tlrmvm_naive_residual2(const tl_matrix *a, const tl_dense *d, int slot) {
   const tl_layout *l = a->l;
   const float complex *block = d->block[slot];
   double sum = 0;
-  for (int i = l->i0; i < l->i1; i++)
+  for (int i = l->i0; i < l->i1 && !wf_signal_stop(); i++) /* partial on a signal: unused */
     for (int j = l->j0; j < l->j1; j++) {
       int k = a->rank[i * l->nt + j], mi = tl_tile_rows(l, i), nj = tl_tile_cols(l, j);
       tile_at t = tile_at_of(a, i, j);

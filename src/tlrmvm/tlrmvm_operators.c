@@ -11,6 +11,7 @@
 #include "tlrmvm_parts.h"
 #include "wf_h5.h"
 #include "wf_io.h"
+#include "wf_signal.h"
 
 /* Where a matrix's entries come from: the survey at one frequency, or this
  * rank's block of a dense input (rows r0.., columns c0.., (re, im) pairs). */
@@ -248,10 +249,20 @@ int tlrmvm_dense_fill(wf_run *run, const tlrmvm_setup *s, tl_dense *d, int slot,
                       wf_status *st) {
   source src = {.s = s, .hz = s->hz[f]};
   if (s->input[0] && input_block(run, s, d->l, f, &src, st) != WF_OK) return st->code;
-  if (d->rows > 0 && d->cols > 0)
-    fill(&src, d->r0, d->rows, d->c0, d->cols, d->block[slot], d->rows);
+  /* A tile's width of columns at a time, polling for a signal between
+   * (a block of a large survey takes seconds). */
+  int rc = WF_OK;
+  for (int c = 0; d->rows > 0 && c < d->cols; c += s->nb) {
+    int sig = wf_signal_stop();
+    if (sig) {
+      rc = wf_signal_fail(st, sig, "while building the dense operators");
+      break;
+    }
+    int w = d->cols - c < s->nb ? d->cols - c : s->nb;
+    fill(&src, d->r0, d->rows, d->c0 + c, w, d->block[slot] + (size_t)c * d->rows, d->rows);
+  }
   free((void *)src.block);
-  return WF_OK;
+  return rc;
 }
 
 /* Every frequency's dense block (dense = time, and MDD). */
@@ -264,6 +275,7 @@ int tlrmvm_dense_all(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, t
   free(used);
   for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
     if (tlrmvm_mine(op->sys, f)) rc = tlrmvm_dense_fill(run, s, d, f, f, st);
+  if (rc == WF_OK) wf_status_clear(st);
   wf_status_agree(run->comm, st);
   return st->code;
 }

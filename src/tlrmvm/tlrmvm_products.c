@@ -137,6 +137,11 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     m->adj_err = wf_worse(m->adj_err, cabs(lhs - rhs) / scale);
     if (!op->loaded) m->dropped = wf_worse(m->dropped, op->error[f] / op->norm[f]);
     if (!tlrmvm_mine(op->sys, f)) continue;
+    int sig = wf_signal_stop(); /* a frequency's checks take a second at scale */
+    if (sig) {
+      rc = wf_signal_fail(st, sig, "while checking the products against the dense ones");
+      break;
+    }
     for (int adj = 0; adj < 2 && rc == WF_OK; adj++) {
       tlrmvm_naive n;
       rc = adj ? tlrmvm_naive_product(&op->a[f], true, vec->v + fm, vec->xa + fn, &n, st)
@@ -162,7 +167,10 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     diff = sqrt(diff);
     m->err = wf_worse(m->err, diff / (op->norm[f] * tl_norm2(x, s->n)));
     m->rel_err = wf_worse(m->rel_err, diff / tl_norm2(yd, s->m));
+    if ((sig = wf_signal_stop()) != 0) /* the checks above stop early on one */
+      rc = wf_signal_fail(st, sig, "while checking the products against the dense ones");
   }
+  if (rc == WF_OK) wf_status_clear(st);
   /* The largest over every system's frequencies. */
   wf_status_agree(run->comm, st);
   double worst[7] = {m->err,          m->rel_err,       m->naive[0].worst, m->naive[0].rel,

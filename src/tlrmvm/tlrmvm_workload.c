@@ -19,6 +19,7 @@
 #include "wf_model.h"
 #include "wf_report.h"
 #include "wf_wafer.h"
+#include "wf_signal.h"
 
 /* ---- model and report ---- */
 
@@ -299,6 +300,8 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   /* a product's fabric, the wafer's */
   double cycles = t.bcast_cycles + t.reduce_cycles;
   if (rc == WF_OK) rc = tlrmvm_measure(run, &s, &op, &dense, cycles, &vec, &m, st);
+  /* (STREAM's measurement stops early on a signal, and says so only by its 0) */
+  if (rc == WF_OK) rc = wf_signal_check(run->comm, "after the products' measurements", st);
   if (rc == WF_OK && do_mdd) rc = tlrmvm_mdd_solve(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {
     tlrmvm_check(run, &s, &m, do_mdd ? &r : NULL);
