@@ -110,6 +110,19 @@ static int resolve_variant(MPI_Comm comm, const options *o, const char *const *v
   return rc;
 }
 
+/* `text` appended to the malloc'ed string *s (of length *len); ends the job
+ * when out of memory, as any bookkeeping (wf_alloc_small). */
+static void append(char **s, size_t *len, const char *text) {
+  size_t n = strlen(text);
+  char *more = realloc(*s, *len + n + 1);
+  if (!more) {
+    fprintf(stderr, "wafer: error: out of memory joining the demo's results: ending the job\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  memcpy(more + *len, text, n + 1);
+  *s = more, *len += n;
+}
+
 static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section **secs,
                     int nsecs) {
   wf_status st;
@@ -123,7 +136,9 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   wf_json_init(&all);
   wf_json_str(&all, "workload", "demo");
   wf_json_str(&all, "version", wf_version());
-  char runs[1 << 16] = "[";
+  char *runs = NULL; /* the runs' JSON summaries, joined: as long as they are */
+  size_t runs_len = 0;
+  append(&runs, &runs_len, "[");
   wf_run rows[64];
   int codes[64];
   /* Every workload its embedded deck can run, and its variant if it has one. */
@@ -148,8 +163,8 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
     if (rc > worst) worst = rc;
     passed += rows[w].checks_passed;
     failed += rows[w].checks_failed;
-    size_t used = strlen(runs);
-    snprintf(runs + used, sizeof runs - used, "%s%s", w ? "," : "", wf_json_finish(&j));
+    if (w) append(&runs, &runs_len, ",");
+    append(&runs, &runs_len, wf_json_finish(&j));
     wf_json_free(&j);
     wf_deck_free(&deck);
     if (verbose) printf("\n");
@@ -158,7 +173,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
       break;
     }
   }
-  strncat(runs, "]", sizeof runs - strlen(runs) - 1);
+  append(&runs, &runs_len, "]");
   if (verbose) {
     printf("== demo summary (%d of %d workloads)\n", nrun, nlist);
     printf("%-10s %-9s %12s %21s %8s  %s\n", "workload", "status", "measured s",
@@ -184,6 +199,7 @@ static int cmd_demo(MPI_Comm comm, int rank, const options *o, const wf_section 
   MPI_Comm_size(comm, &nranks);
   wf_json_int(&all, "ranks", nranks);
   wf_json_raw(&all, "runs", runs);
+  free(runs);
   wf_json_begin(&all, "checks");
   wf_json_int(&all, "passed", passed);
   wf_json_int(&all, "failed", failed);

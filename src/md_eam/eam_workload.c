@@ -103,7 +103,7 @@ static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
  * checkpoint when there is one to keep (it continues the run to round-off;
  * the periodic checkpoints, taken after a list rebuild, bit for bit). */
 static int interrupted(const md_sim *sim, checkpoints *ck, int sig, wf_status *st) {
-  char where[1200];
+  char where[sizeof st->msg];
   if (!ck->path[0]) {
     snprintf(where, sizeof where, "at step %lld (no checkpoint: set eam.checkpoint to keep one)",
              sim->step);

@@ -124,10 +124,9 @@ int md_domain_create(md_domain *d, wf_fabric *fab, const md_box *box, double cut
       s->dim = a;
       int step = side == 0 ? -1 : 1; /* side 0 sends down, side 1 up */
       if (a < 2 && d->rank_n[a] > 1) {
-        s->send_to = d->neighbor[a][side] = rank_at(d, dc, a, step);
-        s->recv_from = rank_at(d, dc, a, -step);
+        s->send_to = rank_at(d, dc, a, step);
       } else {
-        s->send_to = s->recv_from = d->rank;
+        s->send_to = d->rank;
       }
       bool at_lo = a == 2 || d->rank_c[a] == 0, at_hi = a == 2 || d->rank_c[a] == d->rank_n[a] - 1;
       if (side == 0 && at_lo) s->shift[a] = box->len[a];

@@ -33,7 +33,7 @@ typedef struct md_box {
 
 typedef struct md_swap {
   int dim;               /* 0, 1, 2 */
-  int send_to, recv_from; /* ranks; both this rank for a self swap */
+  int send_to;           /* rank; this rank for a self swap */
   double shift[3];       /* added to positions as they are sent */
   int *list, nsend, cap; /* local indices sent */
   int first, nrecv;      /* ghosts received: first .. first+nrecv-1 */
@@ -46,7 +46,6 @@ typedef struct md_domain {
   int pe_n[2];          /* PE grid */
   int pe_lo[2], pe_hi[2]; /* this rank's PE block, [lo, hi) */
   int rank_n[2], rank_c[2];
-  int neighbor[2][2]; /* ranks below (0) and above (1) along x and y */
   double sub_lo[3], sub_hi[3]; /* this rank's region */
   double cutghost;
   md_swap swap[6];

@@ -22,6 +22,11 @@ CLASS is one of:
           outputs: the run ends within 1 s of the signal, exit 143 (the
           signal's; or 0 when the signal came late), no partial file, every file left whole (a checkpoint a
           stopped run names is one).
+  phases  the signals class on a large deck per workload (workloads.py `large`),
+          each of its phases seconds long (the reference runs, compressions,
+          checks that recompute): SIGTERM to one rank at 11 moments spread over
+          the run; it ends within 1 s whatever phase the signal meets, the
+          message naming the phase.
   restart every workload with a checkpoint: a run stopped part way and
           restarted, and one killed (kill -9) and restarted from its last
           checkpoint, end with the files of an uninterrupted run; a restart
@@ -566,12 +571,15 @@ def whole_files(suite, d, what):
 STOP_SECONDS = 1.0
 
 
-def trial_signals(suite, workload, keys, work):
+def trial_signals(suite, workload, keys, work, large=False):
     import time
     t = WORKLOADS[workload]
-    base = t["deck"] + t.get("long", []) + sets(
+    if large and "large" not in t:
+        suite.expect(False, "%s: no `large` deck in workloads.py" % workload)
+        return
+    base = t["deck"] + (t["large"] if large else t.get("long", [])) + sets(
         {k: made(suite, t["inputs"][k], work) for k in t.get("needs", [])})
-    writes = [k for k in t["writes"] if not k.endswith("plot")]
+    writes = [k for k in t["writes"] if not k.endswith("plot")] if not large else []
 
     def start(d):
         os.makedirs(d)
@@ -590,7 +598,9 @@ def trial_signals(suite, workload, keys, work):
     if p.returncode != 0:
         return
     stopped, slowest = 0, 0.0
-    for n, frac in enumerate((0.1, 0.3, 0.5, 0.7, 0.9)):
+    moments = (0.1, 0.3, 0.5, 0.7, 0.9) if not large else [k / 12 for k in range(1, 12)]
+    phases = set()
+    for n, frac in enumerate(moments):
         d = os.path.join(work, "sig%d" % n)
         p = start(d)
         time.sleep(frac * whole)
@@ -610,8 +620,13 @@ def trial_signals(suite, workload, keys, work):
         took = time.monotonic() - sent
         what = "%s SIGTERM at %.0f%% of the run (%.1f s)" % (workload, 100 * frac, frac * whole)
         last = next((l for l in err.splitlines() if "wafer:" in l), err.strip()[-200:])
+        m = re.search(r"interrupted by SIGTERM (.*)", err)
+        phase = m.group(1).strip() if m else "(no phase named)"
+        if large:
+            what += " %s" % phase
+            phases.add(phase)
         # Up to half way the run is far from its last poll: it must stop.
-        wanted = (143,) if frac <= 0.5 else (0, 143)
+        wanted = (143,) if frac <= 0.5 or (large and frac < 0.9) else (0, 143)
         suite.expect(rc in wanted, "%s: exit %d (wanted %s): %s" % (
             what, rc, " or ".join(map(str, wanted)), last))
         slowest = max(slowest, took)
@@ -621,9 +636,14 @@ def trial_signals(suite, workload, keys, work):
         if rc == 0:
             missing = [k for k, path in outputs_in(t, d).items() if not os.path.exists(path)]
             suite.expect(not missing, "%s: exit 0 without %s" % (what, missing))
-    print("%s: an uninterrupted run takes %.1f s; %d of 5 signals stopped a run (the others came "
-          "before the handler or after the last poll); the slowest end %.2f s after its signal" % (
-              workload, whole, stopped, slowest), flush=True)
+    print("%s: an uninterrupted run takes %.1f s; %d of %d signals stopped a run (the others came "
+          "before the handler or after the last poll); the slowest end %.2f s after its signal%s" % (
+              workload, whole, stopped, len(moments), slowest,
+              "; phases: " + "; ".join(sorted(phases)) if large else ""), flush=True)
+
+
+def trial_phases(suite, workload, keys, work):
+    trial_signals(suite, workload, keys, work, large=True)
 
 
 # ---- restarts ----
@@ -803,7 +823,7 @@ def main():
 
 
 CLASSES = {"paths": trial_paths, "disk": trial_disk, "values": trial_values,
-           "signals": trial_signals, "restart": trial_restart}
+           "signals": trial_signals, "phases": trial_phases, "restart": trial_restart}
 H5SAME = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "h5same.py")
 
 if __name__ == "__main__":

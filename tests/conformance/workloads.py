@@ -22,16 +22,22 @@ workload or key gets the trials by being declared, not by being remembered.
 # first part that stops early ("first") and of the whole run ("whole"), and
 # of a run long enough to be killed after its first checkpoint ("kill").
 # `segment_only`: outputs a restart writes only from its own step on, and why.
+# `large`: --set arguments of a run whose every phase (the reference runs,
+# compressions, checks that recompute) takes seconds: the phases class
+# signals it at moments spread over it.
 # `oversized`: --set arguments of a problem far beyond the machine's memory
 # (hundreds of GB): the run must refuse it in seconds, naming memory.
 WORKLOADS = {
     "halo": {
+        "large": ["--set", "wafer.pe_grid=512x512", "--set", "halo.iterations=3000"],
         "oversized": ["--set", "wafer.pe_grid=2000x2000", "--set", "halo.elem_bytes=65536"],
         "deck": ["--set", "halo.iterations=5"],
         "long": ["--set", "halo.iterations=15000"],
         "writes": {"output.file": []},
     },
     "stencil": {
+        "large": ["--set", "stencil.nx=128", "--set", "stencil.ny=128", "--set", "stencil.nz=128",
+                  "--set", "wafer.pe_grid=128x128", "--set", "stencil.crosscheck=auto"],
         "oversized": ["--set", "stencil.nx=4000", "--set", "stencil.ny=4000", "--set",
                       "stencil.nz=4000", "--set", "wafer.pe_grid=400x400"],
         "deck": ["--set", "stencil.crosscheck=none", "--set", "stencil.nx=16", "--set",
@@ -42,6 +48,8 @@ WORKLOADS = {
         "writes": {"output.file": [], "stencil.plot": []},
     },
     "eam": {
+        "large": ["--set", "eam.cells=20x20x20", "--set", "eam.steps=200", "--set",
+                  "eam.crosscheck=auto", "--set", "wafer.pe_grid=32x32"],
         "oversized": ["--set", "eam.cells=400x400x400", "--set", "wafer.pe_grid=64x64"],
         "deck": ["--set", "eam.crosscheck=none", "--set", "eam.cells=8x8x4", "--set",
                  "eam.steps=10", "--set", "wafer.pe_grid=4x4"],
@@ -59,6 +67,8 @@ WORKLOADS = {
                    "eam.plot": []},
     },
     "fft": {
+        "large": ["--set", "fft.nx=256", "--set", "fft.ny=256", "--set", "fft.nz=128", "--set",
+                  "fft.planner=measure", "--set", "fft.crosscheck=auto", "--set", "fft.repeat=5"],
         "oversized": ["--set", "fft.nx=4096", "--set", "fft.ny=4096", "--set", "fft.nz=4096"],
         "deck": ["--set", "fft.crosscheck=none", "--set", "fft.planner=estimate", "--set",
                  "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
@@ -70,6 +80,8 @@ WORKLOADS = {
         "writes": {"output.file": [], "fft.wisdom": []},
     },
     "tlrmvm": {
+        "large": ["--set", "tlrmvm.src_nx=64", "--set", "tlrmvm.src_ny=64", "--set",
+                  "tlrmvm.rec_nx=64", "--set", "tlrmvm.rec_ny=64", "--set", "tlrmvm.nb=64"],
         "deck": ["--set", "tlrmvm.src_nx=20", "--set", "tlrmvm.src_ny=20", "--set",
                  "tlrmvm.rec_nx=20", "--set", "tlrmvm.rec_ny=20", "--set", "tlrmvm.nb=50"],
         "inputs": {"tlrmvm.input": "tlr_dense", "tlrmvm.compressed": ("tlrmvm", "tlrmvm.compressed")},
@@ -80,6 +92,8 @@ WORKLOADS = {
                                  "tile for minutes before its bases fill memory (issue 50)"},
     },
     "cfd": {
+        "large": ["--set", "cfd.nx=128", "--set", "cfd.ny=128", "--set", "cfd.nz=128", "--set",
+                  "wafer.pe_grid=128x128", "--set", "cfd.steps=1500", "--set", "cfd.stream=true"],
         "oversized": ["--set", "cfd.nx=4000", "--set", "cfd.ny=4000", "--set", "cfd.nz=4000",
                       "--set", "wafer.pe_grid=400x400"],
         "deck": ["--set", "cfd.stream=false", "--set", "cfd.nx=16", "--set", "cfd.ny=16",
@@ -98,6 +112,7 @@ WORKLOADS = {
                    "cfd.gather_plot": ["--set", "cfd.init=source"]},
     },
     "train": {
+        "large": ["--set", "train.steps=40", "--set", "train.batch=32", "--set", "train.eval_every=10"],
         "oversized": ["--set", "train.channels=8192", "--set", "train.layers=40", "--set",
                       "train.heads=8", "--set", "train.steps=1"],
         "deck": ["--set", "train.steps=4", "--set", "train.batch=8", "--set", "train.sgemm=false",
@@ -111,6 +126,7 @@ WORKLOADS = {
         "writes": {"output.file": [], "train.checkpoint": [], "train.plot": []},
     },
     "generate": {
+        "large": ["--set", "generate.length=4000"],
         "deck": ["--set", "generate.length=8"],
         # needs a checkpoint: the suite trains one first
         "needs": ["generate.checkpoint"],

@@ -174,8 +174,27 @@ static void test_roundtrip(void) {
   wf_deck_free(&b);
 }
 
+/* A message longer than wf_status holds ends in " [...]"; one that fits is whole. */
+static void test_message_cut(void) {
+  wf_status st;
+  char long_text[2000];
+  memset(long_text, 'x', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  wf_fail(&st, WF_ERR_INPUT, "%s", long_text);
+  size_t n = strlen(st.msg);
+  CU_ASSERT_EQUAL(n, sizeof st.msg - 1);
+  CU_ASSERT_STRING_EQUAL(st.msg + n - 6, " [...]");
+  wf_fail(&st, WF_ERR_INPUT, "short");
+  wf_wrap(&st, "%s", long_text);
+  CU_ASSERT_STRING_EQUAL(st.msg + strlen(st.msg) - 6, " [...]");
+  wf_fail(&st, WF_ERR_INPUT, "short");
+  wf_wrap(&st, "context");
+  CU_ASSERT_STRING_EQUAL(st.msg, "context: short");
+}
+
 void add_deck_tests(void) {
   CU_pSuite s = CU_add_suite("deck", NULL, NULL);
+  CU_add_test(s, "a message cut to fit says so", test_message_cut);
   CU_add_test(s, "defaults", test_defaults);
   CU_add_test(s, "good file, sources, --set", test_good_file);
   CU_add_test(s, "bad files name file:line and key", test_bad_files);

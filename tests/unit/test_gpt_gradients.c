@@ -22,7 +22,10 @@ static double finite_difference(ws_gpt *m, ws_real *p, const int *tok, const int
   return (up - down) / (2 * h);
 }
 
-/* Every entry of the small tensors, a spread of the large ones. */
+/* Every entry of the small tensors; of the large ones, a diagonal walk
+ * through each layer's matrix (row t mod rows, column t mod cols, for t up to
+ * the larger of the two), so that every row and every column is checked: a
+ * fixed stride aliased with the widths (fcw's 32 x 8 saw only column 0). */
 static void check_gradients(const ws_config *c) {
   wf_blas_single_thread();
   ws_gpt m;
@@ -34,9 +37,13 @@ static void check_gradients(const ws_config *c) {
   ws_gpt_forward(&m, tok, tgt);
   ws_gpt_backward(&m, tok, tgt);
   for (int k = 0; k < WS_NPARAMS; k++) {
-    size_t n = m.p.size[k], stride = n > 64 ? n / 61 : 1;
+    int rows, cols;
+    ws_param_shape(c, k, &rows, &cols);
+    size_t n = m.p.size[k], matrix = (size_t)rows * cols, walk = rows > cols ? rows : cols;
+    size_t samples = n <= 64 ? n : n / matrix * walk;
     double worst = 0, largest = 0;
-    for (size_t e = 0; e < n; e += stride) {
+    for (size_t i = 0; i < samples; i++) {
+      size_t e = n <= 64 ? i : i / walk * matrix + (i % walk % rows) * cols + i % walk % cols;
       double fd = finite_difference(&m, &m.p.t[k][e], tok, tgt), g = m.g.t[k][e];
       worst = fmax(worst, fabs(fd - g));
       largest = fmax(largest, fabs(g));

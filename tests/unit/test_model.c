@@ -97,6 +97,12 @@ static void test_halo(void) {
    * faces only, 2 per side and axis: 8 elements. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_intake_words(hw, 8, 2, true), 48, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_intake_words(hw, 8, 2, false), 16, 1e-12);
+  /* Faces on a non-square grid (the figures depend on the PE's
+   * neighbourhood, not the grid's shape): the same 13 and 15. */
+  wf_grid wide = grid(64, 16);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &wide, 8, 1, false).lo, 13, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &wide, 8, 1, false).hi, 15, 1e-12);
+  wf_grid_free(&wide);
   /* Detours: with a 3-hop link the hop latency triples: 8 + 4 + 3. */
   g.max_link_hops = 3;
   CU_ASSERT_DOUBLE_EQUAL(wf_model_halo_cycles(hw, &g, 8, 1, false).lo, 15, 1e-12);
@@ -133,6 +139,13 @@ static void test_collectives(void) {
   CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 1, true), 217, 1e-12);
   /* k = 3 values: a level 6 + 5 = 11; the multicast of 3 words. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &g, 3, true), 2 * (66 + 32) + 71, 1e-12);
+  /* A non-square grid, 64 x 16, so that an x/y swap shows: rows into PE 31
+   * (74 as above), then the column of 16 into PE 7: 8 hops, ceil(log2 9) = 4
+   * levels of 7: 36; the multicast of 1 word: 1 + 4 + (32 + 8) hops. */
+  wf_grid wide = grid(64, 16);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &wide, 1, false), 74 + 36, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &wide, 1, true), 74 + 36 + 45, 1e-12);
+  wf_grid_free(&wide);
   /* One PE: nothing to reduce. */
   wf_grid one = grid(1, 1);
   CU_ASSERT_DOUBLE_EQUAL(wf_model_reduce_cycles(hw, &one, 1, false), 0, 0);
