@@ -9,6 +9,7 @@
 #include "ff_model.h"
 #include "wf_memory.h"
 #include "st_mesh.h"
+#include "wf_signal.h"
 
 MPI_Datatype ff_mpi_type(ff_prec prec) {
   return prec == FF_SINGLE ? MPI_C_FLOAT_COMPLEX : MPI_C_DOUBLE_COMPLEX;
@@ -342,14 +343,22 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   ff_model m =
       ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims, o->wafer_prec);
   p->row_words = m.row_words, p->col_words = m.col_words;
-  for (int first = 0, s = 0; !failed && s < p->stages; s++)
+  /* FFTW's planner cannot be interrupted: a signal is looked for between
+   * its plans (a group's two, a fraction of a second each at 256^3). */
+  int sig = 0;
+  for (int first = 0, s = 0; !failed && !sig && s < p->stages; s++)
     if (s == p->stages - 1 || moves(p, s)) {
       failed = plan_group(p, first, s, o->fftw_flags) != 0;
       first = s + 1;
+      sig = wf_signal_stop();
     }
-  int any;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, dc->comm);
-  if (any) {
+  int any[2] = {failed, sig};
+  MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, dc->comm);
+  if (any[1]) {
+    ff_plan_free(p);
+    return wf_signal_fail(st, any[1], "while planning the FFT (nothing written)");
+  }
+  if (any[0]) {
     ff_plan_free(p);
     return wf_fail(st, WF_ERR_RUNTIME,
                    "could not plan the FFT of %dx%dx%d (out of memory, or FFTW refused a plan)",

@@ -16,6 +16,7 @@
 #include "wf_io.h"
 #include "wf_timing.h"
 #include "wf_wafer.h"
+#include "wf_signal.h"
 
 #if WAFER_HAVE_FFTW_MPI
 #include <fftw3-mpi.h>
@@ -214,9 +215,11 @@ static int fftw_mpi_case(MPI_Comm comm, const fft_setup *s, int layout, const ff
     rc = st->code;
   } else {
     double *t = calloc((size_t)s->repeat, sizeof *t);
-    for (int r = 0; r < s->repeat; r++) {
+    for (int r = 0; r < s->repeat && rc == WF_OK; r++) {
       memcpy(a, given, ff_box_cells(&in) * elem);
-      MPI_Barrier(comm);
+      /* (the barrier before each timed transform polls for a signal) */
+      rc = wf_signal_check(comm, "during FFTW-MPI's reference transforms (nothing written)", st);
+      if (rc != WF_OK) break;
       double t0 = MPI_Wtime();
       ff_fftw_execute(s->prec, plan);
       double tr = wf_slowest(comm, MPI_Wtime() - t0);
@@ -225,7 +228,7 @@ static int fftw_mpi_case(MPI_Comm comm, const fft_setup *s, int layout, const ff
     ref->seconds[layout] = t ? wf_median(t, s->repeat) : 0;
     free(t);
     memcpy(theirs, a, ff_box_cells(&res) * elem);
-    rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
+    if (rc == WF_OK) rc = ff_redistribute(comm, s->prec, ob, out, &res, ours, st);
     if (rc == WF_OK)
       ref->rel[layout] = fft_rel(fft_compare(comm, s->prec, ours, theirs, ff_box_cells(&res), 1));
   }

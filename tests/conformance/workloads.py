@@ -67,8 +67,10 @@ WORKLOADS = {
                    "eam.plot": []},
     },
     "fft": {
-        "large": ["--set", "fft.nx=256", "--set", "fft.ny=256", "--set", "fft.nz=128", "--set",
-                  "fft.planner=measure", "--set", "fft.crosscheck=auto", "--set", "fft.repeat=5"],
+        # FFTW's planner cannot be interrupted (docs/reliability.md): measured
+        # plans are left out of this deck; the transforms and FFTW-MPI's are in
+        "large": ["--set", "fft.nx=128", "--set", "fft.ny=128", "--set", "fft.nz=128", "--set",
+                  "fft.planner=estimate", "--set", "fft.crosscheck=auto", "--set", "fft.repeat=40"],
         "oversized": ["--set", "fft.nx=4096", "--set", "fft.ny=4096", "--set", "fft.nz=4096"],
         "deck": ["--set", "fft.crosscheck=none", "--set", "fft.planner=estimate", "--set",
                  "fft.nx=16", "--set", "fft.ny=16", "--set", "fft.nz=16", "--set",
