@@ -38,11 +38,15 @@ int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
       o->quiet = true;
     } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
       if (i + 1 >= argc) return wf_fail(st, WF_ERR_INPUT, "%s needs a value", a);
+      if (a[2] == 'j' && o->json)
+        return wf_fail(st, WF_ERR_INPUT, "--json given twice ('%s' and '%s'): one summary file", o->json, argv[i + 1]);
       if (a[2] == 'j') o->json = argv[++i];
       else o->sets[o->nsets++] = argv[++i];
     } else if (strncmp(a, "--set=", 6) == 0) {
       o->sets[o->nsets++] = a + 6;
     } else if (strncmp(a, "--json=", 7) == 0) {
+      if (o->json)
+        return wf_fail(st, WF_ERR_INPUT, "--json given twice ('%s' and '%s'): one summary file", o->json, a + 7);
       o->json = a + 7;
     } else if (a[0] == '-') {
       return wf_fail(st, WF_ERR_INPUT, "unknown option '%s' (see wafer --help)", a);

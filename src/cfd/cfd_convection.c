@@ -320,7 +320,7 @@ static int start(wf_run *run, const conv_setup *s, cf_rb *rb, history *h, conv_r
   }
   long long step = 0;
   int rc = cf_rb_checkpoint_read(rb, run->comm, restart, &step, &r->t0, st);
-  if (rc == WF_OK) rc = conv_history_read(run->comm, restart, h, st);
+  if (rc == WF_OK) rc = conv_history_read(run->comm, restart, step, h, st);
   r->restarted = true;
   r->first_step = (int)step;
   if (rc != WF_OK && st->code == WF_ERR_INPUT) return wf_deck_blame(d, "cfd", "restart", st);

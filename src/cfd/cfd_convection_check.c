@@ -26,10 +26,12 @@ bool conv_history_add(history *h, double t, const cf_rb_stats *s) {
   return true;
 }
 
-/* The rows a checkpoint keeps, for its restart to go on from. */
-int conv_history_read(MPI_Comm comm, const char *path, history *h, wf_status *st) {
-  unsigned long long len;
-  if (wf_checkpoint_read_series(comm, path, "history", &h->rows, &len, st) != WF_OK)
+/* The rows a checkpoint of step `step` keeps (at most one a step), for its
+ * restart to go on from. */
+int conv_history_read(MPI_Comm comm, const char *path, long long step, history *h,
+                      wf_status *st) {
+  unsigned long long len, most = ((unsigned long long)step + 1) * H_COLS;
+  if (wf_checkpoint_read_series(comm, path, "history", most, &h->rows, &len, st) != WF_OK)
     return st->code;
   h->n = h->cap = (int)(len / H_COLS);
   if (len % H_COLS == 0 && len > 0) return WF_OK;

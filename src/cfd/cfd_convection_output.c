@@ -141,7 +141,9 @@ int conv_snapshot(wf_run *run, cf_rb *rb, series *sr, int n, double t, wf_status
  * which the series goes on from: each must still be beside output.file. */
 int conv_read_series(wf_run *run, const char *path, series *sr, int first_step, wf_status *st) {
   unsigned long long len;
-  if (wf_checkpoint_read_series(run->comm, path, "snapshots", &sr->rows, &len, st) != WF_OK)
+  /* (step, time) pairs, at most one a step up to first_step */
+  unsigned long long most = 2 * ((unsigned long long)first_step + 1);
+  if (wf_checkpoint_read_series(run->comm, path, "snapshots", most, &sr->rows, &len, st) != WF_OK)
     return st->code;
   sr->n = sr->cap = (int)(len / 2);
   bool ordered = len % 2 == 0;

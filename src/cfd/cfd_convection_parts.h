@@ -36,7 +36,8 @@ typedef struct history {
 /* Appends a row (false: out of memory). */
 bool conv_history_add(history *h, double t, const cf_rb_stats *s);
 /* The rows a checkpoint keeps, for its restart to go on from. */
-int conv_history_read(MPI_Comm comm, const char *path, history *h, wf_status *st);
+int conv_history_read(MPI_Comm comm, const char *path, long long step, history *h,
+                      wf_status *st);
 
 /* ---- the steps ---- */
 

@@ -216,8 +216,8 @@ int wf_checkpoint_state(const char *path, char **state, wf_status *st) {
                  path);
 }
 
-static int read_series(const char *path, const char *name, double **data, unsigned long long *n,
-                       wf_status *st) {
+static int read_series(const char *path, const char *name, unsigned long long max_n,
+                       double **data, unsigned long long *n, wf_status *st) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) return wf_fail(st, WF_ERR_INPUT, "cannot open checkpoint '%s'", path);
@@ -234,6 +234,11 @@ static int read_series(const char *path, const char *name, double **data, unsign
   if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
       H5Sget_simple_extent_dims(space, &len, NULL) < 0 || len > INT_MAX)
     rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' has no series '%s'", path, name);
+  else if (len > max_n)
+    rc = wf_fail(st, WF_ERR_INPUT,
+                 "checkpoint '%s': its series '%s' declares %llu values, more than the %llu its "
+                 "run can have written: a damaged file",
+                 path, name, (unsigned long long)len, max_n);
   else if (len > 0 && !(*data = malloc(len * sizeof **data)))
     rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for '%s' of checkpoint '%s'", name, path);
   else if (len > 0 && H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0)
@@ -249,13 +254,14 @@ static int read_series(const char *path, const char *name, double **data, unsign
   return rc;
 }
 
-int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name, double **data,
-                              unsigned long long *n, wf_status *st) {
+int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name,
+                              unsigned long long max_n, double **data, unsigned long long *n,
+                              wf_status *st) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   *data = NULL, *n = 0;
   wf_status_clear(st);
-  if (rank == 0 && read_series(path, name, data, n, st) != WF_OK) {
+  if (rank == 0 && read_series(path, name, max_n, data, n, st) != WF_OK) {
     free(*data);
     *data = NULL, *n = 0;
   }

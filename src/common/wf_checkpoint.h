@@ -54,9 +54,13 @@ int wf_checkpoint_read_scattered(MPI_Comm comm, const char *path, long long *ste
 /* A series of doubles rank 0 wrote whole (a var with count = global_n on
  * rank 0 and 0 elsewhere), of a length the file decides: every rank gets
  * it in *data (malloc'ed; NULL when empty), its length in *n. An empty
- * series is not written, and one the file lacks reads as empty. Collective. */
-int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name, double **data,
-                              unsigned long long *n, wf_status *st);
+ * series is not written, and one the file lacks reads as empty. A series
+ * declared longer than `max_n` (what the caller's run can have written) is
+ * refused before anything is read: a damaged file could declare billions.
+ * Collective. */
+int wf_checkpoint_read_series(MPI_Comm comm, const char *path, const char *name,
+                              unsigned long long max_n, double **data, unsigned long long *n,
+                              wf_status *st);
 /* The "deck_state" a checkpoint keeps (malloc'ed into *state). One rank,
  * not collective. */
 int wf_checkpoint_state(const char *path, char **state, wf_status *st);

@@ -161,6 +161,42 @@ static int write_in_place(const char *path, const char *text, wf_status *st) {
   return WF_OK;
 }
 
+static int checksum(const char *path, char *id, size_t len, wf_status *st) {
+  int fd = wf_open_input(path, "file", st);
+  if (fd < 0) return st->code;
+  enum { PIECE = 1 << 20 };
+  unsigned char *buf = malloc(PIECE);
+  if (!buf) {
+    close(fd);
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  }
+  unsigned long long hash = 14695981039346656037ull, size = 0;
+  ssize_t got;
+  int sig = 0;
+  while (!(sig = wf_signal_stop()) && (got = read(fd, buf, PIECE)) > 0) {
+    for (ssize_t i = 0; i < got; i++) hash = (hash ^ buf[i]) * 1099511628211ull;
+    size += (unsigned long long)got;
+  }
+  int err = errno;
+  free(buf);
+  close(fd);
+  if (sig) return wf_signal_fail(st, sig, "while reading a file's checksum");
+  if (got < 0) return wf_fail(st, WF_ERR_INPUT, "cannot read '%s': %s", path, strerror(err));
+  snprintf(id, len, "size=%llu fnv=%016llx", size, hash);
+  return WF_OK;
+}
+
+int wf_file_identity(MPI_Comm comm, const char *path, char *id, size_t len, wf_status *st) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  wf_status_clear(st);
+  id[0] = '\0';
+  if (rank == 0) checksum(path, id, len, st);
+  wf_status_bcast(comm, st);
+  if (st->code == WF_OK) MPI_Bcast(id, (int)len, MPI_CHAR, 0, comm);
+  return st->code;
+}
+
 int wf_temp_create(const char *path, char *tmp, size_t tmp_size) {
   static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   if (strlen(path) + WF_TEMP_SUFFIX_LEN + 1 > tmp_size) {

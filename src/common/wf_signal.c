@@ -23,19 +23,22 @@ static struct {
 
 static void record(int sig) { caught_signal = sig; }
 
+/* The signals that stop a run cleanly: Ctrl-C and kill's default; a lost
+ * terminal; the two a batch system sends ahead of the end (Slurm's
+ * --signal=USR1@120). SIGQUIT keeps its core dump: it asks for one. */
+static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
 void wf_signal_install(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = record;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART; /* system calls (MPI, HDF5 writes) carry on */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  for (size_t k = 0; k < sizeof stops / sizeof *stops; k++) sigaction(stops[k], &sa, NULL);
 }
 
 void wf_signal_restore(void) {
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  for (size_t k = 0; k < sizeof stops / sizeof *stops; k++) signal(stops[k], SIG_DFL);
 }
 
 int wf_signal_caught(void) { return caught_signal; }
@@ -60,7 +63,12 @@ void wf_signal_poll_end(wf_signal_poll *p) {
 }
 
 int wf_signal_fail(wf_status *st, int sig, const char *where) {
-  const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+  const char *name = sig == SIGINT    ? "SIGINT"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGHUP  ? "SIGHUP"
+                     : sig == SIGUSR1 ? "SIGUSR1"
+                     : sig == SIGUSR2 ? "SIGUSR2"
+                                      : "a signal";
   return wf_fail(st, WF_ERR_SIGNAL + sig, "interrupted by %s %s", name, where);
 }
 

@@ -1,4 +1,5 @@
-/* SIGINT and SIGTERM end a run cleanly instead of killing it mid-write.
+/* SIGINT and SIGTERM (and SIGHUP, SIGUSR1, SIGUSR2: a batch system's
+ * warning) end a run cleanly instead of killing it mid-write.
  *
  * The handler only records the signal. Long loops poll at a safe point of
  * every step or iteration; the poll is collective, so every rank learns of a

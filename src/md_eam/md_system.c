@@ -211,6 +211,29 @@ static int section_atoms(md_data *D, lines *L, wf_status *st) {
   return WF_OK;
 }
 
+/* The Masses section: one "type mass" line a type, each mass finite and
+ * positive. The run takes its masses from the potential (as LAMMPS's
+ * pair_style eam does); the section is checked, not used. */
+static int section_masses(const md_data *D, lines *L, wf_status *st) {
+  if (!D->ntypes)
+    return wf_fail(st, WF_ERR_INPUT, "%s:%d: Masses before the 'atom types' line", L->name,
+                   L->line);
+  for (int t = 0; t < D->ntypes; t++) {
+    char *s = next_nonblank(L);
+    double v[2];
+    if (!s)
+      return wf_fail(st, WF_ERR_INPUT, "%s:%d: the Masses section ends after %d of %d types",
+                     L->name, L->line, t, D->ntypes);
+    if (numbers(L, s, v, 2, false, "type mass", st) != WF_OK) return st->code;
+    if (v[0] != floor(v[0]) || v[0] < 1 || v[0] > D->ntypes || !(v[1] > 0))
+      return wf_fail(st, WF_ERR_INPUT,
+                     "%s:%d: a mass line is 'type mass' with type one of 1..%d and a positive "
+                     "mass (got '%s')",
+                     L->name, L->line, D->ntypes, s);
+  }
+  return WF_OK;
+}
+
 static int section_velocities(md_data *D, const id_slot *index, lines *L, wf_status *st) {
   if (!D->id)
     return wf_fail(st, WF_ERR_INPUT, "%s:%d: Velocities before Atoms", L->name, L->line);
@@ -249,8 +272,8 @@ int md_data_parse(md_data *D, const char *text, const char *name, wf_status *st)
   bool body = false; /* past the header: a section has begun */
   while (rc == WF_OK && (s = next_nonblank(&L))) {
     if (s[0] >= 'A' && s[0] <= 'Z') body = true;
-    if (strcmp(s, "Masses") == 0) { /* masses come from the potential */
-      for (int t = 0; t < D->ntypes && (s = next_nonblank(&L)); t++) {}
+    if (strcmp(s, "Masses") == 0) {
+      rc = section_masses(D, &L, st);
     } else if (strncmp(s, "Atoms", 5) == 0) {
       if (!D->natoms || !D->ntypes)
         rc = wf_fail(st, WF_ERR_INPUT, "%s:%d: Atoms before the 'atoms' and 'atom types' lines",

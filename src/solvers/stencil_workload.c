@@ -29,6 +29,13 @@
 #include "wf_wafer.h"
 
 
+/* A tolerance of 1 or more asks nothing of the solve (PETSc refuses it). */
+static int below_one(const char *v, char *why, size_t len) {
+  if (strtod(v, NULL) < 1) return 0;
+  snprintf(why, len, "a relative tolerance is below 1");
+  return -1;
+}
+
 static const wf_key stencil_keys[] = {
     {"nx", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in x (over the PE grid)", NULL},
     {"ny", WF_KEY_INT, "64", 1, 1e6, NULL, "mesh cells in y (over the PE grid)", NULL},
@@ -52,7 +59,9 @@ static const wf_key stencil_keys[] = {
     {"solver", WF_KEY_CHOICE, "cg", 0, 0, "cg|pcg|bicgstab|power",
      "Krylov solver (pcg: Jacobi-preconditioned CG), or the power method", NULL},
     {"rtol", WF_KEY_REAL, "1e-8", 0, 1, NULL,
-     "relative tolerance on ||r|| / ||b|| (power method: on the eigenvalue's change)", NULL},
+     "relative tolerance on ||r|| / ||b|| (power method: on the eigenvalue's change; 0: run "
+     "max_iterations)",
+     below_one},
     {"atol", WF_KEY_REAL, "1e-50", 0, 1e300, NULL, "absolute tolerance on ||r||", NULL},
     {"dtol", WF_KEY_REAL, "1e5", 1, 1e300, NULL,
      "divergence: stop when ||r|| > dtol ||b|| (PETSc's default)", NULL},
@@ -431,6 +440,17 @@ static void conclude(wf_run *run, const setup *s, const st_mesh *m, const double
            s->petsc ? (run->checks_failed ? ", PETSc differs" : ", = PETSc") : "");
 }
 
+/* A solve that stopped short of its tolerance failed (exit 1), its report
+ * and files kept; rtol = 0 asks for max_iterations steps, a fixed count. */
+static int require_convergence(const setup *s, const st_result *r, wf_status *st) {
+  if (st_reason_converged(r->reason)) return WF_OK;
+  if (r->reason == ST_DIVERGED_MAX_ITS && s->opts.rtol == 0) return WF_OK;
+  return wf_fail(st, WF_ERR_RUNTIME,
+                 "the solver did not converge: %s after %d iterations (stencil.rtol = 0 runs a "
+                 "fixed max_iterations)",
+                 st_reason_name(r->reason), r->its);
+}
+
 static int stencil_run(wf_run *run, wf_status *st) {
   wf_wafer *w = run->wafer;
   const wf_deck *d = run->deck;
@@ -473,6 +493,7 @@ static int stencil_run(wf_run *run, wf_status *st) {
     rc = wf_run_plot(run, "plot_history.py", png, title, write_history,
                      &rep.res, st);
   }
+  if (rc == WF_OK) rc = require_convergence(&s, &rep.res, st);
   st_result_free(&rep.res);
   free(b), free(x), free(exact);
   st_op_free(&op);

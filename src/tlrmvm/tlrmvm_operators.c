@@ -101,9 +101,12 @@ static int input_block(wf_run *run, const tlrmvm_setup *s, const tl_layout *l, i
 }
 
 /* What the compressed file must have been made from: every key that
- * changes the operators (the survey's, unless they come from a file) or
- * their compression. */
-static void signature(const wf_deck *d, const tlrmvm_setup *s, char *sig, size_t len) {
+ * changes the operators (the survey's, unless they come from a file, whose
+ * content then counts: its size and checksum) or their compression.
+ * Collective. */
+static int signature(const wf_run *run, const tlrmvm_setup *s, char *sig, size_t len,
+                     wf_status *st) {
+  const wf_deck *d = run->deck;
   static const char *const survey[] = {"src_nx",    "src_ny",    "rec_nx",   "rec_ny", "spacing",
                                        "src_depth", "rec_depth", "velocity", "order"};
   static const char *const always[] = {"frequencies", "input", "input_dataset", "nb",
@@ -115,6 +118,11 @@ static void signature(const wf_deck *d, const tlrmvm_setup *s, char *sig, size_t
   for (size_t k = 0; k < sizeof always / sizeof *always && at < len; k++)
     at += (size_t)snprintf(sig + at, len - at, "%s%s=%s", at ? " " : "", always[k],
                            wf_deck_str(d, TLRMVM_SECTION, always[k]));
+  if (!s->input[0] || at >= len) return WF_OK;
+  char id[96];
+  if (wf_file_identity(run->comm, s->input, id, sizeof id, st) != WF_OK) return st->code;
+  snprintf(sig + at, len - at, " input_content=%s", id);
+  return WF_OK;
 }
 
 void tlrmvm_ops_free(tlrmvm_ops *op) {
@@ -126,7 +134,7 @@ static void tag(int f, char *t, size_t len) { snprintf(t, len, "%d", f); }
 
 static int load_compressed(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *st) {
   char want[2048], have[2048];
-  signature(run->deck, s, want, sizeof want);
+  if (signature(run, s, want, sizeof want, st) != WF_OK) return st->code;
   if (wf_h5_input_attr_str(run->comm, s->compressed, "tlr_signature", have, sizeof have, st) !=
       WF_OK)
     return wf_deck_blame(run->deck, TLRMVM_SECTION, "compressed", st);
@@ -152,7 +160,7 @@ static int load_compressed(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, w
 static int save_compressed(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op,
                            wf_status *st) {
   char sig[2048];
-  signature(run->deck, s, sig, sizeof sig);
+  if (signature(run, s, sig, sizeof sig, st) != WF_OK) return st->code;
   wf_h5file f;
   if (wf_run_h5_create(run, s->compressed, &f, st) != WF_OK) return st->code;
   int rc = wf_h5_attr_str(&f, "tlr_signature", sig, st);

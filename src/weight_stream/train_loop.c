@@ -227,8 +227,11 @@ int train_read_losses(MPI_Comm comm, const char *path, history *h, int eval_ever
                        wf_status *st) {
   double *train = NULL, *val = NULL;
   unsigned long long n = 0, nv = 0;
-  if (wf_checkpoint_read_series(comm, path, "train_loss", &train, &n, st) == WF_OK &&
-      wf_checkpoint_read_series(comm, path, "val_loss", &val, &nv, st) == WF_OK) {
+  /* a loss a step, and (step, loss) pairs a validation, up to its step */
+  unsigned long long steps = (unsigned long long)h->first;
+  unsigned long long vals = 2 * (steps / (unsigned long long)eval_every + 1);
+  if (wf_checkpoint_read_series(comm, path, "train_loss", steps, &train, &n, st) == WF_OK &&
+      wf_checkpoint_read_series(comm, path, "val_loss", vals, &val, &nv, st) == WF_OK) {
     bool ok = n == (unsigned long long)h->first && nv % 2 == 0;
     for (unsigned long long i = 0; ok && i < nv / 2; i++) {
       double step = val[2 * i];

@@ -146,6 +146,17 @@ int ws_checkpoint_shape(MPI_Comm comm, const char *path, ws_config *c, wf_status
   long long step;
   const wf_ckpt_var v = {"shape", WF_I64, shape, SHAPE, 0, SHAPE};
   if (wf_checkpoint_read(comm, path, &step, &v, 1, st) != WF_OK) return st->code;
+  /* shape[5] is the MLP's activation: 0 GELU, 1 ReLU; any other code is
+   * no model this program wrote. Sizes beyond an int are refused whole. */
+  static const char *const size_names[] = {"vocab", "seq", "layers", "heads", "channels"};
+  for (int k = 0; k < 5; k++)
+    if (shape[k] < 1 || shape[k] > 1 << 30)
+      return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s' holds an impossible shape (%s %lld)",
+                     path, size_names[k], (long long)shape[k]);
+  if (shape[5] != 0 && shape[5] != 1)
+    return wf_fail(st, WF_ERR_INPUT,
+                   "checkpoint '%s' holds activation code %lld: 0 (GELU) or 1 (ReLU) expected",
+                   path, (long long)shape[5]);
   *c = (ws_config){(int)shape[0], (int)shape[1], (int)shape[2],
                    (int)shape[3], (int)shape[4], shape[5] != 0};
   return ws_config_check(c, st) == WF_OK

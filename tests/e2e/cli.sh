@@ -304,6 +304,27 @@ outputs)
     expect "[ $rc -eq 2 ] && grep -q 'too long for its temporary file' long.err && [ -z \"\$(ls | grep nnnn)\" ]" \
            "${opt:0:20}... (248 characters): exit $rc, $(tail -1 long.err)"
   done
+  # A finished HDF5 file keeps no disk past its end (its reservation was
+  # given back: 1,096 KB on disk for a 71 KB file before).
+  run halo --quiet --set halo.iterations=2 --set output.file=small.h5 > /dev/null
+  expect "[ \$(du -k small.h5 | cut -f1) -le \$(( \$(stat -c %s small.h5) / 1024 + 64 )) ]" \
+         "small.h5 takes $(du -k small.h5 | cut -f1) KB on disk for $(stat -c %s small.h5) bytes"
+  # A second --json is refused, not silently the one that wins.
+  run halo --quiet --set halo.iterations=5 --json a.json --json b.json > /dev/null 2> twice.err
+  expect "[ $? -eq 2 ] && grep -q -- \"--json given twice ('a.json' and 'b.json')\" twice.err && [ ! -e a.json ] && [ ! -e b.json ]" \
+         "a second --json: $(tail -1 twice.err)"
+  # A name with XML's special characters: the sidecar is valid XML naming the file.
+  name="a&b<c>'d\".h5"
+  run halo --quiet --set wafer.pe_grid=8x8 --set halo.iterations=2 --set "output.file=$name" > /dev/null
+  rc=$?
+  /usr/bin/python3 - "$name" <<'PY'
+import sys, xml.etree.ElementTree as T
+name = sys.argv[1]
+items = [e.text for e in T.parse(name[:-3] + ".xmf").iter("DataItem") if e.get("Format") == "HDF"]
+sys.exit(0 if items and all(t.startswith(name + ":/") for t in items) else 1)
+PY
+  ok=$?
+  expect "[ $rc -eq 0 ] && [ $ok -eq 0 ]" "an output with & < > ' \" in its name: its XDMF sidecar is not valid XML naming it"
   # Two runs writing one name at once: the file left is one run's, whole.
   cfd=(cfd --quiet --set cfd.nx=64 --set cfd.ny=64 --set cfd.nz=64 --set wafer.pe_grid=16x16
        --set cfd.sponge=4 --set output.file=same.h5)

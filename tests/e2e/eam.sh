@@ -217,6 +217,9 @@ bad_input)
   msg 2 "has no Velocities section" --set eam.data=overlap.data --set eam.velocities=data
   printf 'dup\n\n2 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n7 1 5 5 5\n7 1 8 5 5\n' > dup.data
   msg 2 "dup.data: atom id 7 appears twice" --set eam.data=dup.data
+  # A Masses section is checked (the masses themselves come from the potential).
+  printf 'm\n\n2 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nMasses\n\n1 -5\n\nAtoms # atomic\n\n1 1 5 5 5\n2 1 8 5 5\n' > mass.data
+  msg 2 "mass.data:12: a mass line is 'type mass' with type one of 1..1 and a positive mass (got '1 -5')" --set eam.data=mass.data
   # Velocities listed in another order than Atoms reach the right atoms.
   printf 'v\n\n3 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n7 1 5 5 5\n3 1 8 5 5\n5 1 5 8 5\n\nVelocities\n\n5 1 2 3\n7 4 5 6\n3 7 8 9\n' > v.data
   eam --set eam.crosscheck=none --set eam.data=v.data --set eam.velocities=data --set eam.steps=0 \

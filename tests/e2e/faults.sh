@@ -159,6 +159,23 @@ signals)
            "SIGINT to $who: no message, checkpoint or summary: $(cat run.err)"
   done
 
+  # A batch system's warnings (Slurm's --signal=USR1@120) and a lost
+  # terminal stop a run the same way, with its checkpoint (they ended it at
+  # once, nothing kept).
+  for sig in USR1 HUP; do
+    rm -f ck.h5 s.json
+    launch "${eam_args[@]}" --set eam.steps=1000000 --set eam.checkpoint=ck.h5 \
+           --set eam.checkpoint_every=50 --json s.json
+    wait_for ck.h5 60
+    sleep 0.5
+    ms=$(signal_ms $sig all)
+    wait $job
+    rc=$?
+    want=$((128 + $(kill -l $sig)))
+    expect "[ $ms -le 2000 ] && [ $rc -eq $want ] && grep -q 'interrupted by SIG$sig at step .*; checkpoint written' run.err" \
+           "SIG$sig: exit $rc (want $want) after $ms ms: $(grep wafer: run.err | tail -1)"
+  done
+
   # Stencil, SIGTERM to one rank during a long solve: ends, writes nothing.
   interrupted stencil TERM 'interrupted by SIGTERM at iteration' field.h5 \
     stencil --quiet --set stencil.nx=128 --set stencil.ny=128 --set stencil.nz=128 \
@@ -169,15 +186,15 @@ signals)
   interrupted fft TERM 'interrupted by SIGTERM after [0-9]* of 1000000 transform pairs' spectrum.h5 \
     fft --quiet --set fft.repeat=1000000 --set fft.crosscheck=none --set fft.stream=false \
     --set output.file=spectrum.h5
-  # FFT, SIGTERM during FFTW's planning (which cannot be interrupted: the
-  # run checks once it is done, about 3 s here): ends then, writes nothing.
+  # FFT, SIGTERM during FFTW's planning (a plan cannot be interrupted: the
+  # run checks between its plans, 0.3 s here): ends then, writes nothing.
   launch fft --quiet --set fft.planner=patient --set fft.nx=48 --set fft.ny=48 --set fft.nz=48 \
     --set wafer.pe_grid=4x4 --set fft.crosscheck=none --set fft.stream=false --set output.file=planned.h5
   sleep 1.2
   ms=$(signal_ms TERM rank)
   wait $job
   rc=$?
-  expect "[ $ms -le 8000 ] && [ $rc -eq 143 ] && grep -q 'interrupted by SIGTERM after planning (nothing written)' run.err && [ ! -e planned.h5 ]" \
+  expect "[ $ms -le 8000 ] && [ $rc -eq 143 ] && grep -q 'interrupted by SIGTERM \(while\|after\) planning.*(nothing written)' run.err && [ ! -e planned.h5 ]" \
          "fft during planning: the ranks ended after $ms ms, exit status $rc: $(grep wafer: run.err)"
 
   # CFD wave, SIGTERM to one rank between checkpoints: a checkpoint of the

@@ -184,6 +184,22 @@ with h5py.File('c.h5', 'w') as f: f['field'] = np.zeros((130, 64, 64), dtype=com
 "
   bad "dataset 'field' holds complex values; a real-to-complex transform (fft.transform = r2c) needs real ones" \
       --set fft.transform=r2c --set fft.nz=130 --set fft.input=c.h5
+  # Values below the precision's smallest normal number: flushed to 0 in
+  # single (all zeros, and every check passed), subnormal in double.
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+rng = np.random.default_rng(3)
+with h5py.File('tiny.h5', 'w') as f:
+    f['field'] = 1e-50 * (rng.standard_normal((64, 64, 64)) + 1j * rng.standard_normal((64, 64, 64)))
+    f['sub'] = 1e-310 * (1 + rng.random((64, 64, 64)))
+"
+  bad "below 1.18e-38, the smallest normal number of single precision" \
+      --set fft.input=tiny.h5 --set fft.precision=single
+  bad "below 2.23e-308, the smallest normal number of double precision" \
+      --set fft.input=tiny.h5 --set fft.input_dataset=sub
+  mpiexec -n "$ranks" "$wafer" fft --quiet --set fft.input=tiny.h5 --set fft.crosscheck=none \
+      --set fft.planner=estimate --json tiny.json > /dev/null
+  expect "[ $? -eq 0 ] && json tiny.json \"j['status'] == 'ok'\"" "1e-50 in double: transformed and checked"
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

@@ -99,6 +99,16 @@ deck)
       --set stencil.crosscheck=none --json u.json > /dev/null
   expect "[ $? -eq 0 ] && json u.json \"j['status']=='unchecked' and j['checks']['passed']==0\"" \
          "a solve without its cross-check is not ok but unchecked"
+  # A solve that stops short of its tolerance failed (exit 1, its JSON and
+  # output kept); rtol = 0 asks for a fixed number of iterations.
+  small="--set wafer.pe_grid=4x4 --set stencil.nx=8 --set stencil.ny=8 --set stencil.nz=8 --set stencil.crosscheck=none"
+  # shellcheck disable=SC2086
+  stencil $small --set stencil.max_iterations=1 --set output.file=nc.h5 --json nc.json > /dev/null 2> nc.err
+  expect "[ $? -eq 1 ] && grep -q 'did not converge: diverged_max_its after 1 iterations' nc.err && [ -s nc.h5 ]" \
+         "an unconverged solve: exit 1 naming it, output kept: $(tail -1 nc.err)"
+  # shellcheck disable=SC2086
+  stencil $small --set stencil.max_iterations=3 --set stencil.rtol=0 --json fixed.json > /dev/null
+  expect "[ $? -eq 0 ] && json fixed.json \"j['stencil']['iterations']==3\"" "rtol = 0: a fixed count of 3 iterations"
   ;;
 paraview)
   # The output opens in ParaView with every field as written, on 1 and on

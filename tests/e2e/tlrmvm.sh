@@ -130,6 +130,16 @@ import h5py, numpy as np, sys
 a, b = h5py.File('s.h5'), h5py.File('d.h5')
 d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1'))
 sys.exit(0 if d <= 1e-4 else 1)\"" "dense input: products differ from the survey's"
+  # The cache is keyed by the input's content, not its name: a changed input
+  # under the same name is refused with the old cache named (it ran on the
+  # old operator, status ok, before).
+  /usr/bin/python3 -c "
+import h5py
+with h5py.File('dense.h5', 'r+') as f: f['A_0'][0, 0] = 2 * f['A_0'][0, 0]"
+  expect_bad_input tlrmvm "[tlrmvm] compressed = c.h5" $SMALL --set tlrmvm.input=dense.h5 \
+      --set tlrmvm.compressed=c.h5 --set tlrmvm.dense=none
+  expect "grep -q 'holds another operator' err.txt && grep -q 'input_content=size=' err.txt" \
+         "a changed input: $(cat err.txt)"
   ;;
 bad_input)
   expect_bad_input tlrmvm "tile size 2000 is larger than the 1600 x 1600 matrix" --set tlrmvm.nb=2000

@@ -225,6 +225,14 @@ relu)
   mpiexec -n "$ranks" "$wafer" generate --quiet --set generate.checkpoint=relu.h5 --set generate.length=20 \
       --json g.json > /dev/null
   expect "[ $? -eq 0 ] && json g.json \"j['generate']['trained_steps'] == 30\"" "generate from a ReLU checkpoint"
+  # An activation code that is neither GELU (0) nor ReLU (1) is no model.
+  for code in -5 7; do
+    cp relu.h5 bad$code.h5
+    /usr/bin/python3 -c "import h5py,sys; f=h5py.File(sys.argv[1],'r+'); f['shape'][5]=int(sys.argv[2])" bad$code.h5 $code
+    mpiexec -n "$ranks" "$wafer" generate --quiet --set generate.checkpoint=bad$code.h5 > /dev/null 2> bad.err
+    expect "[ $? -eq 2 ] && grep -q 'activation code $code: 0 (GELU) or 1 (ReLU) expected' bad.err" \
+           "generate from a checkpoint with activation code $code: $(tail -1 bad.err)"
+  done
   ;;
 loss)
   # On the Jargon File the default model's validation loss falls below 3.6
@@ -273,8 +281,24 @@ sys.exit(0 if a.attrs['step'] == b.attrs['step'] == 30 and all((a[k][...] == b[k
 import h5py, numpy as np
 with h5py.File('forged.h5', 'r+') as f:
     del f['val_loss']; f['val_loss'] = np.array([0, 1, 1, 2, 2, 3, 3, 4, 15, 5], dtype=float)"
-  expect_bad_input train "checkpoint 'forged.h5' holds 15 training losses and 5 validation losses, not those of its 15 steps" \
+  expect_bad_input train "checkpoint 'forged.h5': its series 'val_loss' declares 10 values, more than the 2 its run can have written" \
       --set train.steps=30 --set train.restart=forged.h5
+  # One validation row too many, within that bound: its steps are checked.
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('forged.h5', 'r+') as f:
+    del f['val_loss']; f['val_loss'] = np.array([3, 5], dtype=float)"
+  expect_bad_input train "checkpoint 'forged.h5' holds 15 training losses and 1 validation losses, not those of its 15 steps" \
+      --set train.steps=30 --set train.restart=forged.h5
+  # A series declared huge (2^28 values, chunked, never written) is refused
+  # before it is read (it was read whole: 2.1 GB, 13 s).
+  cp half.h5 huge.h5
+  /usr/bin/python3 -c "
+import h5py
+with h5py.File('huge.h5', 'r+') as f:
+    del f['train_loss']; f.create_dataset('train_loss', shape=(2**28,), dtype='f8', chunks=(4096,))"
+  expect_bad_input train "its series 'train_loss' declares 268435456 values, more than the 15" \
+      --set train.steps=30 --set train.restart=huge.h5
   head -c 3000 /dev/urandom > junk.h5
   expect_bad_input train "junk.h5" --set train.restart=junk.h5
   ;;
