@@ -93,6 +93,9 @@ int wf_h5_write_pieces(wf_h5file *f, const char *name, wf_dtype type, unsigned l
 int wf_h5_attr_str(wf_h5file *f, const char *name, const char *value, wf_status *st);
 int wf_h5_attr_num(wf_h5file *f, const char *name, double value, wf_status *st);
 int wf_h5_attr_int(wf_h5file *f, const char *name, long long value, wf_status *st);
+/* The XDMF sidecar of the file's listed fields, beside its final name (one
+ * rank, once the file is renamed: wf_h5_close). */
+int wf_h5_write_xdmf(const wf_h5file *f, wf_status *st);
 /* The XDMF sidecar's path for an HDF5 file's: x.h5 -> x.xmf. */
 void wf_h5_sidecar_path(const char *h5, char *xmf, size_t len);
 /* A time series (called on one rank): an XDMF temporal collection of `n`

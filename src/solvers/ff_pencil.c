@@ -76,10 +76,7 @@ static void *alloc_array(size_t cells, size_t elem) {
 }
 
 static void free_array(void *a, size_t cells, size_t elem) {
-  if (cells * elem < (2u << 20))
-    fftw_free(a);
-  else
-    free(a);
+  (cells * elem < (2u << 20) ? fftw_free : free)(a);
 }
 
 /* ---- boxes ---- */
@@ -343,23 +340,17 @@ int ff_plan_create(ff_plan *p, wf_fabric *fab, const int n[3], const ff_opts *o,
   ff_model m =
       ff_model_transform(fab->hw, fab->grid, dc->pe_nx, dc->pe_ny, p->nc, p->dims, o->wafer_prec);
   p->row_words = m.row_words, p->col_words = m.col_words;
-  /* FFTW's planner cannot be interrupted: a signal is looked for between
-   * its plans (a group's two, a fraction of a second each at 256^3). */
-  int sig = 0;
-  for (int first = 0, s = 0; !failed && !sig && s < p->stages; s++)
+  /* FFTW's planner cannot be interrupted: a signal is looked for between plans. */
+  int any[2] = {failed, 0}; /* failed, a signal */
+  for (int first = 0, s = 0; !any[0] && !any[1] && s < p->stages; s++)
     if (s == p->stages - 1 || moves(p, s)) {
-      failed = plan_group(p, first, s, o->fftw_flags) != 0;
-      first = s + 1;
-      sig = wf_signal_stop();
+      any[0] = plan_group(p, first, s, o->fftw_flags) != 0;
+      first = s + 1, any[1] = wf_signal_stop();
     }
-  int any[2] = {failed, sig};
   MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, dc->comm);
-  if (any[1]) {
+  if (any[0] || any[1]) {
     ff_plan_free(p);
-    return wf_signal_fail(st, any[1], "while planning the FFT (nothing written)");
-  }
-  if (any[0]) {
-    ff_plan_free(p);
+    if (any[1]) return wf_signal_fail(st, any[1], "while planning the FFT (nothing written)");
     return wf_fail(st, WF_ERR_RUNTIME,
                    "could not plan the FFT of %dx%dx%d (out of memory, or FFTW refused a plan)",
                    n[0], n[1], n[2]);
