@@ -40,13 +40,13 @@ static const wf_key cfd_keys[] = {
      "fixed time step, s (0: cfl x the stable limit); above the limit is an error", NULL},
     {"bc", WF_KEY_CHOICE, "absorbing", 0, 0, "absorbing|free",
      "faces: free (pressure release, energy conserving) or absorbing (free behind a sponge)", NULL},
-    {"sponge", WF_KEY_INT, "16", 1, 1e6, NULL, "absorbing: cells of the damping layer", NULL},
+    {"sponge", WF_KEY_INT, "16", 1, 1e6, NULL, "absorbing: cells of the damping layer (the wave's; heat and convection ignore it)", NULL},
     {"init", WF_KEY_CHOICE, "auto", 0, 0, "auto|source|mode|gaussian",
      "source (wave): a Ricker wavelet and a line of receivers; mode: the slowest mode (wave: its "
      "measured eigenvalue; heat: its decay); gaussian: a bump at rest (wave: its energy); auto: "
      "source for wave, mode for heat",
      NULL},
-    {"f0", WF_KEY_REAL, "12", 1e-9, 1e9, NULL, "source: Ricker peak frequency, Hz", NULL},
+    {"f0", WF_KEY_REAL, "12", 1e-9, 1e9, NULL, "source: Ricker peak frequency, Hz (the wave's; heat and convection ignore it)", NULL},
     {"source_x", WF_KEY_INT, "-1", -1, 1e6, NULL, "source cell in x (-1: the middle)", NULL},
     {"source_y", WF_KEY_INT, "-1", -1, 1e6, NULL, "source cell in y (-1: the middle)", NULL},
     {"source_z", WF_KEY_INT, "-1", -1, 1e6, NULL, "source cell in z (-1: a quarter down)", NULL},
