@@ -347,9 +347,12 @@ int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st) {
       if (failed) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for the shot gather");
     }
   }
+  if (rc == WF_OK && wf_deck_bool(d, "cfd", "stream")) {
+    r.triad = wf_stream_triad(run->comm, p.m.n_owned, st);
+    rc = st->code;
+  }
   if (rc == WF_OK) {
     cfd_wave_check(&p, run, gather, &f);
-    if (wf_deck_bool(d, "cfd", "stream")) r.triad = wf_stream_triad(run->comm, p.m.n_owned);
     project(run, &p.m, s);
     cfd_wave_report(run, &p, &r, &f);
     run->seconds = r.seconds;

@@ -32,7 +32,19 @@ static int derived(wf_files *files, const wf_file_claim *c, const char *suffix, 
   if (swap) n -= 3;
   if (n + strlen(suffix) + 1 > sizeof d.path)
     return wf_fail(st, WF_ERR_INPUT, "%s: the path is too long", c->who);
-  snprintf(d.path, sizeof d.path, "%.*s%s", (int)n, c->path, suffix);
+  if (strchr(suffix, '*') && !c->pattern) {
+    /* A pattern from a plain name (its file name part is matched): the
+     * name's own * ? [ and backslash stay literal. */
+    const char *slash = strrchr(c->path, '/');
+    size_t k = 0, name_at = slash ? (size_t)(slash - c->path) + 1 : 0;
+    for (size_t i = 0; i < n && k + 2 < sizeof d.path; i++) {
+      if (i >= name_at && strchr("*?[\\", c->path[i])) d.path[k++] = '\\';
+      d.path[k++] = c->path[i];
+    }
+    snprintf(d.path + k, sizeof d.path - k, "%s", suffix);
+  } else {
+    snprintf(d.path, sizeof d.path, "%.*s%s", (int)n, c->path, suffix);
+  }
   size_t w = strlen(d.who);
   snprintf(d.who + w, sizeof d.who - w, " (its %s %s)", what, d.path);
   snprintf(d.name, sizeof d.name, "%.60s (its %s)", c->name, what);
@@ -136,14 +148,17 @@ static int check_one(const wf_file_claim *c, file_id *id, wf_status *st) {
     if (!writes) return WF_OK; /* a missing input is reported by whoever opens it */
     return wf_fail(st, WF_ERR_INPUT, "%s: its directory %s does not exist", c->who, id->dir);
   }
-  /* Written as NAME.part.XXXXXX: that name must fit too, or the run would
-   * fail only once its work is done. */
+  /* Written as NAME.part.XXXXXX (and NAME.h5's sidecar NAME.xmf, one
+   * longer, as NAME.xmf.part.XXXXXX): those names must fit too, or the run
+   * would fail only once its work is done. */
+  size_t n = strlen(id->name), longest = n + WF_TEMP_SUFFIX_LEN;
+  if (n > 3 && strcmp(id->name + n - 3, ".h5") == 0) longest++;
   long name_max = writes && !c->pattern ? pathconf(id->dir, _PC_NAME_MAX) : -1;
-  if (name_max > 0 && (long)(strlen(id->name) + WF_TEMP_SUFFIX_LEN) > name_max)
+  if (name_max > 0 && (long)longest > name_max)
     return wf_fail(st, WF_ERR_INPUT,
-                   "%s: the name is too long for its temporary file (%zu + %d characters, and "
-                   "%s allows %ld)",
-                   c->who, strlen(id->name), WF_TEMP_SUFFIX_LEN, id->dir, name_max);
+                   "%s: the name is too long for its temporary file (%zu characters with its "
+                   "suffix, and %s allows %ld)",
+                   c->who, longest, id->dir, name_max);
   struct stat sb;
   if (c->pattern || stat(c->path, &sb) != 0) { /* none yet (or a dangling link) */
     if (writes && !writable_dir(id->dir))

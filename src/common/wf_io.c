@@ -277,19 +277,24 @@ int wf_spawn(char *const argv[], const char *output, int *exit_status, wf_status
   char **env = child_environment();
   pid_t pid;
   int status = 0;
+  /* (In this process's group: a launcher that ends the job's groups ends
+   * the child too.) */
   int err = env ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, env) : ENOMEM;
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   if (err != 0) return wf_fail(st, WF_ERR_RUNTIME, "cannot run '%s': %s", argv[0], strerror(err));
   /* Waited for 10 ms at a time: a signal here or at any rank (a reference
-   * run of LAMMPS takes minutes at scale) ends the child, then the wait. */
-  int sig = 0;
+   * run of LAMMPS takes minutes at scale) sends it SIGTERM, and SIGKILL 2 s
+   * later if it is still there. */
+  int sig = 0, ticks_since = 0;
   const struct timespec tick = {0, 10 * 1000 * 1000};
   for (;;) {
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
-    if (done < 0 && errno != EINTR) return wf_fail(st, WF_ERR_RUNTIME, "waiting for '%s': %s", argv[0], strerror(errno));
+    if (done < 0 && errno != EINTR)
+      return wf_fail(st, WF_ERR_RUNTIME, "waiting for '%s': %s", argv[0], strerror(errno));
     if (!sig && (sig = wf_signal_stop()) != 0) kill(pid, SIGTERM);
+    if (sig && ++ticks_since == 200) kill(pid, SIGKILL);
     nanosleep(&tick, NULL);
   }
   if (sig) {

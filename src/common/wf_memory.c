@@ -51,18 +51,23 @@ static double read_figure(const char *path, const char *key, double scale) {
 
 double wf_memory_available(void) {
   double avail = read_figure("/proc/meminfo", "MemAvailable:", 1024.0);
-  /* A cgroup's limit less its use (v2, else v1): a batch job's share. */
+  /* The cgroup this process sees (a container's, or a batch job's where
+   * its cgroup is mounted as the root, v2 then v1): its limit less its use,
+   * the page cache it could reclaim (inactive files) not counted as use. */
   double limit = read_figure("/sys/fs/cgroup/memory.max", NULL, 1);
   double used = read_figure("/sys/fs/cgroup/memory.current", NULL, 1);
+  double cache = read_figure("/sys/fs/cgroup/memory.stat", "inactive_file ", 1);
   if (limit < 0) {
     limit = read_figure("/sys/fs/cgroup/memory/memory.limit_in_bytes", NULL, 1);
     used = read_figure("/sys/fs/cgroup/memory/memory.usage_in_bytes", NULL, 1);
+    cache = read_figure("/sys/fs/cgroup/memory/memory.stat", "total_inactive_file ", 1);
   }
   if (limit > 0 && limit < 1e18 && used >= 0) {
+    if (cache > 0) used = used > cache ? used - cache : 0;
     double room = limit > used ? limit - used : 0;
     if (avail < 0 || room < avail) avail = room;
   }
-  return avail > 0 ? avail : 0;
+  return avail; /* -1: unknown */
 }
 
 int wf_memory_fits(MPI_Comm comm, double need, const char *what, const char *fix,
@@ -78,7 +83,7 @@ int wf_memory_fits(MPI_Comm comm, double need, const char *what, const char *fix
   wf_status_clear(st);
   if (local == 0) {
     double avail = wf_memory_available();
-    if (avail > 0 && total > avail)
+    if (avail >= 0 && total > avail)
       wf_fail(st, WF_ERR_INPUT,
               "%s: about %.3g GB of memory needed on this node (%d rank%s, about %.3g GB "
               "each), and the node has %.3g GB free: %s",

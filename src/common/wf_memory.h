@@ -26,13 +26,14 @@ void *wf_alloc_small(size_t count, size_t size, const char *what);
 /* Refuse a run that cannot fit in memory before it allocates, instead of
  * meeting the OOM killer minutes in: `need` is this rank's estimate in bytes
  * (what it will hold), added over the ranks that share its node and
- * compared with what the node has free (MemAvailable, or its cgroup's room
- * when that is less: a Slurm job's --mem). An input error on every rank,
+ * compared with what the node has free (MemAvailable, or the room left in
+ * the cgroup this process sees when that is less: a container's limit, a
+ * batch job's --mem where its cgroup is mounted). An input error on every rank,
  * naming `what`, the figures and `fix`. Collective. */
 int wf_memory_fits(MPI_Comm comm, double need, const char *what, const char *fix,
                    wf_status *st);
 
-/* Bytes this node has free for a run (see wf_memory_fits); 0 if unknown. */
+/* Bytes this node has free for a run (see wf_memory_fits); -1 if unknown. */
 double wf_memory_available(void);
 
 #endif

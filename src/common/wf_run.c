@@ -1,6 +1,7 @@
 /* What every workload's run shares (wf_workload.h): counting its checks and those it could
  * not make, its status word, the projection's JSON, an HDF5 output with the run's attributes,
  * and plots drawn by a Python script. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,15 +111,20 @@ int wf_run_plot(const wf_run *run, const char *script, const char *png, const ch
          * name, and a link planted beside it is never written through. */
         char part[4096];
         int pfd = wf_temp_create(png, part, sizeof part);
-        if (pfd >= 0) close(pfd);
-        char *argv[] = {(char *)wf_python(), path, tmp, part, (char *)title, NULL};
-        if (pfd < 0 ||
-            wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st) !=
-                WF_OK ||
-            rename(part, png) != 0) {
-          if (st->code == WF_OK)
-            wf_fail(st, WF_ERR_RUNTIME, "plot: cannot rename '%s' to '%s'", part, png);
-          remove(part);
+        if (pfd < 0) {
+          wf_fail(st, WF_ERR_RUNTIME, "plot: cannot create a temporary beside '%s': %s", png,
+                  strerror(errno));
+        } else {
+          close(pfd);
+          char *argv[] = {(char *)wf_python(), path, tmp, part, (char *)title, NULL};
+          if (wf_run_helper(argv, "plot", "does WAFER_PYTHON have matplotlib and numpy?", st) !=
+                  WF_OK ||
+              rename(part, png) != 0) {
+            if (st->code == WF_OK)
+              wf_fail(st, WF_ERR_RUNTIME, "plot: cannot rename '%s' to '%s': %s", part, png,
+                      strerror(errno));
+            remove(part);
+          }
         }
       }
       remove(tmp);

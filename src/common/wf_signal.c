@@ -12,12 +12,20 @@
  * other ranks is read where no run's state reaches (inside a tile loop, a
  * child's wait). */
 static volatile sig_atomic_t caught_signal;
+/* The notice travels through rank 0: a rank that caught a signal tells rank
+ * 0 (one message), and rank 0 relays it to every other rank once (N - 1):
+ * O(N) messages however many ranks the signal reached (srun and mpiexec
+ * signal them all). */
+enum { TO_ROOT = 1, FROM_ROOT = 2 };
 static struct {
-  MPI_Comm comm; /* MPI_COMM_NULL: not open */
-  MPI_Request recv;
-  int incoming, received; /* the notice's signal, and whether it came */
-  int outgoing;           /* this rank's signal, as sent */
-  MPI_Request *sends;     /* to every other rank, once this one caught a signal */
+  MPI_Comm comm; /* the job's, duplicated; MPI_COMM_NULL: not open */
+  int rank, size;
+  MPI_Request recv; /* rank 0: a rank's notice; the others: rank 0's relay */
+  int incoming;     /* the signal it carries */
+  bool received;
+  bool told;        /* (not rank 0) this rank's own notice sent to rank 0 */
+  int outgoing;     /* the signal sent (rank 0: relayed) */
+  MPI_Request *sends; /* rank 0's relay, or the one notice to it */
   int nsends;
 } notice = {.comm = MPI_COMM_NULL};
 
@@ -80,30 +88,43 @@ int wf_signal_check(MPI_Comm comm, const char *where, wf_status *st) {
 
 void wf_signal_notice_open(MPI_Comm comm) {
   MPI_Comm_dup(comm, &notice.comm);
-  notice.received = notice.nsends = 0;
-  notice.sends = NULL;
-  MPI_Irecv(&notice.incoming, 1, MPI_INT, MPI_ANY_SOURCE, 0, notice.comm, &notice.recv);
+  MPI_Comm_rank(notice.comm, &notice.rank);
+  MPI_Comm_size(notice.comm, &notice.size);
+  notice.received = notice.told = false;
+  notice.sends = NULL, notice.nsends = 0;
+  if (notice.rank == 0)
+    MPI_Irecv(&notice.incoming, 1, MPI_INT, MPI_ANY_SOURCE, TO_ROOT, notice.comm, &notice.recv);
+  else
+    MPI_Irecv(&notice.incoming, 1, MPI_INT, 0, FROM_ROOT, notice.comm, &notice.recv);
+}
+
+/* This rank's notice of `sig`, once: to rank 0, or (`relay`, rank 0's) to
+ * every other rank. */
+static void send_notice(int sig, bool relay) {
+  int first = relay ? 1 : 0, end = relay ? notice.size : 1;
+  notice.outgoing = sig;
+  notice.sends = malloc((size_t)(end - first) * sizeof *notice.sends);
+  for (int r = first; notice.sends && r < end; r++)
+    MPI_Isend(&notice.outgoing, 1, MPI_INT, r, relay ? FROM_ROOT : TO_ROOT, notice.comm,
+              &notice.sends[notice.nsends++]);
 }
 
 int wf_signal_stop(void) {
   int sig = caught_signal;
   if (notice.comm == MPI_COMM_NULL) return sig;
-  if (sig && !notice.sends) { /* tell every other rank, once */
-    int rank, size;
-    MPI_Comm_rank(notice.comm, &rank);
-    MPI_Comm_size(notice.comm, &size);
-    notice.outgoing = sig;
-    notice.sends = malloc((size_t)size * sizeof *notice.sends);
-    for (int r = 0; notice.sends && r < size; r++)
-      if (r != rank)
-        MPI_Isend(&notice.outgoing, 1, MPI_INT, r, 0, notice.comm, &notice.sends[notice.nsends++]);
-  }
   if (!notice.received) {
     int done = 0;
     MPI_Test(&notice.recv, &done, MPI_STATUS_IGNORE);
     notice.received = done;
   }
-  return sig ? sig : notice.received ? notice.incoming : 0;
+  int heard = notice.received ? notice.incoming : 0;
+  if (notice.rank != 0 && sig && !notice.told) {
+    send_notice(sig, false);
+    notice.told = true;
+  }
+  if (notice.rank == 0 && (sig || heard) && !notice.sends && notice.size > 1)
+    send_notice(sig ? sig : heard, true);
+  return sig ? sig : heard;
 }
 
 void wf_signal_wait(MPI_Request *req) {
@@ -117,13 +138,20 @@ void wf_signal_wait(MPI_Request *req) {
   }
 }
 
+void wf_signal_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  MPI_Ibarrier(comm, &req);
+  wf_signal_wait(&req);
+}
+
 void wf_signal_notice_close(void) {
   if (notice.comm == MPI_COMM_NULL) return;
   /* Every notice sent is received, so that no message outlives the
-   * communicator: each rank expects one from every other rank that sent. */
-  int sent = notice.sends != NULL, senders = 0;
-  MPI_Allreduce(&sent, &senders, 1, MPI_INT, MPI_SUM, notice.comm);
-  int expected = senders - sent;
+   * communicator: rank 0 takes one from every rank that told it; the
+   * others take rank 0's relay, if it sent one. */
+  int mine[2] = {notice.told, notice.rank == 0 && notice.sends != NULL}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, notice.comm);
+  int expected = notice.rank == 0 ? all[0] : all[1];
   if (expected == 0 && !notice.received) {
     MPI_Cancel(&notice.recv);
     MPI_Wait(&notice.recv, MPI_STATUS_IGNORE);
@@ -132,7 +160,7 @@ void wf_signal_notice_close(void) {
   }
   for (int k = 1; k < expected; k++) {
     int drop;
-    MPI_Recv(&drop, 1, MPI_INT, MPI_ANY_SOURCE, 0, notice.comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&drop, 1, MPI_INT, MPI_ANY_SOURCE, TO_ROOT, notice.comm, MPI_STATUS_IGNORE);
   }
   if (notice.sends) MPI_Waitall(notice.nsends, notice.sends, MPI_STATUSES_IGNORE);
   free(notice.sends);

@@ -37,22 +37,27 @@ int wf_signal_caught(void);
  * SVD after another, a reference product, LAPACK on a large block, a child
  * such as LAMMPS): no collective to poll, yet a signal that reached one
  * rank must stop them all within a fraction of a second. A rank that
- * catches a signal sends a notice to every other rank the first time it
- * polls (the only messages, and only then); every rank has a receive
- * posted for it. Open after wf_signal_install, close before MPI_Finalize
+ * catches a signal tells rank 0 the first time it polls, and rank 0 relays
+ * it to every rank once (the only messages, and only then: O(N) however
+ * many ranks the signal reached); every rank has a receive posted for it. Open after wf_signal_install, close before MPI_Finalize
  * (main; both collective over `comm`, the whole job). */
 void wf_signal_notice_open(MPI_Comm comm);
 void wf_signal_notice_close(void);
 /* Local and cheap (an MPI_Test): the signal this rank caught or any rank's
- * notice reported, 0 if none. Poll it at least every ~100 ms of work; a
- * phase that stops on it sets wf_signal_fail's status, and the ranks agree
- * on their statuses at the phase's end as after any failure. */
+ * notice reported, 0 if none. Poll it at least every ~100 ms of work, and
+ * only to leave loops with no collective inside (a rank that left would
+ * miss it): a phase that stopped sets wf_signal_fail's status, and the
+ * ranks agree on their statuses at its end (after wf_signal_barrier) as
+ * after any failure. */
 int wf_signal_stop(void);
 /* MPI_Wait that passes this rank's signal on while it waits (polling, then
  * sleeping 0.2 ms between tests): for ranks idle while one rank works
  * alone (rank 0 running LAMMPS), which would otherwise sit in a blocking
  * call with their news unsent. */
 void wf_signal_wait(MPI_Request *req);
+/* A barrier at the end of a solo phase, during which a rank that finished
+ * first passes its signal on (wf_signal_wait). Collective. */
+void wf_signal_barrier(MPI_Comm comm);
 
 /* A non-blocking poll: each call completes the previous call's reduction
  * and starts the next, so the check costs no wait inside a loop that

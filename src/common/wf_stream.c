@@ -9,7 +9,8 @@
 
 /* STREAM triad a = b + s c over the rank's share, all ranks at once; the
  * machine's aggregate rate in bytes/s (best of 5). */
-double wf_stream_triad(MPI_Comm comm, size_t n) {
+double wf_stream_triad(MPI_Comm comm, size_t n, wf_status *st) {
+  wf_status_clear(st);
   double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
   if (!a || !b || !c) {
     free(a), free(b), free(c);
@@ -23,9 +24,10 @@ double wf_stream_triad(MPI_Comm comm, size_t n) {
     MPI_Request req;
     MPI_Ibarrier(comm, &req);
     wf_signal_wait(&req);
-    int stop = wf_signal_stop() != 0;
+    int stop = wf_signal_stop();
     MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
     if (stop) {
+      wf_signal_fail(st, stop, "while measuring STREAM triad (nothing written)");
       best = INFINITY;
       break;
     }

@@ -161,12 +161,15 @@ int fft_check_input(wf_run *run, const fft_setup *s, wf_h5_input *in, wf_status 
   return WF_OK;
 }
 
+/* The smallest normal number of the run's precision. */
+static double smallest_normal(const fft_setup *s) { return s->prec == FF_SINGLE ? FLT_MIN : DBL_MIN; }
+
 /* The transform of N values of magnitude up to M reaches N M, and the
  * Parseval check sums N such squares: (N M)^2 must stay below the run's
  * largest number, so M <= sqrt(max) / N. Larger inputs would overflow to
  * Inf and NaN, whose differences the checks would read as 0. */
 static int check_magnitude(wf_run *run, const fft_setup *s, const ff_plan *p, const void *a,
-                           double least, wf_status *st) {
+                           double below, wf_status *st) {
   const ff_box *b = ff_in_box(p);
   double most = 0;
   for (int y = 0; y < b->ny; y++)
@@ -180,18 +183,20 @@ static int check_magnitude(wf_run *run, const fft_setup *s, const ff_plan *p, co
                    "dataset '%s' holds a value of magnitude %g: beyond %.3g, the transform and "
                    "its Parseval check overflow %s precision at this size (scale the input)",
                    s->dataset, most, limit, s->prec == FF_SINGLE ? "single" : "double");
-  /* At the other end, a part of a value below the precision's smallest
-   * normal number (`least`: the file's smallest nonzero, before conversion)
-   * is flushed to 0 in single or loses its digits (a subnormal): the
-   * transform of a field of them read as zeros and passed its checks. */
-  double tiny = s->prec == FF_SINGLE ? FLT_MIN : DBL_MIN;
-  MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_DOUBLE, MPI_MIN, run->comm);
-  if (least < tiny)
+  /* At the other end, a part below the precision's smallest normal number
+   * is flushed to 0 (single) or loses its digits (a subnormal): harmless
+   * beside the field's largest value (below its rounding), not when it is
+   * a share of the field (`below`: the largest such part, as read). A field
+   * of 1e-50 in single read as zeros and passed every check. */
+  double tiny = smallest_normal(s), eps = s->prec == FF_SINGLE ? FLT_EPSILON : DBL_EPSILON;
+  MPI_Allreduce(MPI_IN_PLACE, &below, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+  if (below > 0 && below >= eps * most)
     return wf_fail(st, WF_ERR_INPUT,
                    "dataset '%s' holds a value with a part of magnitude %g: below %.3g, the "
                    "smallest normal number of %s precision, it is flushed to 0 or loses its "
-                   "digits (scale the input)",
-                   s->dataset, least, tiny, s->prec == FF_SINGLE ? "single" : "double");
+                   "digits, and the field's largest value (%g) does not dwarf it (scale the "
+                   "input)",
+                   s->dataset, below, tiny, s->prec == FF_SINGLE ? "single" : "double", most);
   return WF_OK;
 }
 
@@ -220,10 +225,11 @@ int fft_load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const
   unsigned long long cnt[3] = {(unsigned long long)nz, (unsigned long long)b->ny,
                                (unsigned long long)b->nx};
   wf_h5_block hb = {.ndim = 3, .global = g, .offset = off, .count = cnt};
-  double least = INFINITY; /* the smallest nonzero magnitude of a part, as read */
+  double below = 0; /* the largest part below the precision's smallest normal, as read */
   if (wf_h5_input_read(run->comm, s->input, s->dataset, in, &hb, v, st) == WF_OK) {
+    double tiny = smallest_normal(s);
     for (size_t i = 0; i < cells * parts; i++)
-      if (v[i] != 0) least = fmin(least, fabs(v[i]));
+      if (fabs(v[i]) < tiny) below = fmax(below, fabs(v[i]));
     for (int y = 0; y < b->ny; y++)
       for (int x = 0; x < b->nx; x++)
         for (int z = 0; z < nz; z++) {
@@ -232,7 +238,7 @@ int fft_load_input(wf_run *run, const fft_setup *s, const wf_h5_input *in, const
         }
   }
   free(v);
-  if (st->code == WF_OK) check_magnitude(run, s, p, a, least, st);
+  if (st->code == WF_OK) check_magnitude(run, s, p, a, below, st);
   return st->code == WF_OK ? WF_OK : wf_deck_blame(run->deck, "fft", "input", st);
 }
 

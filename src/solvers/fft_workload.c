@@ -423,7 +423,8 @@ static int measure(wf_run *run, const fft_setup *s, const wf_h5_input *in, ff_pl
   if (rc == WF_OK && wf_deck_bool(run->deck, "fft", "stream")) {
     /* Arrays of at least 32 MB, so that the triad runs from memory, not cache. */
     size_t doubles = ff_box_cells(ff_in_box(p)) * p->elem / sizeof(double), least = 4 << 20;
-    m->triad = wf_stream_triad(run->comm, doubles > least ? doubles : least);
+    m->triad = wf_stream_triad(run->comm, doubles > least ? doubles : least, st);
+    rc = st->code;
   }
   free(input);
   return rc;

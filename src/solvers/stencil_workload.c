@@ -285,8 +285,10 @@ static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, doubl
                         &rep->pr, st);
   if (rc == WF_OK && rep->pr.signal)
     return wf_signal_fail(st, rep->pr.signal, "in PETSc's cross-check solve (nothing written)");
-  if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream"))
-    rep->triad = wf_stream_triad(run->comm, m->n_owned);
+  if (rc == WF_OK && wf_deck_bool(d, "stencil", "stream")) {
+    rep->triad = wf_stream_triad(run->comm, m->n_owned, st);
+    rc = st->code;
+  }
   return rc;
 }
 

@@ -118,7 +118,9 @@ int tl_compress(tl_matrix *a, const tl_layout *l, tl_fill_fn fill, void *ctx,
       }
   }
   /* Every rank learns every tile's rank (each tile has one owner), and
-   * every rank the first failing rank's status (a signal's included). */
+   * every rank the first failing rank's status (a signal's included; a
+   * rank done first passes its own on while it waits). */
+  wf_signal_barrier(l->comm);
   if (rc == WF_OK) wf_status_clear(st);
   wf_status_agree(l->comm, st);
   rc = st->code;

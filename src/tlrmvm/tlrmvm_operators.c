@@ -257,20 +257,15 @@ int tlrmvm_dense_fill(wf_run *run, const tlrmvm_setup *s, tl_dense *d, int slot,
                       wf_status *st) {
   source src = {.s = s, .hz = s->hz[f]};
   if (s->input[0] && input_block(run, s, d->l, f, &src, st) != WF_OK) return st->code;
-  /* A tile's width of columns at a time, polling for a signal between
-   * (a block of a large survey takes seconds). */
-  int rc = WF_OK;
-  for (int c = 0; d->rows > 0 && c < d->cols; c += s->nb) {
-    int sig = wf_signal_stop();
-    if (sig) {
-      rc = wf_signal_fail(st, sig, "while building the dense operators");
-      break;
-    }
+  /* A tile's width of columns at a time, stopping (the block then partial:
+   * the caller's wf_signal_stop finds why) on a signal: a block of a large
+   * survey takes seconds. */
+  for (int c = 0; d->rows > 0 && c < d->cols && !wf_signal_stop(); c += s->nb) {
     int w = d->cols - c < s->nb ? d->cols - c : s->nb;
     fill(&src, d->r0, d->rows, d->c0 + c, w, d->block[slot] + (size_t)c * d->rows, d->rows);
   }
   free((void *)src.block);
-  return rc;
+  return WF_OK;
 }
 
 /* Every frequency's dense block (dense = time, and MDD). */
@@ -283,7 +278,10 @@ int tlrmvm_dense_all(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op, t
   free(used);
   for (int f = 0; f < s->nfreq && rc == WF_OK; f++)
     if (tlrmvm_mine(op->sys, f)) rc = tlrmvm_dense_fill(run, s, d, f, f, st);
+  wf_signal_barrier(run->comm);
+  int sig = wf_signal_stop();
   if (rc == WF_OK) wf_status_clear(st);
+  if (rc == WF_OK && sig) wf_signal_fail(st, sig, "while building the dense operators");
   wf_status_agree(run->comm, st);
   return st->code;
 }

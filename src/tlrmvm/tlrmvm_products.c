@@ -137,11 +137,6 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     m->adj_err = wf_worse(m->adj_err, cabs(lhs - rhs) / scale);
     if (!op->loaded) m->dropped = wf_worse(m->dropped, op->error[f] / op->norm[f]);
     if (!tlrmvm_mine(op->sys, f)) continue;
-    int sig = wf_signal_stop(); /* a frequency's checks take a second at scale */
-    if (sig) {
-      rc = wf_signal_fail(st, sig, "while checking the products against the dense ones");
-      break;
-    }
     for (int adj = 0; adj < 2 && rc == WF_OK; adj++) {
       tlrmvm_naive n;
       rc = adj ? tlrmvm_naive_product(&op->a[f], true, vec->v + fm, vec->xa + fn, &n, st)
@@ -167,10 +162,15 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
     diff = sqrt(diff);
     m->err = wf_worse(m->err, diff / (op->norm[f] * tl_norm2(x, s->n)));
     m->rel_err = wf_worse(m->rel_err, diff / tl_norm2(yd, s->m));
-    if ((sig = wf_signal_stop()) != 0) /* the checks above stop early on one */
-      rc = wf_signal_fail(st, sig, "while checking the products against the dense ones");
   }
+  /* The checks that recompute (the Green's function, the bases' residual)
+   * stop early on a signal, without leaving the loop and its collectives:
+   * the figures are then partial, and the run ends here. */
+  wf_signal_barrier(run->comm);
+  int sig = wf_signal_stop();
   if (rc == WF_OK) wf_status_clear(st);
+  if (rc == WF_OK && sig)
+    rc = wf_signal_fail(st, sig, "while checking the products against the dense ones");
   /* The largest over every system's frequencies. */
   wf_status_agree(run->comm, st);
   double worst[7] = {m->err,          m->rel_err,       m->naive[0].worst, m->naive[0].rel,
@@ -289,8 +289,10 @@ int tlrmvm_measure(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, tl_dense 
     m->bytes += tl_kaust_bytes(R, s->nb, s->m, s->n);
   }
   m->dense_bytes = 8.0 * s->m * s->n * s->nfreq;
-  if (wf_deck_bool(run->deck, TLRMVM_SECTION, "stream"))
-    m->triad = wf_stream_triad(run->comm, (size_t)4 << 20);
+  if (wf_deck_bool(run->deck, TLRMVM_SECTION, "stream")) {
+    m->triad = wf_stream_triad(run->comm, (size_t)4 << 20, st);
+    return st->code;
+  }
   return WF_OK;
 }
 

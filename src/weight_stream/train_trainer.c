@@ -122,16 +122,22 @@ static int check_budgets(trainer *t, wf_status *st) {
   return check_swarmx_budget(t, st);
 }
 
-/* What each rank will hold (t->state of its role, from check_budgets)
- * against the memory its node has free, before anything is allocated: a
- * model far too large for the machine once met the OOM killer 19 s in. The
- * activations are not counted, so a run this refuses could not have fitted.
- * Collective. */
+/* What each rank will hold against the memory its node has free, before
+ * anything is allocated: a model far too large for the machine once met the
+ * OOM killer 19 s in. A lower bound, so that a run this refuses could not
+ * have fitted: a wafer rank's state (the largest, as check_budgets'), a
+ * MemoryX rank's own blocks and what it builds in (no relay children), a
+ * SwarmX rank's layers on their way (no sums); no activations. Collective. */
 static int check_machine(trainer *t, wf_status *st) {
-  wf_role role = t->run->roles->role;
-  double need = role == WF_ROLE_MEMORYX  ? t->state[1]
-                : role == WF_ROLE_SWARMX ? t->state[2]
-                                         : t->state[0];
+  const wf_roles *r = t->run->roles;
+  const setup *s = t->s;
+  int nmemx = r->count[WF_ROLE_MEMORYX];
+  double need = r->role == WF_ROLE_MEMORYX
+                    ? ws_memory_memoryx(&s->model, nmemx, r->role_rank, 0, s->restart[0] != 0,
+                                        t->px, t->py)
+                : r->role == WF_ROLE_SWARMX
+                    ? ws_memory_swarmx(&s->model, s->prefetch, 0, t->px, t->py)
+                    : t->state[0];
   return wf_memory_fits(t->world, need, "the training state",
                         "fewer or smaller layers (train.layers, train.channels), weights streamed "
                         "from MemoryX ranks, or more ranks on more nodes",

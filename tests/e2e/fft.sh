@@ -192,6 +192,8 @@ rng = np.random.default_rng(3)
 with h5py.File('tiny.h5', 'w') as f:
     f['field'] = 1e-50 * (rng.standard_normal((64, 64, 64)) + 1j * rng.standard_normal((64, 64, 64)))
     f['sub'] = 1e-310 * (1 + rng.random((64, 64, 64)))
+    t = rng.standard_normal((64, 64, 64)); t[0, 0, :8] = 1e-40
+    f['tails'] = t
 "
   bad "below 1.18e-38, the smallest normal number of single precision" \
       --set fft.input=tiny.h5 --set fft.precision=single
@@ -200,6 +202,11 @@ with h5py.File('tiny.h5', 'w') as f:
   mpiexec -n "$ranks" "$wafer" fft --quiet --set fft.input=tiny.h5 --set fft.crosscheck=none \
       --set fft.planner=estimate --json tiny.json > /dev/null
   expect "[ $? -eq 0 ] && json tiny.json \"j['status'] == 'ok'\"" "1e-50 in double: transformed and checked"
+  # Parts below single's smallest normal beside values near 1: below the
+  # rounding of the field, flushed harmlessly.
+  mpiexec -n "$ranks" "$wafer" fft --quiet --set fft.input=tiny.h5 --set fft.input_dataset=tails \
+      --set fft.precision=single --set fft.crosscheck=none --set fft.planner=estimate --json tails.json > /dev/null
+  expect "[ $? -eq 0 ] && json tails.json \"j['status'] == 'ok'\"" "1e-40 tails beside values near 1 in single: refused or failed"
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
