@@ -84,7 +84,8 @@ test-mpich: build
 # Left out too: the Slurm scripts and the TCP-only
 # transports (no code of wafer's runs there that the other cases do not
 # run), kill -9 (no code runs) and the signal timings (timing, not memory).
-# The whole CI ran in 50 minutes with twins in (2026-11-27, this pass 15).
+# The whole CI ran in 50 minutes with the twins (2026-11-27, this pass 15),
+# 29.5 without them (2026-11-29, this pass 6.6; docs/testing.md).
 test-asan: setup
 	@$(MAKE) --no-print-directory build BUILD=build-asan CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
 	cd build-asan && ctest --output-on-failure -L unit
