@@ -120,7 +120,7 @@ int wf_signal_stop(void) {
   int heard = notice.received ? notice.incoming : 0;
   if (notice.rank != 0 && sig && !notice.told) {
     send_notice(sig, false);
-    notice.told = true;
+    notice.told = notice.sends != NULL; /* (out of memory: tried again at the next poll) */
   }
   if (notice.rank == 0 && (sig || heard) && !notice.sends && notice.size > 1)
     send_notice(sig ? sig : heard, true);
