@@ -22,6 +22,15 @@
 #include "wf_signal.h"
 #include "wf_wafer.h"
 
+/* The --json file, given once: a second one is refused, not silently the one that wins. */
+static int take_json(options *o, const char *path, wf_status *st) {
+  if (o->json)
+    return wf_fail(st, WF_ERR_INPUT, "--json given twice ('%s' and '%s'): one summary file",
+                   o->json, path);
+  o->json = path;
+  return WF_OK;
+}
+
 int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
   memset(o, 0, sizeof *o);
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets); /* never more than the arguments */
@@ -38,16 +47,13 @@ int app_parse_args(int argc, char **argv, options *o, wf_status *st) {
       o->quiet = true;
     } else if (strcmp(a, "--set") == 0 || strcmp(a, "--json") == 0) {
       if (i + 1 >= argc) return wf_fail(st, WF_ERR_INPUT, "%s needs a value", a);
-      if (a[2] == 'j' && o->json)
-        return wf_fail(st, WF_ERR_INPUT, "--json given twice ('%s' and '%s'): one summary file", o->json, argv[i + 1]);
-      if (a[2] == 'j') o->json = argv[++i];
-      else o->sets[o->nsets++] = argv[++i];
+      const char *value = argv[++i];
+      if (a[2] != 'j') o->sets[o->nsets++] = value;
+      else if (take_json(o, value, st) != WF_OK) return st->code;
     } else if (strncmp(a, "--set=", 6) == 0) {
       o->sets[o->nsets++] = a + 6;
     } else if (strncmp(a, "--json=", 7) == 0) {
-      if (o->json)
-        return wf_fail(st, WF_ERR_INPUT, "--json given twice ('%s' and '%s'): one summary file", o->json, a + 7);
-      o->json = a + 7;
+      if (take_json(o, a + 7, st) != WF_OK) return st->code;
     } else if (a[0] == '-') {
       return wf_fail(st, WF_ERR_INPUT, "unknown option '%s' (see wafer --help)", a);
     } else if (!o->command) {

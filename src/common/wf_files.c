@@ -23,6 +23,12 @@ static int push(wf_files *files, const wf_file_claim *c, wf_status *st) {
   return WF_OK;
 }
 
+/* Whether `path` names an HDF5 file (NAME.h5, which has an XDMF sidecar). */
+static bool is_h5(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".h5") == 0;
+}
+
 /* A file a written file also makes: `suffix` replacing ".h5" (`swap`) or
  * added to the name; a pattern when `suffix` holds one (the temporaries). */
 static int derived(wf_files *files, const wf_file_claim *c, const char *suffix, bool swap,
@@ -61,10 +67,9 @@ int wf_files_add_claim(wf_files *files, const wf_file_claim *claim, wf_status *s
   claim = &c;
   if (push(files, claim, st) != WF_OK) return st->code;
   if (claim->use == WF_FILE_READ || claim->pattern) return WF_OK; /* nothing derived */
-  size_t n = strlen(claim->path);
   /* wf_temp_create's names */
   if (derived(files, claim, ".part.*", false, "temporary files", st) != WF_OK) return st->code;
-  if (n > 3 && strcmp(claim->path + n - 3, ".h5") == 0)
+  if (is_h5(claim->path))
     return derived(files, claim, ".xmf", true, "XDMF sidecar", st);
   return WF_OK;
 }
@@ -151,8 +156,7 @@ static int check_one(const wf_file_claim *c, file_id *id, wf_status *st) {
   /* Written as NAME.part.XXXXXX (and NAME.h5's sidecar NAME.xmf, one
    * longer, as NAME.xmf.part.XXXXXX): those names must fit too, or the run
    * would fail only once its work is done. */
-  size_t n = strlen(id->name), longest = n + WF_TEMP_SUFFIX_LEN;
-  if (n > 3 && strcmp(id->name + n - 3, ".h5") == 0) longest++;
+  size_t longest = strlen(id->name) + WF_TEMP_SUFFIX_LEN + (is_h5(id->name) ? 1 : 0);
   long name_max = writes && !c->pattern ? pathconf(id->dir, _PC_NAME_MAX) : -1;
   if (name_max > 0 && (long)longest > name_max)
     return wf_fail(st, WF_ERR_INPUT,

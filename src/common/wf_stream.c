@@ -21,9 +21,7 @@ double wf_stream_triad(MPI_Comm comm, size_t n, wf_status *st) {
   for (int rep = 0; rep < 5; rep++) {
     /* Waiting, a rank passes its signal on; then every rank stops measuring
      * alike (a signal to any: 0, unmeasured, and the run's next poll ends it). */
-    MPI_Request req;
-    MPI_Ibarrier(comm, &req);
-    wf_signal_wait(&req);
+    wf_signal_barrier(comm);
     int stop = wf_signal_stop();
     MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
     if (stop) {

@@ -300,7 +300,7 @@ static int tlrmvm_run(wf_run *run, wf_status *st) {
   /* a product's fabric, the wafer's */
   double cycles = t.bcast_cycles + t.reduce_cycles;
   if (rc == WF_OK) rc = tlrmvm_measure(run, &s, &op, &dense, cycles, &vec, &m, st);
-  /* (STREAM's measurement stops early on a signal, and says so only by its 0) */
+  /* a signal during the measurements' last figures ends the run before the MDD and the output */
   if (rc == WF_OK) rc = wf_signal_check(run->comm, "after the products' measurements", st);
   if (rc == WF_OK && do_mdd) rc = tlrmvm_mdd_solve(run, &s, &op, &dense, &r, st);
   if (rc == WF_OK) {
