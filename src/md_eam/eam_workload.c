@@ -93,15 +93,16 @@ static int thermo_row(const md_sim *sim, md_thermo_row *r, wf_status *st) {
 static int write_checkpoint(const md_sim *sim, checkpoints *c, wf_status *st) {
   md_thermo_row r;
   if (thermo_row(sim, &r, st) != WF_OK ||
-      md_checkpoint_write(c->path, c->state, &sim->dom, &sim->atoms, sim->step, st) != WF_OK)
+      md_checkpoint_write(c->path, c->state, &sim->dom, &sim->atoms, sim->nl.x_hold,
+                          sim->last_build, sim->step, st) != WF_OK)
     return st->code;
   c->last_step = sim->step;
   return WF_OK;
 }
 
 /* A signal stopped the run after step sim->step: keep that state as a
- * checkpoint when there is one to keep (it continues the run to round-off;
- * the periodic checkpoints, taken after a list rebuild, bit for bit). */
+ * checkpoint when there is one to keep (a restart from it continues bit for
+ * bit, md_checkpoint.h). */
 static int interrupted(const md_sim *sim, checkpoints *ck, int sig, wf_status *st) {
   char where[sizeof st->msg];
   if (!ck->path[0]) {
@@ -179,13 +180,13 @@ static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, eam_cro
 /* Continue from a checkpoint: its atoms replace the deck's (same box, same
  * count). */
 static int restart(const wf_run *run, const eam_setup *s, const md_domain *dom, md_atoms *atoms,
-                   long long *step, wf_status *st) {
+                   long long *step, md_resume *resume, wf_status *st) {
   const char *path = wf_deck_str(run->deck, "eam", "restart");
   *step = 0;
   if (!path[0]) return WF_OK;
   long long n = atoms->nlocal, natoms;
   MPI_Allreduce(&n, &natoms, 1, MPI_LONG_LONG, MPI_SUM, run->comm);
-  if (md_checkpoint_read(path, dom, natoms, s->pot.nelements, atoms, step, st) != WF_OK)
+  if (md_checkpoint_read(path, dom, natoms, s->pot.nelements, atoms, step, resume, st) != WF_OK)
     return wf_deck_blame(run->deck, "eam", "restart", st);
   if (*step >= s->steps)
     return wf_deck_fail(run->deck, "eam", "steps", st,
@@ -403,14 +404,18 @@ static int write_data(const wf_run *run, const eam_setup *s, const md_sim *sim, 
 static int start(wf_run *run, eam_setup *s, md_sim *sim, long long *step0, wf_status *st) {
   md_domain dom = {0};
   md_atoms atoms = {0};
+  md_resume resume = {0};
   int rc = eam_build_system(run, s, &dom, &atoms, st);
-  if (rc == WF_OK) rc = restart(run, s, &dom, &atoms, step0, st);
+  if (rc == WF_OK) rc = restart(run, s, &dom, &atoms, step0, &resume, st);
   if (rc != WF_OK) {
+    md_resume_free(&resume);
     md_atoms_free(&atoms);
     md_domain_free(&dom);
     return rc;
   }
-  if (md_sim_start(sim, &s->par, &s->pot, &atoms, &dom, *step0, st) != WF_OK)
+  rc = md_sim_start(sim, &s->par, &s->pot, &atoms, &dom, *step0, &resume, st);
+  md_resume_free(&resume);
+  if (rc != WF_OK)
     return st->code == WF_ERR_INPUT
                ? wf_deck_blame(run->deck, "eam", s->from_data ? "data" : "cells", st)
                : st->code;

@@ -1,5 +1,6 @@
 /* MD checkpoints (md_checkpoint.h): step, box and every atom's id, species, position and
- * velocity in one HDF5 file; read back, checked, and shared out to the ranks that own them. */
+ * velocity, with the positions at the last list build, in one HDF5 file; read back,
+ * checked, and shared out to the ranks that own them. */
 #include "md_checkpoint.h"
 
 #include <math.h>
@@ -9,7 +10,7 @@
 #include "wf_checkpoint.h"
 #include "wf_io.h"
 
-enum { NVARS = 5 };
+enum { NVARS = 5, NBUILD = 2 };
 
 /* The datasets, each rank's slice [offset, offset + count) of natoms rows. */
 static void describe(wf_ckpt_var v[NVARS], double *box, int64_t *id, int64_t *type, double *x,
@@ -24,7 +25,8 @@ static void describe(wf_ckpt_var v[NVARS], double *box, int64_t *id, int64_t *ty
 }
 
 int md_checkpoint_write(const char *path, const char *state, const md_domain *d,
-                        const md_atoms *a, long long step, wf_status *st) {
+                        const md_atoms *a, const md_vec *x_build, long long last_build,
+                        long long step, wf_status *st) {
   unsigned long long n = (unsigned long long)a->nlocal, offset = 0, natoms;
   MPI_Exscan(&n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, d->comm);
   if (d->rank == 0) offset = 0;
@@ -36,7 +38,13 @@ int md_checkpoint_write(const char *path, const char *state, const md_domain *d,
   for (unsigned long long i = 0; i < n; i++) type[i] = a->type[i];
   wf_ckpt_var v[NVARS];
   describe(v, box, a->id, type, (double *)a->x, (double *)a->v, natoms, offset, n, d->rank, false);
-  int rc = wf_checkpoint_write(d->comm, path, step, state, v, NVARS, st);
+  /* read back as series (wf_checkpoint_read_series): optional, files written before them
+   * restart from their current positions */
+  double build_step = (double)last_build;
+  wf_ckpt_var build[NBUILD] = {
+      {"position_at_build", WF_F64, (void *)x_build, 3 * natoms, 3 * offset, 3 * n},
+      {"last_build", WF_F64, &build_step, 1, 0, d->rank == 0 ? 1 : 0}};
+  int rc = wf_checkpoint_write_more(d->comm, path, step, state, v, NVARS, build, NBUILD, st);
   free(type);
   return rc;
 }
@@ -49,9 +57,15 @@ static int by_id(const void *a, const void *b) {
 /* What a checkpoint holds must be a state this code can run: a step >= 0,
  * ids >= 1 and unique, species of the potential, finite numbers. The same
  * test on every rank (each reads everything), so no agreement is needed. */
-static int validate(const char *path, long long step, const int64_t *id, const int64_t *type,
-                    const double *x, const double *vel, size_t n, int nspecies, wf_status *st) {
+static int validate(const char *path, const md_checkpoint_data *c, int nspecies, wf_status *st) {
+  const int64_t *id = c->id, *type = c->species;
+  const double *x = c->x, *vel = c->v;
+  size_t n = c->natoms;
+  long long step = c->step;
   if (step < 0) return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': step %lld is negative", path, step);
+  if (c->x_build && (c->last_build < 0 || c->last_build > step))
+    return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': its last list build (step %lld) is not "
+                   "in 0..%lld, its step", path, c->last_build, step);
   for (size_t i = 0; i < n; i++) {
     if (id[i] < 1)
       return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom id %lld is not positive", path,
@@ -60,8 +74,9 @@ static int validate(const char *path, long long step, const int64_t *id, const i
       return wf_fail(st, WF_ERR_INPUT,
                      "checkpoint '%s': atom %lld has species %lld, the potential has %d element(s)",
                      path, (long long)id[i], (long long)type[i], nspecies);
-    for (int c = 0; c < 3; c++)
-      if (!isfinite(x[3 * i + c]) || !isfinite(vel[3 * i + c]))
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(x[3 * i + k]) || !isfinite(vel[3 * i + k]) ||
+          (c->x_build && !isfinite(c->x_build[3 * i + k])))
         return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld has a non-finite position or velocity",
                        path, (long long)id[i]);
   }
@@ -78,36 +93,105 @@ static int validate(const char *path, long long step, const int64_t *id, const i
   return rc;
 }
 
+/* Atoms leave the box between list builds, never by a box length. */
+static int check_inside(const char *path, const md_domain *d, const int64_t *id, const double *x,
+                        size_t n, wf_status *st) {
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++)
+      if (fabs(x[3 * i + k] - (d->box.lo[k] + 0.5 * d->box.len[k])) > 1.5 * d->box.len[k])
+        return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld is at %c = %g, a box "
+                       "length outside the box", path, (long long)id[i], "xyz"[k], x[3 * i + k]);
+  return WF_OK;
+}
+
+void md_resume_free(md_resume *r) {
+  free(r->id), free(r->x);
+  r->id = NULL, r->x = NULL, r->n = 0;
+}
+
+/* An atom's id and its position at the checkpoint's step; sorted by id
+ * (by_id: the id is the first member), for md_sim_start's lookups. */
+typedef struct id_x {
+  int64_t id;
+  md_vec x;
+} id_x;
+
+static int keep_resume(md_resume *r, const id_x *pairs, size_t n, wf_status *st) {
+  r->id = malloc((n + 1) * sizeof *r->id);
+  r->x = malloc((n + 1) * sizeof *r->x);
+  if (!r->id || !r->x) return wf_fail(st, WF_ERR_RUNTIME, "out of memory keeping %zu atoms", n);
+  for (size_t i = 0; i < n; i++) r->id[i] = pairs[i].id, memcpy(r->x[i], pairs[i].x, sizeof(md_vec));
+  r->n = n;
+  return WF_OK;
+}
+
 int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_domain *d,
-                        int nspecies, md_atoms *a, wf_status *st) {
-  int rc = validate(path, c->step, c->id, c->species, c->x, c->v, c->natoms, nspecies, st);
+                        int nspecies, md_atoms *a, md_resume *r, wf_status *st) {
+  *r = (md_resume){.last_build = c->x_build ? c->last_build : c->step};
+  int rc = validate(path, c, nspecies, st);
   for (int k = 0; rc == WF_OK && k < 3; k++)
     if (c->box[k] != d->box.lo[k] || c->box[3 + k] != d->box.len[k])
       rc = wf_fail(st, WF_ERR_INPUT,
                    "checkpoint '%s' is of another box (%.6g A in %c, the deck gives %.6g A)", path,
                    c->box[3 + k], "xyz"[k], d->box.len[k]);
-  /* Atoms leave the box between list builds, never by a box length. */
-  for (size_t i = 0; rc == WF_OK && i < c->natoms; i++)
-    for (int k = 0; k < 3; k++)
-      if (fabs(c->x[3 * i + k] - (d->box.lo[k] + 0.5 * d->box.len[k])) > 1.5 * d->box.len[k]) {
-        rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld is at %c = %g, a box length "
-                     "outside the box", path, (long long)c->id[i], "xyz"[k], c->x[3 * i + k]);
-        break;
-      }
+  if (rc == WF_OK) rc = check_inside(path, d, c->id, c->x, c->natoms, st);
+  if (rc == WF_OK && c->x_build) rc = check_inside(path, d, c->id, c->x_build, c->natoms, st);
   if (rc != WF_OK) return rc;
+  /* the owners and places of the last build; the step's positions kept aside */
+  const double *at = c->x_build ? c->x_build : c->x;
+  id_x *pairs = malloc((c->natoms + 1) * sizeof *pairs);
+  if (!pairs) return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
+  size_t npairs = 0;
   a->nlocal = a->nghost = 0;
   for (size_t i = 0; i < c->natoms && rc == WF_OK; i++)
-    if (md_domain_owns_atom(d, c->id[i], c->x + 3 * i))
-      rc = md_atoms_add(a, c->id[i], (int)c->species[i], c->x + 3 * i, c->v + 3 * i, st);
+    if (md_domain_owns_atom(d, c->id[i], at + 3 * i)) {
+      rc = md_atoms_add(a, c->id[i], (int)c->species[i], at + 3 * i, c->v + 3 * i, st);
+      pairs[npairs].id = c->id[i];
+      memcpy(pairs[npairs++].x, c->x + 3 * i, sizeof(md_vec));
+    }
+  if (rc == WF_OK && c->x_build) {
+    qsort(pairs, npairs, sizeof *pairs, by_id);
+    rc = keep_resume(r, pairs, npairs, st);
+  }
+  free(pairs);
+  return rc;
+}
+
+/* The positions at the last list build and its step, into c (x_build NULL
+ * when the file has none: one written before they were kept). Collective. */
+static int read_build(MPI_Comm comm, const char *path, md_checkpoint_data *c, double **x_build,
+                      wf_status *st) {
+  unsigned long long n = 0, nstep = 0;
+  double *step = NULL;
+  *x_build = NULL;
+  if (wf_checkpoint_read_series(comm, path, "position_at_build", 3 * c->natoms, x_build, &n, st) !=
+          WF_OK ||
+      wf_checkpoint_read_series(comm, path, "last_build", 1, &step, &nstep, st) != WF_OK) {
+    free(step);
+    return st->code;
+  }
+  int rc = WF_OK;
+  if (n == 0 && nstep == 0) {
+    c->x_build = NULL;
+  } else if (n != 3 * c->natoms || nstep != 1 || step[0] != floor(step[0])) {
+    rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': position_at_build holds %llu values and "
+                 "last_build %llu (expected %zu and one whole step)", path, n, nstep,
+                 3 * c->natoms);
+  } else {
+    c->x_build = *x_build;
+    c->last_build = (long long)step[0];
+  }
+  free(step);
   return rc;
 }
 
 int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
-                       md_atoms *a, long long *step, wf_status *st) {
+                       md_atoms *a, long long *step, md_resume *r, wf_status *st) {
   /* every rank reads everything and keeps its own: restarts may use another
    * rank count */
+  *r = (md_resume){0};
   size_t n = (size_t)natoms;
-  double *x = malloc(3 * n * sizeof *x), *vel = malloc(3 * n * sizeof *vel);
+  double *x = malloc(3 * n * sizeof *x), *vel = malloc(3 * n * sizeof *vel), *x_build = NULL;
   int64_t *id = malloc(n * sizeof *id), *type = malloc(n * sizeof *type);
   if (!x || !vel || !id || !type) {
     free(x), free(vel), free(id), free(type);
@@ -117,12 +201,14 @@ int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, i
   wf_ckpt_var v[NVARS];
   describe(v, c.box, id, type, x, vel, n, 0, n, d->rank, true);
   int rc = wf_checkpoint_read(d->comm, path, &c.step, v, NVARS, st);
+  if (rc == WF_OK) rc = read_build(d->comm, path, &c, &x_build, st);
   if (rc == WF_OK) {
-    md_checkpoint_adopt(path, &c, d, nspecies, a, st);
+    md_checkpoint_adopt(path, &c, d, nspecies, a, r, st);
     wf_status_agree(d->comm, st);
     rc = st->code;
   }
   if (rc == WF_OK) *step = c.step;
-  free(x), free(vel), free(id), free(type);
+  else md_resume_free(r);
+  free(x), free(vel), free(id), free(type), free(x_build);
   return rc;
 }

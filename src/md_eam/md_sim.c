@@ -3,6 +3,7 @@
 #include "md_sim.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wf_io.h"
@@ -31,8 +32,30 @@ static int compute_forces(md_sim *s, wf_status *st) {
   return rc;
 }
 
+static int by_id(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A restart between list builds: the lists were just built where the run
+ * last built them; the atoms move on to where they were at the step (every
+ * owned atom has its position in r), their ghosts with them. */
+static int resume_positions(md_sim *s, const md_resume *r, wf_status *st) {
+  md_atoms *a = &s->atoms;
+  int rc = WF_OK;
+  for (int i = 0; i < a->nlocal && rc == WF_OK; i++) {
+    const int64_t *at = bsearch(&a->id[i], r->id, r->n, sizeof *r->id, by_id);
+    if (at) memcpy(a->x[i], r->x[at - r->id], sizeof(md_vec));
+    else rc = wf_fail(st, WF_ERR_RUNTIME, "restart: atom %lld has no position", (long long)a->id[i]);
+  }
+  wf_status_agree(s->dom.comm, st);
+  if (st->code != WF_OK || md_domain_forward_x(&s->dom, a, st) != WF_OK) return st->code;
+  s->last_build = r->last_build;
+  return WF_OK;
+}
+
 int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_atoms *atoms,
-                 const md_domain *dom, long long step, wf_status *st) {
+                 const md_domain *dom, long long step, const md_resume *resume, wf_status *st) {
   memset(s, 0, sizeof *s);
   s->par = *par;
   s->pot = pot;
@@ -47,6 +70,8 @@ int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_a
   MPI_Allreduce(&n, &s->natoms, 1, MPI_LONG_LONG, MPI_SUM, s->dom.comm);
   md_neigh_init(&s->nl, pot->cut, par->skin, par->overlap);
   if (reneighbor(s, st) != WF_OK) return st->code;
+  if (resume && resume->last_build != step && resume_positions(s, resume, st) != WF_OK)
+    return st->code;
   return compute_forces(s, st);
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "eam_force.h"
+#include "md_checkpoint.h"
 #include "eam_potential.h"
 #include "md_atoms.h"
 #include "md_domain.h"
@@ -35,9 +36,11 @@ typedef struct md_sim {
 
 /* The domain and neighbour lists for atoms already in `atoms` (owned by
  * this rank; taken over by the sim). Builds the lists and computes the
- * forces of step `step`. Collective. */
+ * forces of step `step`. A restart's `resume` (NULL: none) moves the atoms,
+ * adopted at their places of the last build, to their positions at `step`
+ * once the lists are built. Collective. */
 int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_atoms *atoms,
-                 const md_domain *dom, long long step, wf_status *st);
+                 const md_domain *dom, long long step, const md_resume *resume, wf_status *st);
 void md_sim_free(md_sim *s);
 
 /* One velocity Verlet step; `rebuild` forces a neighbour list build (at

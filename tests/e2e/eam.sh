@@ -122,6 +122,16 @@ restart)
   expect "json r.json \"j['eam']['first_step'] == 60 and j['eam']['steps'] == 90\"" "restart did not continue from step 60"
   expect "cmp -s full.data second.data" "restarted final state differs from the uninterrupted one"
   expect "h5same full.h5 second.h5" "final checkpoints differ"
+  # A checkpoint between list builds (a run's last step, or a signal's): the
+  # restart rebuilds the lists where the run last built them, so it too
+  # continues bit for bit.
+  # shellcheck disable=SC2086
+  eam $common --set eam.steps=75 --set eam.checkpoint=mid.h5 > /dev/null &&
+  eam $common --set eam.steps=150 --set eam.restart=mid.h5 --set eam.checkpoint=third.h5 \
+      --set eam.write_data=third.data > /dev/null
+  expect "[ $? -eq 0 ] && cmp -s full.data third.data" \
+         "restart from between list builds differs ($(/usr/bin/python3 datadiff.py full.data third.data 2>&1))"
+  expect "h5same full.h5 third.h5" "final checkpoints differ (restart from between builds)"
   # The same with the fold mapping (atoms unwrapped, regions from the atoms).
   fold="--set eam.mapping=fold --set wafer.pe_grid=48x48"
   # shellcheck disable=SC2086

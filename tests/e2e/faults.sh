@@ -134,11 +134,15 @@ signals)
   expect "json s.json \"j['status'] == 'interrupted'\"" "JSON status is not 'interrupted'"
   expect "grep -q 'trajectory up to step .* is kept in traj.h5' run.err && h5ls traj.h5/particles/all/position > /dev/null" \
          "the trajectory was not kept"
-  # The checkpoint continues: 20 more steps, a clean finish.
+  # The checkpoint continues: 20 more steps, a clean finish, bit for bit the
+  # run that was never stopped (the same list rebuilds, at each checkpoint's step).
   mpiexec -n "$ranks" "$wafer" "${eam_args[@]}" --set eam.restart=ck.h5 --set eam.steps=$((step + 20)) \
-    --json r.json > /dev/null 2> r.err
+    --set eam.checkpoint_every=50 --set eam.write_data=r.data --json r.json > /dev/null 2> r.err
   expect "[ $? -eq 0 ] && json r.json \"j['eam']['first_step'] == $step and j['status'] == 'unchecked'\"" \
          "restart from the signal's checkpoint failed: $(cat r.err)"
+  mpiexec -n "$ranks" "$wafer" "${eam_args[@]}" --set eam.steps=$((step + 20)) \
+    --set eam.checkpoint_every=50 --set eam.write_data=u.data > /dev/null 2>&1
+  expect "cmp -s r.data u.data" "the restart from the signal's checkpoint (step $step) is not bit for bit the uninterrupted run"
 
   # EAM, SIGINT to every rank at once (a terminal's Ctrl-C reaches the whole
   # process group), then SIGINT to mpiexec alone: Open MPI's mpiexec passes

@@ -65,15 +65,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   md_checkpoint_data ck = {.step = step, .natoms = n, .id = id, .species = species, .x = x, .v = v};
   memcpy(ck.box, box, sizeof box);
+  if (flags & 8) ck.x_build = v, ck.last_build = step / 2 + (flags >> 4); /* may pass step */
   md_atoms a;
   md_atoms_init(&a);
   wf_status st;
-  int rc = md_checkpoint_adopt("fuzz.h5", &ck, &d, 2, &a, &st);
+  md_resume r;
+  int rc = md_checkpoint_adopt("fuzz.h5", &ck, &d, 2, &a, &r, &st);
   FUZZ_ASSERT(rc == WF_OK || rc == WF_ERR_INPUT);
   if (rc == WF_OK) {
-    FUZZ_ASSERT(step >= 0 && a.nlocal <= (int)n);
+    FUZZ_ASSERT(step >= 0 && a.nlocal <= (int)n && r.last_build <= step);
+    FUZZ_ASSERT(ck.x_build ? r.n == (size_t)a.nlocal : r.n == 0);
     for (int i = 0; i < a.nlocal; i++) FUZZ_ASSERT(a.id[i] >= 1 && a.type[i] >= 0 && a.type[i] < 2);
   }
+  md_resume_free(&r);
   md_atoms_free(&a);
   return 0;
 }
