@@ -244,7 +244,7 @@ static void exchange_state(cf_rb *rb) {
   for (int a = 0; a < CF_NFIELDS; a++) exchange_field(rb, a);
 }
 
-static void rhs(cf_rb *rb) {
+void cf_rb_rhs(cf_rb *rb) {
   const st_mesh *m = rb->m;
   const strides s = strides_of(m);
   exchange_state(rb);
@@ -375,7 +375,7 @@ int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
    * q3 = 1/3 q + 2/3 (q2 + dt L(q2)); each stage projected. */
   static const double stage[3][2] = {{0, 1}, {0.75, 0.25}, {1.0 / 3, 2.0 / 3}};
   for (int s = 0; s < 3; s++) {
-    rhs(rb);
+    cf_rb_rhs(rb);
     combine(rb, stage[s][0], stage[s][1], dt);
     if (project(rb, s, st) != WF_OK) return st->code;
   }
@@ -385,7 +385,7 @@ int cf_rb_step(cf_rb *rb, double dt, wf_status *st) {
 void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b) {
   const st_mesh *m = rb->m;
   for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f0[f], rb->f[f], m->n_stored * sizeof(double));
-  rhs(rb);
+  cf_rb_rhs(rb);
   combine(rb, 0, 1, dt);
   poisson_rhs(rb, b);
   for (int f = 0; f < CF_NFIELDS; f++) memcpy(rb->f[f], rb->f0[f], m->n_stored * sizeof(double));
@@ -411,7 +411,7 @@ double cf_rb_heat_budget(cf_rb *rb) {
   const strides s = strides_of(m);
   const double ih = 1 / rb->h, ih2 = ih * ih, u = 0x1p-53;
   const int nz = m->nz;
-  rhs(rb); /* as a step computes it, halos and all */
+  cf_rb_rhs(rb); /* as a step computes it, halos and all */
   double sum[4] = {0, 0, 0, 0}; /* sum rhs_T, the walls' flux, sum |rhs_T|, rounding scale */
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {

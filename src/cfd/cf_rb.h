@@ -95,6 +95,22 @@ void cf_rb_sample_rhs(cf_rb *rb, double dt, double *b);
  * the iterations in *its (0 for the FFT). */
 int cf_rb_poisson_solve(cf_rb *rb, const double *b, double *phi, int *its, wf_status *st);
 
+/* The right-hand sides of the current state into rb->rhs (u, v, w, T; the
+ * pressure gradient is the projection's), halos exchanged first, as a step
+ * computes them. Collective. */
+void cf_rb_rhs(cf_rb *rb);
+/* The right-hand sides against the equations' own on a smooth manufactured
+ * state that meets the walls' conditions (cf_rb_verify.c): the worst
+ * |discrete - exact| over the owned points and equations, relative to
+ * what second-order truncation allows there (Taylor remainders, doubled).
+ * The state is restored (the right-hand sides are scratch). Out of memory
+ * is the only error. Collective. */
+typedef struct cf_rb_truncation {
+  double worst;   /* max over the equations of error / allowed */
+  int equation;   /* CF_U .. CF_T, the worst's */
+  double error, allowed; /* the worst equation's */
+} cf_rb_truncation;
+int cf_rb_check_truncation(cf_rb *rb, cf_rb_truncation *out, wf_status *st);
 /* The heat budget of the temperature's right-hand side at the current
  * state, as a step computes it: the fluxes between cells cancel (each face's
  * flux leaves one cell and enters its neighbour; the side walls and the

@@ -352,6 +352,7 @@ static int conclude(wf_run *run, const conv_setup *s, cf_rb *rb, const history *
                     const conv_result *r, const petsc_cmp *pc, wf_status *st) {
   conv_findings f;
   f.heat_budget = cf_rb_heat_budget(rb);
+  if (cf_rb_check_truncation(rb, &f.truncation, st) != WF_OK) return st->code;
   conv_check(run, s, rb, h, &f);
   if (pc->done) {
     char what[200];

@@ -152,6 +152,12 @@ void conv_check(wf_run *run, const conv_setup *s, const cf_rb *rb, const history
            "walls conduct in (%.2g of the round-off bound)",
            f->heat_budget);
   wf_run_check(run, f->heat_budget <= 1, what);
+  const cf_rb_truncation *t = &f->truncation;
+  snprintf(what, sizeof what,
+           "the %c equation's right-hand side on a manufactured state against its exact one: "
+           "%.2g, %.2g of what second-order truncation allows",
+           "uvwT"[t->equation], t->error, t->worst);
+  wf_run_check(run, t->worst <= 1, what);
   f->growth = growth_rate(h);
   f->nu = late_mean(h, H_NU_VOLUME);
   f->nu_bottom = late_mean(h, H_NU_BOTTOM);
@@ -205,6 +211,8 @@ void conv_report(wf_run *run, const conv_setup *s, const cf_rb *rb, const conv_r
   wf_report_num(&rep, "kinetic_energy", r->last.kinetic, "last kinetic energy %.4g");
   wf_report_num(&rep, "heat_budget_of_bound", f->heat_budget,
                 "heat budget %.2g of the round-off bound");
+  wf_report_num(&rep, "truncation_of_bound", f->truncation.worst,
+                "operator truncation %.2g of the second-order bound");
   wf_report_line(&rep, "growth");
   if (isfinite(f->growth))
     wf_report_num(&rep, "growth_rate", f->growth,

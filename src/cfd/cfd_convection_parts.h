@@ -89,9 +89,10 @@ typedef struct conv_findings {
    * the grid's truncation allows between them, and the box's onset. */
   double k, growth_linear, growth_theory, growth_allowed, ra_onset;
   double heat_budget; /* the last state's (cf_rb_heat_budget): difference / allowed */
+  cf_rb_truncation truncation; /* the operator on a manufactured state */
 } conv_findings;
 
-/* The projections' divergence, the heat budget, the second half's means,
+/* The projections' divergence, the heat budget, the operator's truncation, the second half's means,
  * and the growth rate against linear theory: checks counted on `run`. */
 void conv_check(wf_run *run, const conv_setup *s, const cf_rb *rb, const history *h,
                 conv_findings *f);
