@@ -135,8 +135,10 @@ md_thermo_row md_sim_thermo(const md_sim *s) {
     local[0] += s->mass[a->type[i]] *
                 (a->v[i][0] * a->v[i][0] + a->v[i][1] * a->v[i][1] + a->v[i][2] * a->v[i][2]);
   MPI_Allreduce(local, sum, 3, MPI_DOUBLE, MPI_SUM, s->dom.comm);
-  /* as LAMMPS's compute temp, thermo ke and compute pressure */
-  const double dof = 3.0 * (double)s->natoms - 3.0, tfactor = MD_MVV2E / (dof * MD_BOLTZ);
+  /* as LAMMPS's compute temp, thermo ke and compute pressure; one atom has
+   * no degree of freedom once the centre of mass is fixed: temperature 0 */
+  const double dof = 3.0 * (double)s->natoms - 3.0;
+  const double tfactor = dof > 0 ? MD_MVV2E / (dof * MD_BOLTZ) : 0;
   const md_box *b = &s->dom.box;
   md_thermo_row r = {.step = s->step};
   r.temp = sum[0] * tfactor;

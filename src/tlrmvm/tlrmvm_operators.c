@@ -241,6 +241,15 @@ int tlrmvm_build(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *
       rc =
           tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f], st);
     free((void *)src.block);
+    /* every check is relative to ||A||_F (the system's ranks all know it) */
+    if (rc == WF_OK && !(op->norm[f] > 0)) {
+      char name[128];
+      dataset_name(s, f, name, sizeof name);
+      wf_fail(st, WF_ERR_INPUT, "dataset '%s' is zero everywhere: an operator that maps "
+              "everything to 0 has nothing to compress, and no error relative to it to check",
+              name);
+      rc = wf_deck_blame(run->deck, TLRMVM_SECTION, "input", st);
+    }
   }
   wf_status_agree(run->comm, st);
   if (st->code != WF_OK) return st->code;

@@ -188,7 +188,7 @@ static int check_products(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *
   if (m->dropped_checked) {
     MPI_Allreduce(MPI_IN_PLACE, residual2, s->nfreq, MPI_DOUBLE, MPI_SUM, run->comm);
     double allowed = tlrmvm_dropped_bound(&op->layout);
-    for (int f = 0; f < s->nfreq; f++) /* 0 / 0 (an all-zero operator): NaN, a failure */
+    for (int f = 0; f < s->nfreq; f++) /* norm > 0: a zero operator is refused as input */
       m->dropped_worst = wf_worse(m->dropped_worst, fabs(sqrt(residual2[f]) - op->error[f]) /
                                                         (allowed * op->norm[f]));
   }

@@ -271,6 +271,12 @@ PY
   msg 2 "is at y = 1e+300, a box length outside the box" --set eam.restart=bad_x.h5 --set eam.steps=20
   # What fuzzing found (tests/fuzz): each an input error, none a crash.
   head='h\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n'
+  # One atom: no degree of freedom once the centre of mass is fixed, so
+  # temperature 0, as LAMMPS says (not a NaN "blow-up").
+  printf "${head}1 1 5 5 5\n" > one.data
+  eam --set eam.data=one.data --set eam.steps=10 --json one.json > /dev/null 2>&1
+  expect "json one.json \"j['status'] == 'ok' and j['eam']['temp_final'] == 0 and j['lammps']['thermo_rel_diff'] == 0\"" \
+         "a one-atom data file: $(json one.json 'print(j.get("error") or j.get("eam")) or 1' 2>&1)"
   printf "${head}1e70 1 5 5 5\n" > bigid.data
   msg 2 "bigid.data:12: atom id must be an integer in 1..2^53" --set eam.data=bigid.data
   printf "${head}1 1 5 5 5\n\n2 atom types\n" > late.data
