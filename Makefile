@@ -10,7 +10,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # oversubscription. Set for the commands below only, never in your shell.
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build run test test-conformance test-scale test-mutation test-mpich test-asan test-valgrind fuzz clean
+.PHONY: all setup build build-sim run test test-sim test-conformance test-scale test-mutation test-mpich test-asan test-valgrind fuzz clean
 
 all: build
 
@@ -21,6 +21,19 @@ build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD).cmake.log 2>&1 || \
 	  { cat $(BUILD).cmake.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# A build for SimGrid's SMPI (docs/scaling.md): the same sources, simulated
+# ranks. Run it under smpirun on a platform of inputs/platforms/, e.g.
+#   smpirun -np 1024 -platform inputs/platforms/ib_hdr_fat_tree.xml build-sim/wafer halo
+build-sim: setup
+	@CC=smpicc $(MAKE) --no-print-directory build BUILD=build-sim \
+	  CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_SIMULATE=ON -DBUILD_TESTING=OFF"
+
+# Every workload's small deck on 1 and SIM_RANKS ranks simulated by SMPI on
+# the InfiniBand HDR fat tree, against 1 rank (2 minutes at 64; CI runs it).
+SIM_RANKS ?= 64
+test-sim: build-sim
+	tests/e2e/scale.sh simulated $(SIM_RANKS) $(CURDIR)/build-sim/wafer
 
 run: build
 	$(MPIENV) mpiexec -n $(RANKS) $(BUILD)/wafer demo
@@ -110,4 +123,4 @@ fuzz: setup
 	tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-mpich build-asan build-valgrind build-fuzz build*.cmake.log build-fuzz.build.log
+	rm -rf build build-sim build-mpich build-asan build-valgrind build-fuzz build*.cmake.log build-fuzz.build.log

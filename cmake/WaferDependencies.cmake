@@ -24,88 +24,96 @@ function(wafer_missing what knob)
 endfunction()
 
 # ---- MPI -------------------------------------------------------------------
-find_package(MPI COMPONENTS C QUIET)
-if(NOT MPI_C_FOUND)
-  wafer_missing("MPI (a C compiler wrapper such as mpicc, or the library and mpi.h)"
-                "-DMPI_C_COMPILER=/path/to/mpicc or MPI_HOME")
-endif()
-
-# MPICH's mpi.h declares MPI_Waitall's statuses as an array and defines
-# MPI_STATUSES_IGNORE as (MPI_Status *)1: GCC 11 and later then warn at every
-# call that ignores the statuses (-Wstringop-overflow), a false alarm.
-cmake_push_check_state(RESET)
-set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_C)
-set(CMAKE_REQUIRED_QUIET ON)
-check_c_source_compiles("#include <mpi.h>
-#ifndef MPICH_VERSION
-#error not MPICH
-#endif
-int main(void) { return 0; }" WAFER_MPI_IS_MPICH)
-cmake_pop_check_state()
-if(WAFER_MPI_IS_MPICH AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
-  add_compile_options(-Wno-stringop-overflow)
-endif()
-
-# The shared-object names of the MPI library we link (libmpi.so.40,
-# libmpich.so.12, ...): a dependency that needs another MPI's library was
-# built with another MPI and would crash at run time. Learned from a probe
-# linked with the compiler and flags in use, not from MPI_C_LIBRARIES: with
-# the wrapper as the compiler (CC=mpicc, Cray's cc) FindMPI names no library,
-# yet the wrapper links one.
-set(WAFER_MPI_SONAMES "")
-set(_probe ${CMAKE_BINARY_DIR}/CMakeFiles/wafer_mpi_probe)
-file(WRITE ${_probe}/probe.c
-     "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n")
-try_compile(_probe_linked ${_probe}/build SOURCES ${_probe}/probe.c
-            LINK_LIBRARIES MPI::MPI_C COPY_FILE ${_probe}/probe OUTPUT_VARIABLE _probe_log)
-if(_probe_linked AND CMAKE_OBJDUMP)
-  execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${_probe}/probe OUTPUT_VARIABLE dump ERROR_QUIET)
-  string(REGEX MATCHALL "NEEDED +(libmpi|libmpich|libmpi_cray)\\.so[.0-9]*" needs "${dump}")
-  foreach(need IN LISTS needs)
-    string(REGEX REPLACE "NEEDED +" "" need "${need}")
-    list(APPEND WAFER_MPI_SONAMES ${need})
-  endforeach()
-endif()
-if(NOT _probe_linked)
-  message(FATAL_ERROR "An MPI program does not link with this compiler and MPI "
-    "(${CMAKE_C_COMPILER}, ${MPI_C_LIBRARIES}):\n${_probe_log}")
-elseif(WAFER_MPI_SONAMES)
-  message(STATUS "wafer: MPI library: ${WAFER_MPI_SONAMES}")
+# WAFER_SIMULATE: SimGrid's SMPI (CC=smpicc) is the MPI. The wrapper brings
+# its own mpi.h and library and runs every rank in one process under
+# smpirun; libraries built for a real MPI (parallel HDF5, PETSc, FFTW-MPI)
+# cannot join it, so the simulated build has none of them (docs/scaling.md).
+if(WAFER_SIMULATE)
+  include(${CMAKE_CURRENT_LIST_DIR}/WaferSimulate.cmake)
 else()
-  message(WARNING "wafer: could not learn which MPI library this build links (a static MPI, "
-    "or no objdump): libraries built with another MPI (HDF5, FFTW-MPI, PETSc) cannot be "
-    "recognised here, so check that they were built with this MPI.")
-endif()
-# MPICH's ABI: libmpi.so.12 and libmpich.so.12 are the same library.
-if(WAFER_MPI_SONAMES MATCHES "libmpich\\.so\\.12|libmpi\\.so\\.12")
-  list(APPEND WAFER_MPI_SONAMES libmpich.so.12 libmpi.so.12)
-endif()
-
-# wafer_mpi_mismatch(<out> <libraries...>): sets <out> to the MPI library one
-# of the shared libraries needs when it is not ours, "" otherwise (static
-# libraries, and MPIs whose library we could not name, are trusted: the
-# configure warned of that above).
-function(wafer_mpi_mismatch out)
-  set(${out} "" PARENT_SCOPE)
-  if(NOT CMAKE_OBJDUMP OR NOT WAFER_MPI_SONAMES)
-    return()
+  find_package(MPI COMPONENTS C QUIET)
+  if(NOT MPI_C_FOUND)
+    wafer_missing("MPI (a C compiler wrapper such as mpicc, or the library and mpi.h)"
+                  "-DMPI_C_COMPILER=/path/to/mpicc or MPI_HOME")
   endif()
-  foreach(lib IN LISTS ARGN)
-    if(NOT lib MATCHES "\\.so" OR NOT EXISTS "${lib}")
-      continue()
-    endif()
-    execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${lib} OUTPUT_VARIABLE dump ERROR_QUIET)
-    # The core C library only: libmpi_mpifh, libmpicxx (bindings) follow it.
+
+  # MPICH's mpi.h declares MPI_Waitall's statuses as an array and defines
+  # MPI_STATUSES_IGNORE as (MPI_Status *)1: GCC 11 and later then warn at every
+  # call that ignores the statuses (-Wstringop-overflow), a false alarm.
+  cmake_push_check_state(RESET)
+  set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_C)
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_c_source_compiles("#include <mpi.h>
+  #ifndef MPICH_VERSION
+  #error not MPICH
+  #endif
+  int main(void) { return 0; }" WAFER_MPI_IS_MPICH)
+  cmake_pop_check_state()
+  if(WAFER_MPI_IS_MPICH AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-Wno-stringop-overflow)
+  endif()
+
+  # The shared-object names of the MPI library we link (libmpi.so.40,
+  # libmpich.so.12, ...): a dependency that needs another MPI's library was
+  # built with another MPI and would crash at run time. Learned from a probe
+  # linked with the compiler and flags in use, not from MPI_C_LIBRARIES: with
+  # the wrapper as the compiler (CC=mpicc, Cray's cc) FindMPI names no library,
+  # yet the wrapper links one.
+  set(WAFER_MPI_SONAMES "")
+  set(_probe ${CMAKE_BINARY_DIR}/CMakeFiles/wafer_mpi_probe)
+  file(WRITE ${_probe}/probe.c
+       "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n")
+  try_compile(_probe_linked ${_probe}/build SOURCES ${_probe}/probe.c
+              LINK_LIBRARIES MPI::MPI_C COPY_FILE ${_probe}/probe OUTPUT_VARIABLE _probe_log)
+  if(_probe_linked AND CMAKE_OBJDUMP)
+    execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${_probe}/probe OUTPUT_VARIABLE dump ERROR_QUIET)
     string(REGEX MATCHALL "NEEDED +(libmpi|libmpich|libmpi_cray)\\.so[.0-9]*" needs "${dump}")
     foreach(need IN LISTS needs)
       string(REGEX REPLACE "NEEDED +" "" need "${need}")
-      if(NOT need IN_LIST WAFER_MPI_SONAMES)
-        set(${out} "${need} (${lib})" PARENT_SCOPE)
-        return()
-      endif()
+      list(APPEND WAFER_MPI_SONAMES ${need})
     endforeach()
-  endforeach()
-endfunction()
+  endif()
+  if(NOT _probe_linked)
+    message(FATAL_ERROR "An MPI program does not link with this compiler and MPI "
+      "(${CMAKE_C_COMPILER}, ${MPI_C_LIBRARIES}):\n${_probe_log}")
+  elseif(WAFER_MPI_SONAMES)
+    message(STATUS "wafer: MPI library: ${WAFER_MPI_SONAMES}")
+  else()
+    message(WARNING "wafer: could not learn which MPI library this build links (a static MPI, "
+      "or no objdump): libraries built with another MPI (HDF5, FFTW-MPI, PETSc) cannot be "
+      "recognised here, so check that they were built with this MPI.")
+  endif()
+  # MPICH's ABI: libmpi.so.12 and libmpich.so.12 are the same library.
+  if(WAFER_MPI_SONAMES MATCHES "libmpich\\.so\\.12|libmpi\\.so\\.12")
+    list(APPEND WAFER_MPI_SONAMES libmpich.so.12 libmpi.so.12)
+  endif()
+
+  # wafer_mpi_mismatch(<out> <libraries...>): sets <out> to the MPI library one
+  # of the shared libraries needs when it is not ours, "" otherwise (static
+  # libraries, and MPIs whose library we could not name, are trusted: the
+  # configure warned of that above).
+  function(wafer_mpi_mismatch out)
+    set(${out} "" PARENT_SCOPE)
+    if(NOT CMAKE_OBJDUMP OR NOT WAFER_MPI_SONAMES)
+      return()
+    endif()
+    foreach(lib IN LISTS ARGN)
+      if(NOT lib MATCHES "\\.so" OR NOT EXISTS "${lib}")
+        continue()
+      endif()
+      execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${lib} OUTPUT_VARIABLE dump ERROR_QUIET)
+      # The core C library only: libmpi_mpifh, libmpicxx (bindings) follow it.
+      string(REGEX MATCHALL "NEEDED +(libmpi|libmpich|libmpi_cray)\\.so[.0-9]*" needs "${dump}")
+      foreach(need IN LISTS needs)
+        string(REGEX REPLACE "NEEDED +" "" need "${need}")
+        if(NOT need IN_LIST WAFER_MPI_SONAMES)
+          set(${out} "${need} (${lib})" PARENT_SCOPE)
+          return()
+        endif()
+      endforeach()
+    endforeach()
+  endfunction()
+endif()
 
 # ---- optional references: AUTO / ON / OFF ------------------------------------
 macro(wafer_option name help)
@@ -141,68 +149,75 @@ function(wafer_optional name found why how)
 endfunction()
 
 # ---- parallel HDF5 ------------------------------------------------------------
-# FindHDF5 (the h5pcc wrapper, or HDF5_ROOT, or hdf5-config.cmake); then
-# pkg-config (hdf5-openmpi, hdf5-mpich, hdf5) when it found nothing usable.
-set(HDF5_PREFER_PARALLEL TRUE)
-find_package(HDF5 COMPONENTS C QUIET)
-set(_hdf5_ok FALSE)
-if(HDF5_FOUND AND HDF5_IS_PARALLEL)
-  wafer_mpi_mismatch(_hdf5_mpi ${HDF5_C_LIBRARIES})
-  if(NOT _hdf5_mpi)
-    add_library(wafer_hdf5 INTERFACE IMPORTED GLOBAL)
-    target_include_directories(wafer_hdf5 INTERFACE ${HDF5_C_INCLUDE_DIRS})
-    target_compile_definitions(wafer_hdf5 INTERFACE ${HDF5_C_DEFINITIONS})
-    target_link_libraries(wafer_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
-    set(_hdf5_ok TRUE)
-    set(_hdf5_how "FindHDF5: ${HDF5_C_LIBRARIES}")
-  endif()
-endif()
-if(NOT _hdf5_ok AND PKG_CONFIG_FOUND)
-  # A prefix (and so an imported target) per module: a rejected module's
-  # paths must not carry over to the next.
-  foreach(module hdf5-openmpi hdf5-mpich hdf5)
-    string(MAKE_C_IDENTIFIER "PC_${module}" pc)
-    unset(__pkg_config_checked_${pc} CACHE)
-    pkg_check_modules(${pc} QUIET IMPORTED_TARGET GLOBAL ${module})
-    if(${pc}_FOUND)
-      wafer_mpi_mismatch(_hdf5_mpi ${${pc}_LINK_LIBRARIES})
-      if(NOT _hdf5_mpi)
-        add_library(wafer_hdf5 INTERFACE IMPORTED GLOBAL)
-        target_link_libraries(wafer_hdf5 INTERFACE PkgConfig::${pc})
-        set(_hdf5_ok TRUE)
-        set(_hdf5_how "pkg-config ${module}")
-        break()
-      endif()
+if(WAFER_SIMULATE)
+  add_library(wafer_hdf5 INTERFACE IMPORTED GLOBAL) # none: src/common/wf_h5_absent.c
+  set(WAFER_HAVE_HDF5 0)
+  message(STATUS "wafer: HDF5: no (a simulated build: files in HDF5 are refused)")
+else()
+  # FindHDF5 (the h5pcc wrapper, or HDF5_ROOT, or hdf5-config.cmake); then
+  # pkg-config (hdf5-openmpi, hdf5-mpich, hdf5) when it found nothing usable.
+  set(HDF5_PREFER_PARALLEL TRUE)
+  find_package(HDF5 COMPONENTS C QUIET)
+  set(_hdf5_ok FALSE)
+  if(HDF5_FOUND AND HDF5_IS_PARALLEL)
+    wafer_mpi_mismatch(_hdf5_mpi ${HDF5_C_LIBRARIES})
+    if(NOT _hdf5_mpi)
+      add_library(wafer_hdf5 INTERFACE IMPORTED GLOBAL)
+      target_include_directories(wafer_hdf5 INTERFACE ${HDF5_C_INCLUDE_DIRS})
+      target_compile_definitions(wafer_hdf5 INTERFACE ${HDF5_C_DEFINITIONS})
+      target_link_libraries(wafer_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+      set(_hdf5_ok TRUE)
+      set(_hdf5_how "FindHDF5: ${HDF5_C_LIBRARIES}")
     endif()
-  endforeach()
-endif()
-if(NOT _hdf5_ok)
-  if(_hdf5_mpi)
-    message(FATAL_ERROR "The HDF5 found was built with another MPI: it needs ${_hdf5_mpi}, and "
-      "wafer links ${WAFER_MPI_SONAMES}.\n  Point CMake at the parallel HDF5 built with this MPI: "
-      "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=<its h5pcc>.")
   endif()
-  wafer_missing("parallel HDF5 (built with MPI, same MPI as wafer's)"
-                "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=/path/to/h5pcc")
+  if(NOT _hdf5_ok AND PKG_CONFIG_FOUND)
+    # A prefix (and so an imported target) per module: a rejected module's
+    # paths must not carry over to the next.
+    foreach(module hdf5-openmpi hdf5-mpich hdf5)
+      string(MAKE_C_IDENTIFIER "PC_${module}" pc)
+      unset(__pkg_config_checked_${pc} CACHE)
+      pkg_check_modules(${pc} QUIET IMPORTED_TARGET GLOBAL ${module})
+      if(${pc}_FOUND)
+        wafer_mpi_mismatch(_hdf5_mpi ${${pc}_LINK_LIBRARIES})
+        if(NOT _hdf5_mpi)
+          add_library(wafer_hdf5 INTERFACE IMPORTED GLOBAL)
+          target_link_libraries(wafer_hdf5 INTERFACE PkgConfig::${pc})
+          set(_hdf5_ok TRUE)
+          set(_hdf5_how "pkg-config ${module}")
+          break()
+        endif()
+      endif()
+    endforeach()
+  endif()
+  if(NOT _hdf5_ok)
+    if(_hdf5_mpi)
+      message(FATAL_ERROR "The HDF5 found was built with another MPI: it needs ${_hdf5_mpi}, and "
+        "wafer links ${WAFER_MPI_SONAMES}.\n  Point CMake at the parallel HDF5 built with this MPI: "
+        "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=<its h5pcc>.")
+    endif()
+    wafer_missing("parallel HDF5 (built with MPI, same MPI as wafer's)"
+                  "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=/path/to/h5pcc")
+  endif()
+  # Parallel, with this MPI: H5Pset_fapl_mpio must compile and link.
+  # (Every check of this file runs again at each configure: a cached failure
+  # would outlive the fix its message asks for.)
+  unset(WAFER_HDF5_PARALLEL CACHE)
+  cmake_push_check_state(RESET)
+  set(CMAKE_REQUIRED_LIBRARIES wafer_hdf5 MPI::MPI_C)
+  check_c_source_compiles("
+  #include <hdf5.h>
+  #include <mpi.h>
+  int main(void) { hid_t p = H5Pcreate(H5P_FILE_ACCESS);
+    return (int)H5Pset_fapl_mpio(p, MPI_COMM_WORLD, MPI_INFO_NULL); }" WAFER_HDF5_PARALLEL)
+  cmake_pop_check_state()
+  if(NOT WAFER_HDF5_PARALLEL)
+    message(FATAL_ERROR "The HDF5 found (${_hdf5_how}) is not a parallel build usable with this "
+      "MPI (H5Pset_fapl_mpio does not compile and link).\n  Point CMake at a parallel HDF5: "
+      "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=/path/to/h5pcc.")
+  endif()
+  message(STATUS "wafer: HDF5: ${_hdf5_how}")
+  set(WAFER_HAVE_HDF5 1)
 endif()
-# Parallel, with this MPI: H5Pset_fapl_mpio must compile and link.
-# (Every check of this file runs again at each configure: a cached failure
-# would outlive the fix its message asks for.)
-unset(WAFER_HDF5_PARALLEL CACHE)
-cmake_push_check_state(RESET)
-set(CMAKE_REQUIRED_LIBRARIES wafer_hdf5 MPI::MPI_C)
-check_c_source_compiles("
-#include <hdf5.h>
-#include <mpi.h>
-int main(void) { hid_t p = H5Pcreate(H5P_FILE_ACCESS);
-  return (int)H5Pset_fapl_mpio(p, MPI_COMM_WORLD, MPI_INFO_NULL); }" WAFER_HDF5_PARALLEL)
-cmake_pop_check_state()
-if(NOT WAFER_HDF5_PARALLEL)
-  message(FATAL_ERROR "The HDF5 found (${_hdf5_how}) is not a parallel build usable with this "
-    "MPI (H5Pset_fapl_mpio does not compile and link).\n  Point CMake at a parallel HDF5: "
-    "-DHDF5_ROOT=<prefix> or -DHDF5_C_COMPILER_EXECUTABLE=/path/to/h5pcc.")
-endif()
-message(STATUS "wafer: HDF5: ${_hdf5_how}")
 
 # ---- FFTW ---------------------------------------------------------------------
 # FFTW_ROOT (or the FFTW_DIR/FFTW_INC that Cray's cray-fftw sets), then the
@@ -427,7 +442,7 @@ endif()
 # MPIs in one process crash at the first collective, so they are refused
 # here, not found by a user's job.
 find_program(WAFER_LDD ldd)
-if(WAFER_LDD AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+if(WAFER_LDD AND CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT WAFER_SIMULATE)
   set(_all MPI::MPI_C wafer_hdf5 wafer_fftw_mpi wafer_petsc wafer_lapacke wafer_inih)
   try_compile(_all_linked ${_probe}/all SOURCES ${_probe}/probe.c LINK_LIBRARIES ${_all}
               LINK_OPTIONS -Wl,--no-as-needed COPY_FILE ${_probe}/probe_all

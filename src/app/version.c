@@ -4,7 +4,10 @@
 #include "version.h"
 
 #include <fftw3.h>
+#include "wf_config.h"
+#if WAFER_HAVE_HDF5
 #include <hdf5.h>
+#endif
 #include <mpi.h>
 #include <string.h>
 
@@ -68,12 +71,16 @@ void wf_print_versions(FILE *out) {
   if (nl) *nl = '\0';
   char *comma = strchr(mpi, ',');
   if (comma) *comma = '\0';
-  unsigned maj, min, rel;
-  H5get_libversion(&maj, &min, &rel);
   char blas[256];
   fprintf(out, "wafer %s\n", wf_version());
   fprintf(out, "  MPI:      %s\n", mpi);
+#if WAFER_HAVE_HDF5
+  unsigned maj, min, rel;
+  H5get_libversion(&maj, &min, &rel);
   fprintf(out, "  HDF5:     %u.%u.%u (parallel)\n", maj, min, rel);
+#else
+  fprintf(out, "  HDF5:     none (the simulated build)\n");
+#endif
   fprintf(out, "  FFTW:     %s\n", fftw_version);
   fprintf(out, "  BLAS:     %s\n", wf_blas_describe(blas, sizeof blas));
   print_arch(out);

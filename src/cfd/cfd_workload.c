@@ -90,13 +90,13 @@ static const wf_key cfd_keys[] = {
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "convection and wave: HDF5 checkpoint, rewritten every checkpoint_every steps, at the end "
      "and on SIGTERM or SIGINT ('' = none)",
-     NULL},
+     wf_key_hdf5},
     {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
      "convection and wave: steps between checkpoints (0: only at the end)", NULL},
     {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
      "convection and wave: continue from this checkpoint (same deck, ranks and grids; steps or "
      "t_end stays where the whole run ends)",
-     NULL},
+     wf_key_hdf5},
     {"poisson", WF_KEY_CHOICE, "pcg", 0, 0, "pcg|fft",
      "convection: the pressure's solve, Jacobi-PCG (the stencil solvers') or exact by FFT (the "
      "pencil FFT; the walls in z by even extension; x periodic)",

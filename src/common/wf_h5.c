@@ -281,10 +281,6 @@ int wf_h5_write_pieces(wf_h5file *f, const char *name, wf_dtype type, unsigned l
   return write_selected(f, name, type, fspace, mspace, data, st);
 }
 
-unsigned long long wf_h5_piece_place(const wf_h5_piece *p, unsigned long long j) {
-  return p->start + j / p->block * p->stride + j % p->block;
-}
-
 static int attr_write(wf_h5file *f, const char *name, hid_t type, hid_t space, const void *v,
                       wf_status *st) {
   if (reserve_more(f, (double)H5Tget_size(type) + 256, st) != WF_OK) return st->code;
@@ -378,12 +374,3 @@ int wf_h5_finish(wf_h5file *f, int rc, wf_status *st) {
   wf_h5_discard(f);
   return rc;
 }
-
-static const wf_key output_keys[] = {
-    {"file", WF_KEY_OUTPUT, "", 0, 0, NULL,
-     "HDF5 file for the run's fields and deck ('' = no file); an XDMF sidecar goes beside it",
-     NULL},
-};
-
-const wf_section wf_output_section = {"output", "Where a run writes its results.", output_keys,
-                                      (int)(sizeof output_keys / sizeof output_keys[0]), NULL, NULL};

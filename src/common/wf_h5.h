@@ -9,9 +9,19 @@
 #ifndef WF_H5_H
 #define WF_H5_H
 
-#include <hdf5.h>
 #include <mpi.h>
 #include <stdbool.h>
+
+#include "wf_config.h"
+#if WAFER_HAVE_HDF5
+#include <hdf5.h>
+#else
+typedef long long hid_t; /* the simulated build: no HDF5 (wf_h5_absent.c) */
+#endif
+/* Why a build without HDF5 refuses HDF5 files. */
+#define WF_H5_ABSENT                                                                              \
+  "this build has no HDF5 (the simulated build, on SimGrid's SMPI, cannot link the parallel "     \
+  "HDF5 a real MPI needs): run without HDF5 files, or on the normal build"
 
 #include "wf_error.h"
 

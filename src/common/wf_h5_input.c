@@ -84,15 +84,6 @@ int wf_h5_input_open(MPI_Comm comm, const char *path, const char *name, wf_h5_in
   return st->code;
 }
 
-long long wf_first_nonfinite(wf_dtype type, const void *data, size_t n) {
-  if (type == WF_I64) return -1;
-  for (size_t i = 0; i < n; i++) {
-    double x = type == WF_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
-    if (!isfinite(x)) return (long long)i;
-  }
-  return -1;
-}
-
 /* Input values are finite: NaN or Inf in an input would run on and come out
  * as NaN outputs with the checks' differences read as 0 ("ok"). `n` values
  * read as `mtype` (a float, a double, or a compound of doubles) by this

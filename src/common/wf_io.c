@@ -95,7 +95,12 @@ int wf_read_text(const char *path, const char *what, size_t max_bytes, char **te
 }
 
 void wf_status_bcast(MPI_Comm comm, wf_status *st) {
-  /* Often after rank 0 worked alone: the others wait passing their signals on. */
+  /* Often after rank 0 worked alone: the others wait passing their signals
+   * on. Alone, nothing to send (and SimGrid 3.32's MPI_Ibcast on one rank
+   * never completes). */
+  int size;
+  MPI_Comm_size(comm, &size);
+  if (size == 1) return;
   MPI_Request req;
   MPI_Ibcast(st, (int)sizeof *st, MPI_BYTE, 0, comm, &req);
   wf_signal_wait(&req);

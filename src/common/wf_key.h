@@ -50,6 +50,10 @@ typedef struct wf_section {
   const char *restart_free;
 } wf_section;
 
+/* The check of a file key whose file is HDF5: any name in a build with HDF5;
+ * in one without (the simulated build), none: the deck is refused before
+ * any work, naming the key (wf_h5.h's WF_H5_ABSENT). */
+int wf_key_hdf5(const char *value, char *why, size_t len);
 /* Type-and-range check of one value against its key; 0 if valid, else the
  * reason in `why`. */
 int wf_key_validate(const wf_key *key, const char *value, char *why, size_t len);

@@ -1,7 +1,9 @@
 /* Allocation helpers (wf_memory.h): large arrays on transparent huge pages, small
  * bookkeeping arrays whose failure ends the job, and the check that a run fits in the
  * node's free memory. */
+#ifndef _DEFAULT_SOURCE /* (smpicc defines it first) */
 #define _DEFAULT_SOURCE /* madvise(2), MADV_HUGEPAGE: Linux */
+#endif
 #include "wf_memory.h"
 
 #include <mpi.h>

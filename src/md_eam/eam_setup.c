@@ -105,12 +105,12 @@ static const wf_key eam_keys[] = {
      "trajectory frames in the [output] file (H5MD) every N steps (0: first and last only)", NULL},
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
-     NULL},
+     wf_key_hdf5},
     {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
      "steps between checkpoints (0: only at the end); a restart from one continues bit for bit",
      NULL},
     {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
-     "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", NULL},
+     "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", wf_key_hdf5},
 };
 static const wf_section eam_section = {
     "eam", "EAM molecular dynamics on the PE grid (atoms bound to PEs by x-y position), "

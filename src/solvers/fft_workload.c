@@ -46,7 +46,7 @@ static const wf_key fft_keys[] = {
     {"input", WF_KEY_INPUT, "", 0, 0, NULL,
      "HDF5 file to transform instead of the field ('' = none): a dataset of shape nz x ny x nx "
      "(slowest first, as the output), complex (h5py's {r, i} compound) or real",
-     NULL},
+     wf_key_hdf5},
     {"input_dataset", WF_KEY_STRING, "field", 0, 0, NULL, "the input file's dataset", NULL},
     {"repeat", WF_KEY_INT, "3", 1, 1e6, NULL,
      "forward and backward transforms timed (the report gives medians)", NULL},

@@ -65,7 +65,7 @@ static const wf_key tlrmvm_keys[] = {
     {"input", WF_KEY_INPUT, "", 0, 0, NULL,
      "HDF5 file of dense operators instead of the survey ('' = none): one complex M x N dataset "
      "per frequency, named <input_dataset>_<index> (0, 1, ...)",
-     NULL},
+     wf_key_hdf5},
     {"input_dataset", WF_KEY_STRING, "A", 0, 0, NULL, "prefix of the input file's datasets", NULL},
     {"nb", WF_KEY_INT, "64", 1, 100000, NULL, "tile size", NULL},
     {"acc", WF_KEY_REAL, "1e-4", 0, 1, NULL,
@@ -79,7 +79,7 @@ static const wf_key tlrmvm_keys[] = {
     {"compressed", WF_KEY_CACHE, "", 0, 0, NULL,
      "HDF5 file of the compressed operator: read when it exists (it must match the deck), "
      "else written after compressing ('' = none)",
-     NULL},
+     wf_key_hdf5},
     {"repeat", WF_KEY_INT, "20", 1, 1e6, NULL, "products timed (the report gives medians)", NULL},
     {"seed", WF_KEY_INT, "1", 0, 2147483647, NULL, "seed of the random vectors", NULL},
     {"dense", WF_KEY_CHOICE, "check", 0, 0, "check|time|none",

@@ -28,7 +28,7 @@
 #include "ws_grid.h"
 
 static const wf_key generate_keys[] = {
-    {"checkpoint", WF_KEY_INPUT, "", 0, 0, NULL, "a `wafer train` checkpoint (needed)", NULL},
+    {"checkpoint", WF_KEY_INPUT, "", 0, 0, NULL, "a `wafer train` checkpoint (needed)", wf_key_hdf5},
     {"prompt", WF_KEY_STRING, "The ", 0, 0, NULL, "the text the sample continues", NULL},
     {"length", WF_KEY_INT, "200", 1, 1e6, NULL, "bytes to sample", NULL},
     {"temperature", WF_KEY_REAL, "1.0", 1e-3, 100, NULL,

@@ -51,11 +51,11 @@ static const wf_key train_keys[] = {
     {"checkpoint", WF_KEY_OUTPUT, "", 0, 0, NULL,
      "HDF5 checkpoint written at the end, every checkpoint_every steps and when a signal stops "
      "the run ('' = none)",
-     NULL},
+     wf_key_hdf5},
     {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL, "steps between checkpoints (0: the end)",
      NULL},
     {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
-     "continue from this checkpoint, bit for bit ('' = start afresh)", NULL},
+     "continue from this checkpoint, bit for bit ('' = start afresh)", wf_key_hdf5},
     {"stop_at", WF_KEY_INT, "0", 0, 1e9, NULL,
      "stop after this step, as if interrupted (checkpoint written), to go on later with "
      "restart (0: run all the steps)",

@@ -6,6 +6,9 @@
 #            oversubscribed: the results agree with 1 rank's, and the largest
 #            rank's peak memory does not grow with the rank count (ctest
 #            label `scale`, not in the default run: `make test-scale`)
+#   simulated  every small deck on 1 and RANKS ranks simulated by SimGrid's
+#            SMPI (WAFER_BINARY: build-sim/wafer, `make build-sim`): the
+#            results agree with 1 rank's (`make test-sim`)
 set -uo pipefail
 case_name=$1 ranks=$2 wafer=$3
 # shellcheck source=tests/e2e/lib.sh
@@ -64,6 +67,31 @@ ranks)
              "$w on $n ranks: memory per rank grew to $(json $w$n.json "print(j['memory']) or 1" 2>&1), 1 rank $mem1 MB"
     done
   done
+  ;;
+simulated)
+  # The simulated build (make build-sim; WAFER_BINARY is build-sim/wafer)
+  # under SimGrid's smpirun: every workload's small deck on 1 and RANKS
+  # simulated ranks of the InfiniBand HDR fat tree agrees with 1 rank's, as
+  # real ranks do. An HDF5 file is refused before any work (exit 2).
+  platform="$here/../../inputs/platforms/ib_hdr_fat_tree.xml"
+  sim() {
+    local n=$1
+    shift
+    timeout 900 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
+      --log=root.thresh:warning "$wafer" "$@"
+  }
+  for w in $small_workloads; do
+    for n in 1 "$ranks"; do
+      # shellcheck disable=SC2086
+      sim "$n" "$w" --quiet $(small_deck $w $n) --json "$w$n.json" > /dev/null 2> "$w$n.err"
+      expect "[ $? -eq 0 ] && json $w$n.json \"j['ranks'] == $n\"" "$w on $n simulated ranks: $(tail -2 "$w$n.err")"
+    done
+    /usr/bin/python3 "$here/agree.py" "$w$ranks.json" "${w}1.json" > agree.txt 2>&1
+    expect "[ $? -eq 0 ]" "$w on $ranks simulated ranks differs from 1: $(cat agree.txt)"
+  done
+  sim 2 halo --set output.file=x.h5 > /dev/null 2> h5.err
+  expect "[ $? -eq 2 ] && grep -q 'this build has no HDF5' h5.err && [ ! -e x.h5 ]" \
+         "an HDF5 output in the simulated build: $(grep -v smpi h5.err | tail -2)"
   ;;
 *)
   echo "unknown case $case_name" >&2
