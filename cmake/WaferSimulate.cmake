@@ -27,7 +27,8 @@ add_library(MPI::MPI_C INTERFACE IMPORTED GLOBAL) # the wrapper is the MPI
 set(WAFER_MPI_SONAMES "")
 message(STATUS "wafer: MPI: SimGrid SMPI (simulated ranks; launch with ${WAFER_SMPIRUN})")
 
-# Built for a real MPI: never in this build.
+# Built for a real MPI: never in this build (FORCE: a build directory is of
+# one kind; build-sim stays simulated).
 foreach(ref PETSC FFTW_MPI)
   set(WAFER_WITH_${ref} OFF CACHE STRING "off in the simulated build" FORCE)
 endforeach()

@@ -11,6 +11,7 @@
  * and an error that is odd about the mid-plane (buoyancy taken from the cell
  * above the face instead of the two around it) changes the growth rate and
  * the Nusselt numbers at second order only (docs/cfd.md gives the figures). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static void point_of(int eq, int gi, int gj, int k, double h, double p[3]) {
   p[2] = (k + (eq == CF_W ? 0 : 0.5)) * h;
 }
 
-/* What second-order truncation leaves, each term bounded by its Taylor
+/* What second-order truncation and round-off leave, each term bounded by its Taylor
  * remainder, with every derivative of order n of a field of amplitude a
  * bounded by a K^n (K an axis's wavenumber; T's bound 1 + aT covers its
  * profile, whose slope 1 is below K_z = pi):
@@ -95,21 +96,26 @@ static void point_of(int eq, int gi, int gj, int k, double h, double p[3]) {
  *   h^2 aP aQ Kx (Kx^2 / 3 + Kmax^2 / 2) (the difference's h^2/24 times the
  *   product's third derivative, the two means' h^2 / 8 each, differenced);
  *   the buoyancy's mean of T over the face's two cells: Ra Pr h^2 / 8 aT Kz^2.
- * Allowed: twice the sum (leading terms; round-off is far below). */
+ * Allowed: twice the sum (leading terms), plus the round-off of the sums
+ * both sides make: 32 eps times the magnitude of their terms (a second
+ * difference's 12 a / h^2, a flux difference's 4 aP aQ / h, Ra Pr T): at
+ * Ra 1e12 one ulp of the buoyancy outweighs the truncation. */
 static double allowed_of(const manufactured *q, double ra, double pr, int dims, int eq, double h) {
   double kmax = fmax(q->k[0], fmax(q->k[1], q->k[2])), h2 = h * h;
   double a_t = 1 + q->amp[CF_T], a_eq = eq == CF_T ? a_t : q->amp[eq];
-  double lap = 0, adv = 0;
+  double lap = 0, adv = 0, magnitude = 0;
   for (int axis = 0; axis < 3; axis++) {
     if (axis == 1 && dims == 2) continue;
     double k = q->k[axis];
     lap += h2 / 12 * q->amp[eq] * k * k * k * k; /* T's profile has no 4th derivative */
     double carrier = q->amp[axis == 0 ? CF_U : axis == 1 ? CF_V : CF_W];
     adv += h2 * carrier * a_eq * k * (k * k / 3 + kmax * kmax / 2);
+    magnitude += 4 * carrier * a_eq / h;
   }
-  double diffusion = eq == CF_T ? lap : pr * lap;
+  double nu = eq == CF_T ? 1 : pr;
   double buoyancy = eq == CF_W ? ra * pr * h2 / 8 * q->amp[CF_T] * q->k[2] * q->k[2] : 0;
-  return 2 * (diffusion + adv + buoyancy);
+  magnitude += nu * 12 * a_eq / h2 + (eq == CF_W ? ra * pr * a_t : 0);
+  return 2 * (nu * lap + adv + buoyancy) + 32 * DBL_EPSILON * magnitude;
 }
 
 /* Put the manufactured state on the mesh. */

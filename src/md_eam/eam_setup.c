@@ -107,7 +107,8 @@ static const wf_key eam_keys[] = {
      "HDF5 checkpoint file, rewritten every checkpoint_every steps and at the end ('' = none)",
      wf_key_hdf5},
     {"checkpoint_every", WF_KEY_INT, "0", 0, 1e9, NULL,
-     "steps between checkpoints (0: only at the end); a restart from one continues bit for bit",
+     "steps between checkpoints (0: only at the end); a restart from one with the same "
+     "checkpoint_every continues bit for bit (each checkpoint's step rebuilds the lists)",
      NULL},
     {"restart", WF_KEY_INPUT, "", 0, 0, NULL,
      "continue from this checkpoint (same deck otherwise; eam.steps stays the last step)", wf_key_hdf5},

@@ -186,7 +186,8 @@ static int restart(const wf_run *run, const eam_setup *s, const md_domain *dom, 
   if (!path[0]) return WF_OK;
   long long n = atoms->nlocal, natoms;
   MPI_Allreduce(&n, &natoms, 1, MPI_LONG_LONG, MPI_SUM, run->comm);
-  if (md_checkpoint_read(path, dom, natoms, s->pot.nelements, atoms, step, resume, st) != WF_OK)
+  if (md_checkpoint_read(path, dom, natoms, s->pot.nelements, s->par.skin, s->par.neigh_delay,
+                         atoms, step, resume, st) != WF_OK)
     return wf_deck_blame(run->deck, "eam", "restart", st);
   if (*step >= s->steps)
     return wf_deck_fail(run->deck, "eam", "steps", st,
@@ -415,11 +416,11 @@ static int start(wf_run *run, eam_setup *s, md_sim *sim, long long *step0, wf_st
   }
   rc = md_sim_start(sim, &s->par, &s->pot, &atoms, &dom, *step0, &resume, st);
   md_resume_free(&resume);
-  if (rc != WF_OK)
-    return st->code == WF_ERR_INPUT
-               ? wf_deck_blame(run->deck, "eam", s->from_data ? "data" : "cells", st)
-               : st->code;
-  return WF_OK;
+  if (rc == WF_OK) return WF_OK;
+  const char *from = wf_deck_str(run->deck, "eam", "restart")[0] ? "restart"
+                     : s->from_data                                 ? "data"
+                                                                    : "cells";
+  return st->code == WF_ERR_INPUT ? wf_deck_blame(run->deck, "eam", from, st) : st->code;
 }
 
 static int eam_run(wf_run *run, wf_status *st) {

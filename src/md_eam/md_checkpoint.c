@@ -125,9 +125,25 @@ static int keep_resume(md_resume *r, const id_x *pairs, size_t n, wf_status *st)
   return WF_OK;
 }
 
+/* Where a list build leaves atoms in the columns mapping: in the box (the
+ * fold mapping keeps them unwrapped). */
+static int check_wrapped(const char *path, const md_domain *d, const int64_t *id, const double *x,
+                         size_t n, wf_status *st) {
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++)
+      if (!(x[3 * i + k] >= d->box.lo[k] && x[3 * i + k] < d->box.lo[k] + d->box.len[k]))
+        return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld's position at the last list "
+                       "build is outside the box (%c = %g), where no build leaves an atom", path,
+                       (long long)id[i], "xyz"[k], x[3 * i + k]);
+  return WF_OK;
+}
+
 int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_domain *d,
                         int nspecies, md_atoms *a, md_resume *r, wf_status *st) {
-  *r = (md_resume){.last_build = c->x_build ? c->last_build : c->step};
+  /* taken right after a build (a periodic checkpoint): the atoms are where
+   * that build left them, `x` */
+  bool between = c->x_build && c->last_build != c->step;
+  *r = (md_resume){.last_build = between ? c->last_build : c->step, .path = path};
   int rc = validate(path, c, nspecies, st);
   for (int k = 0; rc == WF_OK && k < 3; k++)
     if (c->box[k] != d->box.lo[k] || c->box[3 + k] != d->box.len[k])
@@ -135,10 +151,12 @@ int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_
                    "checkpoint '%s' is of another box (%.6g A in %c, the deck gives %.6g A)", path,
                    c->box[3 + k], "xyz"[k], d->box.len[k]);
   if (rc == WF_OK) rc = check_inside(path, d, c->id, c->x, c->natoms, st);
-  if (rc == WF_OK && c->x_build) rc = check_inside(path, d, c->id, c->x_build, c->natoms, st);
+  if (rc == WF_OK && between)
+    rc = d->fold_mode ? check_inside(path, d, c->id, c->x_build, c->natoms, st)
+                      : check_wrapped(path, d, c->id, c->x_build, c->natoms, st);
   if (rc != WF_OK) return rc;
   /* the owners and places of the last build; the step's positions kept aside */
-  const double *at = c->x_build ? c->x_build : c->x;
+  const double *at = between ? c->x_build : c->x;
   id_x *pairs = malloc((c->natoms + 1) * sizeof *pairs);
   if (!pairs) return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
   size_t npairs = 0;
@@ -149,7 +167,7 @@ int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_
       pairs[npairs].id = c->id[i];
       memcpy(pairs[npairs++].x, c->x + 3 * i, sizeof(md_vec));
     }
-  if (rc == WF_OK && c->x_build) {
+  if (rc == WF_OK && between) {
     qsort(pairs, npairs, sizeof *pairs, by_id);
     rc = keep_resume(r, pairs, npairs, st);
   }
@@ -173,11 +191,12 @@ static int read_build(MPI_Comm comm, const char *path, md_checkpoint_data *c, do
   int rc = WF_OK;
   if (n == 0 && nstep == 0) {
     c->x_build = NULL;
-  } else if (n != 3 * c->natoms || nstep != 1 || step[0] != floor(step[0])) {
+  } else if (n != 3 * c->natoms || nstep != 1) {
     rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': position_at_build holds %llu values and "
-                 "last_build %llu (expected %zu and one whole step)", path, n, nstep,
-                 3 * c->natoms);
-  } else {
+                 "last_build %llu (expected %zu and 1)", path, n, nstep, 3 * c->natoms);
+  } else if (!(fabs(step[0]) <= 0x1p62 && step[0] == floor(step[0]))) { /* before the cast */
+    rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': last_build %g is not a step", path, step[0]);
+  } else { /* a step, checked against the checkpoint's own in validate() */
     c->x_build = *x_build;
     c->last_build = (long long)step[0];
   }
@@ -185,8 +204,31 @@ static int read_build(MPI_Comm comm, const char *path, md_checkpoint_data *c, do
   return rc;
 }
 
+/* A run that checked its lists at the checkpoint's step (neigh_delay steps
+ * or more after the last build) rebuilt them if an atom had moved more than
+ * half the skin since: a checkpoint between builds whose atoms did is not a
+ * state a run wrote (its lists would miss pairs). The run's own test, on
+ * every atom (each rank reads all). */
+static int check_moves(const char *path, const md_checkpoint_data *c, double skin, int neigh_delay,
+                       wf_status *st) {
+  if (!c->x_build || c->last_build == c->step || c->step - c->last_build < neigh_delay)
+    return WF_OK;
+  const double trigger = 0.25 * skin * skin;
+  for (size_t i = 0; i < c->natoms; i++) {
+    const double *x = c->x + 3 * i, *b = c->x_build + 3 * i;
+    double dx = x[0] - b[0], dy = x[1] - b[1], dz = x[2] - b[2];
+    if (dx * dx + dy * dy + dz * dz > trigger)
+      return wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld moved %g A since the last list "
+                     "build (step %lld), more than half the skin (%g A): the run would have "
+                     "rebuilt its lists", path, (long long)c->id[i],
+                     sqrt(dx * dx + dy * dy + dz * dz), c->last_build, skin);
+  }
+  return WF_OK;
+}
+
 int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
-                       md_atoms *a, long long *step, md_resume *r, wf_status *st) {
+                       double skin, int neigh_delay, md_atoms *a, long long *step, md_resume *r,
+                       wf_status *st) {
   /* every rank reads everything and keeps its own: restarts may use another
    * rank count */
   *r = (md_resume){0};
@@ -203,7 +245,8 @@ int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, i
   int rc = wf_checkpoint_read(d->comm, path, &c.step, v, NVARS, st);
   if (rc == WF_OK) rc = read_build(d->comm, path, &c, &x_build, st);
   if (rc == WF_OK) {
-    md_checkpoint_adopt(path, &c, d, nspecies, a, r, st);
+    if (md_checkpoint_adopt(path, &c, d, nspecies, a, r, st) == WF_OK)
+      check_moves(path, &c, skin, neigh_delay, st);
     wf_status_agree(d->comm, st);
     rc = st->code;
   }

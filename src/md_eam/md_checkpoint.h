@@ -41,6 +41,7 @@ typedef struct md_resume {
   size_t n;
   int64_t *id;
   md_vec *x;
+  const char *path; /* the checkpoint's, for messages */
 } md_resume;
 void md_resume_free(md_resume *r);
 
@@ -53,9 +54,11 @@ int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_
 
 /* Replace `a`'s owned atoms by this rank's share of the checkpoint's, which
  * must hold `natoms` atoms in the same box, with a step >= 0, unique ids >= 1,
- * species below `nspecies` and finite numbers (input errors otherwise).
- * Collective. */
+ * species below `nspecies` and finite numbers, and, between list builds, no
+ * atom further from its place at the last build than the run's lists
+ * (`skin`, `neigh_delay`) allow (input errors otherwise). Collective. */
 int md_checkpoint_read(const char *path, const md_domain *d, long long natoms, int nspecies,
-                       md_atoms *a, long long *step, md_resume *r, wf_status *st);
+                       double skin, int neigh_delay, md_atoms *a, long long *step, md_resume *r,
+                       wf_status *st);
 
 #endif

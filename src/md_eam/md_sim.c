@@ -46,7 +46,10 @@ static int resume_positions(md_sim *s, const md_resume *r, wf_status *st) {
   for (int i = 0; i < a->nlocal && rc == WF_OK; i++) {
     const int64_t *at = bsearch(&a->id[i], r->id, r->n, sizeof *r->id, by_id);
     if (at) memcpy(a->x[i], r->x[at - r->id], sizeof(md_vec));
-    else rc = wf_fail(st, WF_ERR_RUNTIME, "restart: atom %lld has no position", (long long)a->id[i]);
+    else
+      rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld has moved to another rank's "
+                   "region since its last list build's positions placed it", r->path,
+                   (long long)a->id[i]);
   }
   wf_status_agree(s->dom.comm, st);
   if (st->code != WF_OK || md_domain_forward_x(&s->dom, a, st) != WF_OK) return st->code;

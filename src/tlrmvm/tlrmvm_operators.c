@@ -1,6 +1,7 @@
 /* The operators of `wafer tlrmvm` (tlrmvm_parts.h): from the survey or an
  * input file, compressed here or read from a compressed file, shared out
  * over the systems. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,23 @@ static int input_block(wf_run *run, const tlrmvm_setup *s, const tl_layout *l, i
                         "dataset '%s' holds a value of magnitude %g, beyond the %.3g that single "
                         "precision can multiply and sum at this size (scale the operator)",
                         name, most, limit);
+  }
+  /* Every check is relative to ||A||_F, and single precision holds values
+   * to its full precision only above FLT_MIN: an operator whose largest
+   * value is below FLT_MIN / FLT_EPSILON (about 1e-31) loses its digits in
+   * the products, and one of zeros has nothing to compress or compare. */
+  double floor_ = FLT_MIN / FLT_EPSILON;
+  if (!(most >= floor_)) {
+    free(block);
+    if (most == 0)
+      return wf_deck_fail(run->deck, TLRMVM_SECTION, "input", st,
+                          "dataset '%s' is zero everywhere: an operator that maps everything to "
+                          "0 has nothing to compress, and no error relative to it to check",
+                          name);
+    return wf_deck_fail(run->deck, TLRMVM_SECTION, "input", st,
+                        "dataset '%s' holds values of magnitude %g at most, below the %.3g that "
+                        "single precision keeps to its full precision (scale the operator)",
+                        name, most, floor_);
   }
   src->block = block;
   return WF_OK;
@@ -241,15 +259,6 @@ int tlrmvm_build(wf_run *run, const tlrmvm_setup *s, tlrmvm_ops *op, wf_status *
       rc =
           tl_compress(&op->a[f], &op->layout, fill, &src, &s->opts, run->verbose, &op->norm[f], st);
     free((void *)src.block);
-    /* every check is relative to ||A||_F (the system's ranks all know it) */
-    if (rc == WF_OK && !(op->norm[f] > 0)) {
-      char name[128];
-      dataset_name(s, f, name, sizeof name);
-      wf_fail(st, WF_ERR_INPUT, "dataset '%s' is zero everywhere: an operator that maps "
-              "everything to 0 has nothing to compress, and no error relative to it to check",
-              name);
-      rc = wf_deck_blame(run->deck, TLRMVM_SECTION, "input", st);
-    }
   }
   wf_status_agree(run->comm, st);
   if (st->code != WF_OK) return st->code;

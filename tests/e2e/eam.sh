@@ -132,6 +132,13 @@ restart)
   expect "[ $? -eq 0 ] && cmp -s full.data third.data" \
          "restart from between list builds differs ($(/usr/bin/python3 datadiff.py full.data third.data 2>&1))"
   expect "h5same full.h5 third.h5" "final checkpoints differ (restart from between builds)"
+  # A periodic checkpoint (taken at a list build) restarts from its
+  # positions: an atom moved in it moves the restart.
+  cp first.h5 moved.h5
+  /usr/bin/python3 -c "import h5py; f = h5py.File('moved.h5', 'r+'); f['position'][0] += 0.3"
+  # shellcheck disable=SC2086
+  eam $common --set eam.steps=150 --set eam.restart=moved.h5 --set eam.write_data=moved.data > /dev/null
+  expect "[ $? -eq 0 ] && ! cmp -s moved.data second.data" "an atom moved in a periodic checkpoint did not move the restart"
   # The same with the fold mapping (atoms unwrapped, regions from the atoms).
   fold="--set eam.mapping=fold --set wafer.pe_grid=48x48"
   # shellcheck disable=SC2086
@@ -269,6 +276,27 @@ PY
   cp good.h5 bad_x.h5
   /usr/bin/python3 -c "import h5py; f = h5py.File('bad_x.h5', 'r+'); f['position'][4] = 1e300"  # an atom's y
   msg 2 "is at y = 1e+300, a box length outside the box" --set eam.restart=bad_x.h5 --set eam.steps=20
+  # good.h5 was taken between list builds: its positions at the last build
+  # must be a state the run could have left (inside the box, no atom since
+  # moved past half the skin), and its build step a step.
+  for what in moved outside huge; do
+    cp good.h5 bad_$what.h5
+    /usr/bin/python3 - bad_$what.h5 $what <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    x, b = f["position"][...], f["position_at_build"]
+    if sys.argv[2] == "moved":
+        i = int(np.argmin(np.abs(x[0::3] - 0.5 * f["box"][3])))  # an atom mid-box in x
+        b[3 * i] = x[3 * i] + 0.6  # the skin is 1 A
+    elif sys.argv[2] == "outside":
+        b[0] = f["box"][0] - 0.5
+    else:
+        f["last_build"][0] = 1e300
+PY
+  done
+  msg 2 "more than half the skin (1 A): the run would have rebuilt its lists" --set eam.restart=bad_moved.h5 --set eam.steps=20
+  msg 2 "position at the last list build is outside the box" --set eam.restart=bad_outside.h5 --set eam.steps=20
+  msg 2 "last_build 1e+300 is not a step" --set eam.restart=bad_huge.h5 --set eam.steps=20
   # What fuzzing found (tests/fuzz): each an input error, none a crash.
   head='h\n\n1 atoms\n1 atom types\n\n0 20 xlo xhi\n0 20 ylo yhi\n0 20 zlo zhi\n\nAtoms # atomic\n\n'
   # One atom: no degree of freedom once the centre of mass is fixed, so

@@ -130,14 +130,21 @@ import h5py, numpy as np, sys
 a, b = h5py.File('s.h5'), h5py.File('d.h5')
 d = max(np.abs(a[k][...] - b[k][...]).max() / np.abs(a[k][...]).max() for k in ('y_0', 'y_1'))
 sys.exit(0 if d <= 1e-4 else 1)\"" "dense input: products differ from the survey's"
-  # An operator that is zero everywhere: an input error naming the dataset
-  # (every check is relative to ||A||_F; they failed on NaN before).
+  # An operator that is zero everywhere, or too small for single precision
+  # to keep its digits: input errors naming the dataset (every check is
+  # relative to ||A||_F; they failed on NaN before).
   /usr/bin/python3 -c "
 import h5py, numpy as np
 with h5py.File('zero.h5', 'w') as f:
     f['A_0'] = np.zeros((400, 400), np.complex64); f['A_1'] = np.ones((400, 400), np.complex64)"
   # shellcheck disable=SC2086
   expect_bad_input tlrmvm "dataset 'A_0' is zero everywhere" $SMALL --set tlrmvm.input=zero.h5
+  /usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('tiny.h5', 'w') as f:
+    f['A_0'] = np.full((400, 400), 1e-170, np.complex128); f['A_1'] = np.ones((400, 400), np.complex64)"
+  # shellcheck disable=SC2086
+  expect_bad_input tlrmvm "below the 9.86e-32 that single precision keeps" $SMALL --set tlrmvm.input=tiny.h5
   # The cache is keyed by the input's content, not its name: a changed input
   # under the same name is refused with the old cache named (it ran on the
   # old operator, status ok, before).

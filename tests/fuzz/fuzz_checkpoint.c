@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_ASSERT(rc == WF_OK || rc == WF_ERR_INPUT);
   if (rc == WF_OK) {
     FUZZ_ASSERT(step >= 0 && a.nlocal <= (int)n && r.last_build <= step);
-    FUZZ_ASSERT(ck.x_build ? r.n == (size_t)a.nlocal : r.n == 0);
+    FUZZ_ASSERT(ck.x_build && ck.last_build != step ? r.n == (size_t)a.nlocal : r.n == 0);
     for (int i = 0; i < a.nlocal; i++) FUZZ_ASSERT(a.id[i] >= 1 && a.type[i] >= 0 && a.type[i] < 2);
   }
   md_resume_free(&r);
