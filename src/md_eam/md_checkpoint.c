@@ -105,24 +105,13 @@ static int check_inside(const char *path, const md_domain *d, const int64_t *id,
 }
 
 void md_resume_free(md_resume *r) {
-  free(r->id), free(r->x);
-  r->id = NULL, r->x = NULL, r->n = 0;
+  free(r->atoms);
+  r->atoms = NULL, r->n = 0;
 }
 
-/* An atom's id and its position at the checkpoint's step; sorted by id
- * (by_id: the id is the first member), for md_sim_start's lookups. */
-typedef struct id_x {
-  int64_t id;
-  md_vec x;
-} id_x;
-
-static int keep_resume(md_resume *r, const id_x *pairs, size_t n, wf_status *st) {
-  r->id = malloc((n + 1) * sizeof *r->id);
-  r->x = malloc((n + 1) * sizeof *r->x);
-  if (!r->id || !r->x) return wf_fail(st, WF_ERR_RUNTIME, "out of memory keeping %zu atoms", n);
-  for (size_t i = 0; i < n; i++) r->id[i] = pairs[i].id, memcpy(r->x[i], pairs[i].x, sizeof(md_vec));
-  r->n = n;
-  return WF_OK;
+const double *md_resume_position(const md_resume *r, int64_t id) {
+  const md_resume_atom *at = bsearch(&id, r->atoms, r->n, sizeof *r->atoms, by_id);
+  return at ? at->x : NULL;
 }
 
 /* Where a list build leaves atoms in the columns mapping: in the box (the
@@ -157,21 +146,18 @@ int md_checkpoint_adopt(const char *path, const md_checkpoint_data *c, const md_
   if (rc != WF_OK) return rc;
   /* the owners and places of the last build; the step's positions kept aside */
   const double *at = between ? c->x_build : c->x;
-  id_x *pairs = malloc((c->natoms + 1) * sizeof *pairs);
-  if (!pairs) return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
-  size_t npairs = 0;
+  if (between && !(r->atoms = malloc((c->natoms + 1) * sizeof *r->atoms)))
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory reading '%s'", path);
   a->nlocal = a->nghost = 0;
   for (size_t i = 0; i < c->natoms && rc == WF_OK; i++)
     if (md_domain_owns_atom(d, c->id[i], at + 3 * i)) {
       rc = md_atoms_add(a, c->id[i], (int)c->species[i], at + 3 * i, c->v + 3 * i, st);
-      pairs[npairs].id = c->id[i];
-      memcpy(pairs[npairs++].x, c->x + 3 * i, sizeof(md_vec));
+      if (between) {
+        r->atoms[r->n].id = c->id[i];
+        memcpy(r->atoms[r->n++].x, c->x + 3 * i, sizeof(md_vec));
+      }
     }
-  if (rc == WF_OK && between) {
-    qsort(pairs, npairs, sizeof *pairs, by_id);
-    rc = keep_resume(r, pairs, npairs, st);
-  }
-  free(pairs);
+  if (between) qsort(r->atoms, r->n, sizeof *r->atoms, by_id);
   return rc;
 }
 

@@ -34,16 +34,21 @@ typedef struct md_checkpoint_data {
 
 /* Where a restart resumes: this rank's atoms are adopted at their positions
  * of the last list build (step last_build), and these are their positions at
- * the checkpoint's step, by ascending id, for md_sim_start to move them to
- * once it has built the lists. n = 0 and last_build = the step: none. */
+ * the checkpoint's step, for md_sim_start to move them to once it has built
+ * the lists. n = 0 and last_build = the step: none. */
+typedef struct md_resume_atom {
+  int64_t id; /* first: the atoms are sorted by it */
+  md_vec x;
+} md_resume_atom;
 typedef struct md_resume {
   long long last_build;
   size_t n;
-  int64_t *id;
-  md_vec *x;
-  const char *path; /* the checkpoint's, for messages */
+  md_resume_atom *atoms; /* by ascending id */
+  const char *path;      /* the checkpoint's, for messages */
 } md_resume;
 void md_resume_free(md_resume *r);
+/* Atom `id`'s position at the checkpoint's step; NULL when r has no such atom. */
+const double *md_resume_position(const md_resume *r, int64_t id);
 
 /* Check a checkpoint's contents (a state this code can run: see below) and
  * replace `a`'s owned atoms by this rank's share of them, at their positions

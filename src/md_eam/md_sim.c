@@ -3,7 +3,6 @@
 #include "md_sim.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "wf_io.h"
@@ -32,11 +31,6 @@ static int compute_forces(md_sim *s, wf_status *st) {
   return rc;
 }
 
-static int by_id(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* A restart between list builds: the lists were just built where the run
  * last built them; the atoms move on to where they were at the step (every
  * owned atom has its position in r), their ghosts with them. */
@@ -44,8 +38,8 @@ static int resume_positions(md_sim *s, const md_resume *r, wf_status *st) {
   md_atoms *a = &s->atoms;
   int rc = WF_OK;
   for (int i = 0; i < a->nlocal && rc == WF_OK; i++) {
-    const int64_t *at = bsearch(&a->id[i], r->id, r->n, sizeof *r->id, by_id);
-    if (at) memcpy(a->x[i], r->x[at - r->id], sizeof(md_vec));
+    const double *at = md_resume_position(r, a->id[i]);
+    if (at) memcpy(a->x[i], at, sizeof(md_vec));
     else
       rc = wf_fail(st, WF_ERR_INPUT, "checkpoint '%s': atom %lld has moved to another rank's "
                    "region since its last list build's positions placed it", r->path,
