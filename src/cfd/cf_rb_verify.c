@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cf_rb.h"
+#include "wf_mpi.h"
 
 /* A function of one variable at a point: value, first and second derivative. */
 typedef struct factor {
@@ -150,14 +151,14 @@ static void compare(cf_rb *rb, const manufactured *q, double error[CF_NFIELDS]) 
           double d = rb->rhs[a][st_idx(m, i, j, k)] - exact_rhs(q, rb->ra, rb->pr, a, p[0], p[1], p[2]);
           error[a] = fmax(error[a], isfinite(d) ? fabs(d) : INFINITY);
         }
-  MPI_Allreduce(MPI_IN_PLACE, error, CF_NFIELDS, MPI_DOUBLE, MPI_MAX, rb->halo.fab->dc->comm);
+  wf_allreduce_inplace(error, CF_NFIELDS, MPI_DOUBLE, MPI_MAX, rb->halo.fab->dc->comm);
 }
 
 int cf_rb_check_truncation(cf_rb *rb, cf_rb_truncation *out, wf_status *st) {
   const st_mesh *m = rb->m;
   double *saved = malloc(CF_NFIELDS * m->n_stored * sizeof *saved + 1);
   int ok = saved != NULL;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, rb->halo.fab->dc->comm);
+  wf_allreduce_inplace(&ok, 1, MPI_INT, MPI_MIN, rb->halo.fab->dc->comm);
   if (!ok) {
     free(saved);
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory checking the convection operator");
