@@ -312,7 +312,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   blame_signal(comm, st);
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
 
-  if (on_wafer) app_json_fabric(&wafer, j);
+  if (on_wafer) app_json_fabric(&wafer, run->model.unit, j);
   json_memory(comm, j);
   wf_json_num(j, "seconds", run->seconds);
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);

@@ -25,7 +25,7 @@ void app_json_wafer(const wf_wafer *w, wf_json *j) {
   wf_json_int(j, "dead_pes", w->grid.ndead);
 }
 
-void app_json_fabric(const wf_wafer *w, wf_json *j) {
+void app_json_fabric(const wf_wafer *w, const char *unit, wf_json *j) {
   wf_fabric_counters t = wf_fabric_totals(&w->fab);
   wf_json_begin(j, "fabric");
   wf_json_int(j, "operations", t.ops);
@@ -36,6 +36,24 @@ void app_json_fabric(const wf_wafer *w, wf_json *j) {
   wf_json_num(j, "model_cycles", t.model_cycles);
   wf_json_int(j, "longest_link_hops", w->grid.max_link_hops);
   wf_json_int(j, "detour_hops", w->grid.extra_hops);
+  /* The main computation's traffic per unit of work, on the busiest rank:
+   * what a strong-scaling study asks of the fabric as ranks are added. */
+  const wf_fabric *f = &w->fab;
+  long long units = f->main_units;
+  MPI_Allreduce(MPI_IN_PLACE, &units, 1, MPI_LONG_LONG, MPI_MAX, w->dc.comm);
+  if (units > 0) {
+    wf_fabric_counters b = wf_fabric_busiest(f, &f->main);
+    double u = (double)units;
+    wf_json_begin(j, "per_unit");
+    wf_json_str(j, "unit", unit ? unit : "unit");
+    wf_json_int(j, "units", units);
+    wf_json_num(j, "collectives", (double)b.collectives / u);
+    wf_json_num(j, "line_collectives", (double)b.line_collectives / u);
+    wf_json_num(j, "messages", (double)b.messages / u);
+    wf_json_num(j, "mpi_bytes", (double)b.mpi_bytes / u);
+    wf_json_num(j, "seconds", b.seconds / u);
+    wf_json_end(j);
+  }
   wf_json_end(j);
 }
 

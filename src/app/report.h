@@ -11,7 +11,9 @@
 void app_describe_wafer(const wf_wafer *w, FILE *out);
 /* The wafer part of the JSON summary. */
 void app_json_wafer(const wf_wafer *w, wf_json *j);
-/* The fabric counters summed over ranks, as a "fabric" object. Collective. */
-void app_json_fabric(const wf_wafer *w, wf_json *j);
+/* The fabric counters summed over ranks, as a "fabric" object, with the
+ * main computation's counts per `unit` of work (the busiest rank's) when
+ * the workload marked it (wf_fabric_main_begin / _end). Collective. */
+void app_json_fabric(const wf_wafer *w, const char *unit, wf_json *j);
 
 #endif

@@ -282,7 +282,7 @@ static void divergence(const cf_rb *rb, double *out) {
 
 static double norm2(const cf_rb *rb, const double *x) {
   double sum = st_dot_local(rb->m, x, x);
-  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, rb->halo.fab->dc->comm);
+  wf_fabric_allreduce(rb->halo.fab, &sum, 1, WF_SUM);
   return sqrt(sum);
 }
 
@@ -452,7 +452,7 @@ static double local_max_speed(const cf_rb *rb) {
 
 double cf_rb_dt_limit(cf_rb *rb) {
   double speed = local_max_speed(rb);
-  MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, rb->halo.fab->dc->comm);
+  wf_fabric_allreduce(rb->halo.fab, &speed, 1, WF_MAX);
   double diff = 2.51 * rb->h * rb->h / (4 * rb->dims * fmax(rb->pr, 1.0));
   double adv = speed > 0 ? sqrt(3.0) * rb->h / speed : INFINITY;
   return 1 / (1 / diff + 1 / adv);
@@ -490,9 +490,8 @@ cf_rb_stats cf_rb_measure(cf_rb *rb) {
       }
     }
   most[1] = local_max_speed(rb);
-  MPI_Comm comm = rb->halo.fab->dc->comm;
-  MPI_Allreduce(MPI_IN_PLACE, sum, 5, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, comm);
+  wf_fabric_allreduce(rb->halo.fab, sum, 5, WF_SUM);
+  wf_fabric_allreduce(rb->halo.fab, most, 2, WF_MAX);
   double columns = (double)m->nx * m->ny, cells = columns * nz;
   return (cf_rb_stats){.nu_bottom = sum[0] / columns,
                        .nu_top = sum[1] / columns,

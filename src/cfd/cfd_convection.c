@@ -103,6 +103,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
   if (to_time) prog.unit = " thousandths of t_end"; /* not steps: dt adapts */
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
+  wf_fabric_main_begin(&run->wafer->fab);
   int rc = WF_OK;
   char where[200];
   cf_rb_stats stats = cf_rb_measure(rb);
@@ -159,6 +160,7 @@ static int run_steps(wf_run *run, const conv_setup *s, cf_rb *rb, checkpoints *c
     r->dt_last = dt;
     wf_progress_tick(&prog, to_time ? (long)(1000 * t / s->t_end) : n - r->first_step);
   }
+  wf_fabric_main_end(&run->wafer->fab, n - r->first_step);
   wf_signal_poll_end(&poll);
   r->steps = n - r->first_step, r->t = t, r->last = stats;
   r->seconds = wf_slowest(run->comm, seconds);

@@ -160,11 +160,13 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
   wf_progress_start(&prog, "cfd", s->steps - p->first_step, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
+  wf_fabric_main_begin(&run->wafer->fab);
   double phi2 = p->phi ? cfd_mesh_dot(m, run->comm, p->phi, p->phi) : 1;
   if (p->amplitude && p->first_step == 0)
     p->amplitude[0] = cfd_mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
   int rc = WF_OK, ry = s->src[1] - m->y0;
   double seconds = 0;
+  long n_done = 0; /* steps this run made */
   char where[320];
   for (int n = p->first_step; n < s->steps && rc == WF_OK; n++) {
     int sig = wf_signal_poll_next(&poll);
@@ -180,6 +182,7 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
     cf_wave_step(&p->w, p->cur, p->prev, p->a); /* prev <- u^{n+1} */
     if (s->init == CFD_INIT_SOURCE) add_source(p, n, p->prev);
     seconds += MPI_Wtime() - t0;
+    n_done++;
     if (n == s->steps / 2 && wf_fault("cfd_nan", run->comm)) /* the tests' blow-up */
       p->prev[st_idx(m, 0, 0, 0)] = NAN;
     if (n % s->energy_every == 0 || n + 1 == s->steps) {
@@ -211,6 +214,7 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
     if (at_checkpoint && (rc = write_checkpoint(p, run->comm, n + 1, st)) != WF_OK) break;
     wf_progress_tick(&prog, n + 1 - p->first_step);
   }
+  wf_fabric_main_end(&run->wafer->fab, n_done);
   wf_signal_poll_end(&poll);
   out->seconds = wf_slowest(run->comm, seconds);
   out->steps = s->steps - p->first_step;

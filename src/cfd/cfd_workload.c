@@ -223,13 +223,16 @@ static int heat_steps(wf_run *run, const cfd_setup *s, const st_mesh *m, cf_heat
   wf_progress_start(&prog, "cfd", s->steps, run->verbose, stdout);
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
+  wf_fabric_main_begin(&run->wafer->fab);
   int rc = WF_OK;
   double seconds = 0;
+  long done = 0;
   for (int n = 0; n < s->steps && rc == WF_OK; n++) {
     if ((rc = signalled(&poll, n, s->steps, "heat", st)) != WF_OK) break;
     double t0 = MPI_Wtime();
     cf_heat_step(h, *cur, *next, r->r);
     seconds += MPI_Wtime() - t0;
+    done++;
     double *t = *cur;
     *cur = *next, *next = t;
     if ((n + 1) % 50 == 0 || n + 1 == s->steps) {
@@ -241,6 +244,7 @@ static int heat_steps(wf_run *run, const cfd_setup *s, const st_mesh *m, cf_heat
     }
     wf_progress_tick(&prog, n + 1);
   }
+  wf_fabric_main_end(&run->wafer->fab, done);
   wf_signal_poll_end(&poll);
   r->seconds = wf_slowest(run->comm, seconds);
   r->steps = s->steps;

@@ -240,6 +240,7 @@ static void exchange_loop(const wf_run *run, const halo_case *c, wf_halo *h,
   double t_exchange = 0;
   wf_signal_poll sig;
   wf_signal_poll_start(&sig, run->comm);
+  wf_fabric_main_begin(&wf->fab);
   for (long it = 0; it < res->iters; it++) {
     if (res->verify || it == 0) fill(c, h, field, it, res->verify); /* new values only to check them */
     MPI_Barrier(run->comm); /* time the exchange alone, not the skew of the fill */
@@ -257,6 +258,7 @@ static void exchange_loop(const wf_run *run, const halo_case *c, wf_halo *h,
     }
     wf_progress_tick(&prog, it + 1);
   }
+  wf_fabric_main_end(&wf->fab, res->done);
   wf_signal_poll_end(&sig);
   res->totals = wf_fabric_totals(&wf->fab);
   unsigned long long sum = res->verify ? neighbourhood_checksum(c, h, field) : 0;

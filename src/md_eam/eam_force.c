@@ -171,8 +171,8 @@ static inline __attribute__((always_inline)) void forces(const eam_potential *po
   sums->virial = virial;
 }
 
-WF_HOT int eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
-                eam_work *w, eam_sums *sums, wf_status *st) {
+WF_HOT void eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *d, md_atoms *a,
+                        eam_work *w, eam_sums *sums) {
   const bool one = pot->nelements == 1;
   compact(pot, nl, a, w);
   if (one) density(pot, a, w, true);
@@ -181,9 +181,8 @@ WF_HOT int eam_compute(const eam_potential *pot, const md_neigh *nl, md_domain *
   double embed = 0;
   for (int i = 0; i < a->nlocal; i++) embed += eam_embed(pot, a->type[i], a->rho[i], &a->fp[i]);
   sums->embed = embed;
-  if (md_domain_forward_scalar(d, a->fp, st) != WF_OK) return st->code;
+  md_domain_forward_scalar(d, a->fp);
 
   if (one) forces(pot, a, w, sums, true);
   else forces(pot, a, w, sums, false);
-  return WF_OK;
 }

@@ -45,8 +45,8 @@ int eam_work_reserve(eam_work *w, const md_neigh *nl, int nlocal, wf_status *st)
 void eam_work_free(eam_work *w);
 
 /* Forces into a->f (owned atoms), rho and fp on owned and ghost atoms.
- * Collective (the F' exchange). */
-int eam_compute(const eam_potential *p, const md_neigh *nl, md_domain *d, md_atoms *a,
-                eam_work *w, eam_sums *sums, wf_status *st);
+ * Collective over the neighbours (the F' exchange); cannot fail. */
+void eam_compute(const eam_potential *p, const md_neigh *nl, md_domain *d, md_atoms *a,
+                 eam_work *w, eam_sums *sums);
 
 #endif

@@ -132,6 +132,7 @@ static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, eam_cro
   MPI_Barrier(run->comm);
   wf_signal_poll_start(&sig, run->comm);
   double t0 = MPI_Wtime();
+  wf_fabric_main_begin(&run->wafer->fab);
   while (rc == WF_OK && sim->step < s->steps) {
     int caught = wf_signal_poll_next(&sig);
     if (caught) {
@@ -159,6 +160,7 @@ static int integrate(const wf_run *run, const eam_setup *s, md_sim *sim, eam_cro
     wf_progress_tick(&prog, (long)(sim->step - first));
   }
   double t = MPI_Wtime() - t0;
+  wf_fabric_main_end(&run->wafer->fab, sim->step - first);
   wf_signal_poll_end(&sig);
   MPI_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm);
   if (rc == WF_ERR_RUNTIME) {

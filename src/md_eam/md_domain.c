@@ -139,6 +139,7 @@ void md_domain_free(md_domain *d) {
   free(d->ext);
   for (int k = 0; k < 6; k++) free(d->swap[k].list);
   wf_buffer_free(&d->local);
+  wf_buffer_free(&d->refresh);
   wf_buffer_free(&d->migrate[0]);
   wf_buffer_free(&d->migrate[1]);
   memset(d, 0, sizeof *d);
@@ -150,6 +151,7 @@ void md_domain_free(md_domain *d) {
 static int swap_run(md_domain *d, const md_swap *s, int side, wf_pack_fn pack,
                     wf_unpack_fn unpack, void *ctx, wf_status *st) {
   if (s->dim < 2) return wf_fabric_exchange(d->fab, s->dim, side, pack, unpack, ctx, st);
+  if (st->code != WF_OK) return st->code;
   d->local.len = 0;
   if (pack(ctx, &d->local, st) != WF_OK) return st->code;
   return unpack(ctx, d->local.data, d->local.len, st);
@@ -296,13 +298,15 @@ int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st) {
       if (wf_buffer_append(&d->migrate[side], b, sizeof b, st) != WF_OK) break;
       md_atoms_copy(a, i, --a->nlocal);
     }
-    wf_status_agree(d->comm, st);
-    for (int side = 0; side < 2 && st->code == WF_OK; side++) {
+    /* Each rank goes through both exchanges even after a failure (the
+     * fabric sends a notice in place of the atoms); one agreement at the
+     * end gives every rank the first error. */
+    for (int side = 0; side < 2; side++) {
       migration m = {d, a, side};
       wf_fabric_exchange(d->fab, ax, side, pack_leaving, unpack_arriving, &m, st);
     }
-    if (st->code != WF_OK) return st->code;
   }
+  wf_status_agree(d->comm, st);
   return st->code;
 }
 
@@ -411,75 +415,42 @@ int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st) {
   wf_status_clear(st);
   a->nghost = 0;
   int ncand = 0;
+  size_t most = 0; /* the largest refresh a swap sends: three doubles an atom */
   for (int k = 0; k < 6; k++) {
     if (k % 2 == 0) ncand = a->nlocal + a->nghost; /* both sides send the same candidates */
     border b = {d, a, &d->swap[k], k % 2, ncand};
-    if (swap_run(d, b.s, b.side, pack_border, unpack_border, &b, st) != WF_OK) break;
+    swap_run(d, b.s, b.side, pack_border, unpack_border, &b, st); /* all six, as migrate's */
+    if (b.s->nsend > 0 && (size_t)b.s->nsend * 3 * sizeof(double) > most)
+      most = (size_t)b.s->nsend * 3 * sizeof(double);
   }
+  if (st->code == WF_OK) wf_buffer_reserve(&d->refresh, most, st);
   wf_status_agree(d->comm, st);
   return st->code;
 }
 
 /* Forward communication: each swap packs its list (positions shifted, or
- * one value per atom) and its partner writes them into the ghosts' slots,
- * in the order borders built them. */
-typedef struct forward {
-  const md_swap *s;
-  md_vec *x;     /* positions, or NULL */
-  double *value; /* one value per atom, or NULL */
-} forward;
-
-static int pack_forward(void *ctx, wf_buffer *out, wf_status *st) {
-  const forward *f = ctx;
-  const md_swap *s = f->s;
-  size_t per = f->x ? 3 : 1;
-  if (wf_buffer_reserve(out, (size_t)s->nsend * per * sizeof(double), st) != WF_OK) return st->code;
-  double *v = (double *)(void *)out->data;
-  for (int m = 0; m < s->nsend; m++)
-    if (f->x)
-      for (int c = 0; c < 3; c++) *v++ = f->x[s->list[m]][c] + s->shift[c];
-    else
-      *v++ = f->value[s->list[m]];
-  out->len = (size_t)s->nsend * per * sizeof(double);
-  return WF_OK;
-}
-
-static int unpack_forward(void *ctx, const char *data, size_t bytes, wf_status *st) {
-  const forward *f = ctx;
-  const md_swap *s = f->s;
-  size_t per = f->x ? 3 : 1;
-  if (bytes != (size_t)s->nrecv * per * sizeof(double))
-    return wf_fail(st, WF_ERR_RUNTIME, "ghost refresh: %zu bytes arrived for %d ghosts", bytes,
-                   s->nrecv);
-  if (bytes == 0) return WF_OK;
-  if (f->x) memcpy(f->x[s->first], data, bytes);
-  else memcpy(f->value + s->first, data, bytes);
-  return WF_OK;
-}
-
-static int forward_all(md_domain *d, md_vec *x, double *value, wf_status *st) {
-  wf_status_clear(st);
+ * one value per atom) and its partner receives them straight into the
+ * ghosts' slots, in the order borders built them. Both sides know every
+ * size since borders, so each swap is one message each way and nothing
+ * can fail: no agreement between ranks, no global step. */
+static void forward_all(md_domain *d, md_vec *x, double *value) {
+  const size_t per = x ? 3 : 1;
   for (int k = 0; k < 6; k++) {
     const md_swap *s = &d->swap[k];
-    if (s->dim == 2) { /* z: a copy on this rank, straight into the ghosts */
-      for (int m = 0; m < s->nsend; m++)
-        if (x)
-          for (int c = 0; c < 3; c++) x[s->first + m][c] = x[s->list[m]][c] + s->shift[c];
-        else
-          value[s->first + m] = value[s->list[m]];
-      continue;
-    }
-    forward f = {s, x, value};
-    if (wf_fabric_exchange(d->fab, s->dim, k % 2, pack_forward, unpack_forward, &f, st) != WF_OK)
-      return st->code;
+    double *out = s->dim == 2 ? (x ? x[s->first] : value + s->first) /* z: a copy on this rank */
+                              : (double *)(void *)d->refresh.data;
+    for (int m = 0; m < s->nsend; m++)
+      if (x)
+        for (int c = 0; c < 3; c++) *out++ = x[s->list[m]][c] + s->shift[c];
+      else
+        *out++ = value[s->list[m]];
+    if (s->dim == 2) continue;
+    wf_fabric_shift(d->fab, s->dim, k % 2, d->refresh.data, (size_t)s->nsend * per * sizeof(double),
+                    x ? (void *)x[s->first] : (void *)(value + s->first),
+                    (size_t)s->nrecv * per * sizeof(double));
   }
-  return WF_OK;
 }
 
-int md_domain_forward_x(md_domain *d, md_atoms *a, wf_status *st) {
-  return forward_all(d, a->x, NULL, st);
-}
+void md_domain_forward_x(md_domain *d, md_atoms *a) { forward_all(d, a->x, NULL); }
 
-int md_domain_forward_scalar(md_domain *d, double *value, wf_status *st) {
-  return forward_all(d, NULL, value, st);
-}
+void md_domain_forward_scalar(md_domain *d, double *value) { forward_all(d, NULL, value); }

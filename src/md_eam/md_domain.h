@@ -51,6 +51,7 @@ typedef struct md_domain {
   md_swap swap[6];
   wf_fabric *fab;       /* the wafer's fabric: all traffic between ranks */
   wf_buffer local;      /* z swaps: packed and unpacked on this rank */
+  wf_buffer refresh;    /* a forward swap's packed values (room made by borders) */
   wf_buffer migrate[2]; /* atoms leaving down (0) and up (1) one axis */
   /* mapping = fold: an atom stays on the PE the fold gives its lattice site,
    * so a rank's atoms are not a rectangle of space: its region is the
@@ -91,9 +92,11 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]);
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
 /* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */
 int md_domain_borders(md_domain *d, md_atoms *a, wf_status *st);
-/* Refresh the ghosts' positions from their owners (same lists). Collective. */
-int md_domain_forward_x(md_domain *d, md_atoms *a, wf_status *st);
-/* Copy a per-atom value (one double) from owners to ghosts. Collective. */
-int md_domain_forward_scalar(md_domain *d, double *value, wf_status *st);
+/* Refresh the ghosts' positions from their owners (same lists): one
+ * message each way per x and y swap, no global step, cannot fail.
+ * Collective over the neighbours. */
+void md_domain_forward_x(md_domain *d, md_atoms *a);
+/* Copy a per-atom value (one double) from owners to ghosts, likewise. */
+void md_domain_forward_scalar(md_domain *d, double *value);
 
 #endif

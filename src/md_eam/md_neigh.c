@@ -223,7 +223,7 @@ int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st)
   return st->code;
 }
 
-bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, MPI_Comm comm) {
+bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, wf_fabric *fab) {
   const double trigger = 0.25 * nl->skin * nl->skin;
   int moved = 0;
   for (int i = 0; i < a->nlocal && !moved; i++) {
@@ -231,7 +231,7 @@ bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, MPI_Comm comm) {
            dz = a->x[i][2] - nl->x_hold[i][2];
     moved = dx * dx + dy * dy + dz * dz > trigger;
   }
-  int any;
-  MPI_Allreduce(&moved, &any, 1, MPI_INT, MPI_MAX, comm);
-  return any;
+  double any = moved;
+  wf_fabric_allreduce(fab, &any, 1, WF_MAX);
+  return any > 0;
 }

@@ -44,7 +44,8 @@ int md_neigh_sort(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st);
 /* Build the lists from owned and ghost atoms. Two atoms closer than
  * `overlap` are an error naming both. Collective (agrees on errors). */
 int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st);
-/* True on every rank if some atom moved more than skin / 2 since the build. */
-bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, MPI_Comm comm);
+/* True on every rank if some atom moved more than skin / 2 since the build:
+ * the step's one global reduction between builds (the fabric's). */
+bool md_neigh_stale(const md_neigh *nl, const md_atoms *a, wf_fabric *fab);
 
 #endif

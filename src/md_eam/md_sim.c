@@ -24,11 +24,10 @@ static int reneighbor(md_sim *s, wf_status *st) {
   return WF_OK;
 }
 
-static int compute_forces(md_sim *s, wf_status *st) {
+static void compute_forces(md_sim *s) {
   double t0 = MPI_Wtime();
-  int rc = eam_compute(s->pot, &s->nl, &s->dom, &s->atoms, &s->work, &s->sums, st);
+  eam_compute(s->pot, &s->nl, &s->dom, &s->atoms, &s->work, &s->sums);
   s->seconds_force += MPI_Wtime() - t0;
-  return rc;
 }
 
 /* A restart between list builds: the lists were just built where the run
@@ -46,7 +45,8 @@ static int resume_positions(md_sim *s, const md_resume *r, wf_status *st) {
                    (long long)a->id[i]);
   }
   wf_status_agree(s->dom.comm, st);
-  if (st->code != WF_OK || md_domain_forward_x(&s->dom, a, st) != WF_OK) return st->code;
+  if (st->code != WF_OK) return st->code;
+  md_domain_forward_x(&s->dom, a);
   s->last_build = r->last_build;
   return WF_OK;
 }
@@ -69,7 +69,8 @@ int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_a
   if (reneighbor(s, st) != WF_OK) return st->code;
   if (resume && resume->last_build != step && resume_positions(s, resume, st) != WF_OK)
     return st->code;
-  return compute_forces(s, st);
+  compute_forces(s);
+  return WF_OK;
 }
 
 void md_sim_free(md_sim *s) {
@@ -105,7 +106,7 @@ int md_sim_step(md_sim *s, bool rebuild, wf_status *st) {
     for (int c = 0; c < 3; c++) a->x[i][c] += s->par.dt * a->v[i][c];
   s->step++;
   if (rebuild ||
-      (s->step - s->last_build >= s->par.neigh_delay && md_neigh_stale(&s->nl, a, s->dom.comm))) {
+      (s->step - s->last_build >= s->par.neigh_delay && md_neigh_stale(&s->nl, a, s->dom.fab))) {
     if (reneighbor(s, st) != WF_OK) {
       if (st->code == WF_ERR_INPUT) { /* overlapping atoms, mid-run: not the input's fault */
         st->code = WF_ERR_RUNTIME;
@@ -115,11 +116,10 @@ int md_sim_step(md_sim *s, bool rebuild, wf_status *st) {
     }
   } else {
     double t0 = MPI_Wtime();
-    int rc = md_domain_forward_x(&s->dom, a, st);
+    md_domain_forward_x(&s->dom, a);
     s->seconds_comm += MPI_Wtime() - t0;
-    if (rc != WF_OK) return rc;
   }
-  if (compute_forces(s, st) != WF_OK) return st->code;
+  compute_forces(s);
   half_kick(s);
   if (s->par.berendsen_damp > 0) berendsen(s);
   return WF_OK;

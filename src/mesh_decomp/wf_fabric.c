@@ -4,13 +4,14 @@
 #include "wf_fabric.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wf_io.h"
 #include "wf_model.h"
 
-enum { TAG_COUNT = 720, TAG_DATA = 721 };
+enum { TAG_DATA = 721, TAG_FAILED = 722 };
 
 /* ---- buffers ---- */
 
@@ -45,37 +46,63 @@ void wf_fabric_create(wf_fabric *f, const wf_decomp *dc, const wf_grid *grid, co
   f->grid = grid;
   f->hw = hw;
   f->row_comm = f->col_comm = MPI_COMM_NULL;
+  MPI_Comm_dup(dc->comm, &f->swap_comm); /* MPI errors are fatal: wf_mpi.h */
   int keep_x[2] = {1, 0}, keep_y[2] = {0, 1};
-  MPI_Cart_sub(dc->comm, keep_x, &f->row_comm); /* MPI errors are fatal: wf_mpi.h */
+  MPI_Cart_sub(dc->comm, keep_x, &f->row_comm);
   MPI_Cart_sub(dc->comm, keep_y, &f->col_comm);
 }
 
 void wf_fabric_free(wf_fabric *f) {
   if (f->row_comm != MPI_COMM_NULL) MPI_Comm_free(&f->row_comm);
   if (f->col_comm != MPI_COMM_NULL) MPI_Comm_free(&f->col_comm);
+  if (f->swap_comm != MPI_COMM_NULL) MPI_Comm_free(&f->swap_comm);
   wf_buffer_free(&f->send);
   wf_buffer_free(&f->recv);
 }
 
-void wf_fabric_count(wf_fabric *f, long long ops, double seconds, double cycles,
-                     long long intra_words, long long inter_bytes) {
-  f->c.ops += ops;
-  f->c.model_cycles += cycles;
-  f->c.words_intra += intra_words;
-  f->c.words_inter += inter_bytes / 4;
-  f->c.mpi_bytes += inter_bytes;
-  f->c.seconds += seconds;
+void wf_fabric_count(wf_fabric *f, const wf_fabric_counters *d) {
+  wf_fabric_counters *c = &f->c;
+  c->ops += d->ops;
+  c->collectives += d->collectives;
+  c->line_collectives += d->line_collectives;
+  c->messages += d->messages;
+  c->model_cycles += d->model_cycles;
+  c->words_intra += d->words_intra;
+  c->words_inter += d->mpi_bytes / 4;
+  c->mpi_bytes += d->mpi_bytes;
+  c->seconds += d->seconds;
 }
 
-/* One operation: its wall time, its modelled cycles, the words it moved. */
-static void count(wf_fabric *f, double t0, double cycles, long long intra_words,
-                  long long inter_bytes) {
-  f->c.ops++;
-  f->c.model_cycles += cycles;
-  f->c.words_intra += intra_words;
-  f->c.words_inter += inter_bytes / 4;
-  f->c.mpi_bytes += inter_bytes;
-  f->c.seconds += MPI_Wtime() - t0;
+/* What one operation is, for the counts by kind. */
+typedef enum { KIND_NEIGHBOUR, KIND_LINE, KIND_GLOBAL } op_kind;
+
+/* One operation: its kind, its messages to other ranks, its wall time, its
+ * modelled cycles, the words it moved. */
+static void count(wf_fabric *f, op_kind kind, long long messages, double t0, double cycles,
+                  long long intra_words, long long inter_bytes) {
+  wf_fabric_counters d = {.ops = 1, .collectives = kind == KIND_GLOBAL,
+                          .line_collectives = kind == KIND_LINE, .messages = messages,
+                          .model_cycles = cycles, .words_intra = intra_words,
+                          .mpi_bytes = inter_bytes, .seconds = MPI_Wtime() - t0};
+  wf_fabric_count(f, &d);
+}
+
+void wf_fabric_main_begin(wf_fabric *f) { f->main_start = f->c; }
+
+void wf_fabric_main_end(wf_fabric *f, long long units) {
+  const wf_fabric_counters *a = &f->main_start, *b = &f->c;
+  wf_fabric_counters *m = &f->main;
+  m->ops += b->ops - a->ops;
+  m->collectives += b->collectives - a->collectives;
+  m->line_collectives += b->line_collectives - a->line_collectives;
+  m->messages += b->messages - a->messages;
+  m->words_intra += b->words_intra - a->words_intra;
+  m->words_inter += b->words_inter - a->words_inter;
+  m->mpi_bytes += b->mpi_bytes - a->mpi_bytes;
+  m->model_cycles += b->model_cycles - a->model_cycles;
+  m->seconds += b->seconds - a->seconds;
+  f->main_units += units;
+  f->main_start = f->c;
 }
 
 wf_fabric_counters wf_fabric_totals(const wf_fabric *f) {
@@ -84,9 +111,21 @@ wf_fabric_counters wf_fabric_totals(const wf_fabric *f) {
   MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_SUM, f->dc->comm);
   double t[2] = {f->c.model_cycles, f->c.seconds}, tmax[2];
   MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, f->dc->comm);
-  wf_fabric_counters c = {.ops = f->c.ops, .words_intra = out[1], .words_inter = out[2],
-                          .mpi_bytes = out[3], .model_cycles = tmax[0], .seconds = tmax[1]};
+  wf_fabric_counters c = f->c;
+  c.words_intra = out[1], c.words_inter = out[2], c.mpi_bytes = out[3];
+  c.model_cycles = tmax[0], c.seconds = tmax[1];
   return c;
+}
+
+wf_fabric_counters wf_fabric_busiest(const wf_fabric *f, const wf_fabric_counters *c) {
+  long long n[7] = {c->ops,      c->collectives,  c->line_collectives, c->messages,
+                    c->words_intra, c->words_inter, c->mpi_bytes};
+  double t[2] = {c->model_cycles, c->seconds};
+  MPI_Allreduce(MPI_IN_PLACE, n, 7, MPI_LONG_LONG, MPI_MAX, f->dc->comm);
+  MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, f->dc->comm);
+  return (wf_fabric_counters){.ops = n[0], .collectives = n[1], .line_collectives = n[2],
+                              .messages = n[3], .words_intra = n[4], .words_inter = n[5],
+                              .mpi_bytes = n[6], .model_cycles = t[0], .seconds = t[1]};
 }
 
 /* ---- grid-wide reductions ---- */
@@ -105,7 +144,7 @@ static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, in
    * result coming back); one partial per rank crosses to another rank. */
   long long words = (long long)n * 2, pes = (long long)f->dc->nx * f->dc->ny;
   int k = all ? 2 : 1;
-  count(f, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all), words * (pes - 1) * k,
+  count(f, KIND_GLOBAL, 0, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all), words * (pes - 1) * k,
         f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
 }
 
@@ -167,7 +206,7 @@ static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_ax
 
   double words = wf_model_words(f->hw, esz);
   long long pes = (long long)dc->nx * dc->ny;
-  count(f, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
+  count(f, KIND_LINE, 0, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
         (long long)(words * (double)(pes - (me == root ? lines : 0))),
         me == root ? 0 : (long long)bytes);
   return WF_OK;
@@ -213,7 +252,7 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
       memcpy(block + block_pe(dc, along_x, l, root - (along_x ? dc->x0 : dc->y0)) * (size_t)n,
              part + (size_t)l * n, (size_t)n * sizeof *block);
   long long seg_words = 2LL * n; /* doubles */
-  count(f, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
+  count(f, KIND_LINE, 0, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
         seg_words * lines * (here - 1),
         me == root_rank ? (long long)(parts - 1) * (long long)vals * 8 : 0);
   return WF_OK;
@@ -276,7 +315,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   long long intra_words = (long long)(((size_t)rcount[me] - (size_t)lines * here * chunk) / 4);
   free(counts);
   /* a run's fabric count is one figure: the all-to-all's fast structure */
-  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo,
+  count(f, KIND_LINE, 0, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo,
         intra_words, inter);
   return WF_OK;
 }
@@ -323,55 +362,87 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
   free(req);
   int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
   /* a run's fabric count is one figure: the all-to-all's fast structure */
-  count(f, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo,
+  count(f, KIND_NEIGHBOUR, nsend, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo,
         (long long)(self_bytes / 4), inter);
   return WF_OK;
 }
 
 /* ---- neighbour exchange of irregular data ---- */
 
+/* The neighbours of a swap toward `side` of `axis`: where this rank sends,
+ * and where it receives from. */
+static void swap_peers(const wf_decomp *dc, int axis, int side, int *to, int *from) {
+  int up = axis == 0 ? WF_E : WF_N, down = axis == 0 ? WF_W : WF_S;
+  *to = wf_decomp_neighbor(dc, side ? up : down, true, true);
+  *from = wf_decomp_neighbor(dc, side ? down : up, true, true);
+}
+
+/* One message each way: a send and a receive of known sizes, counted. */
+static void count_swap(wf_fabric *f, int axis, double t0, size_t received, bool self) {
+  const wf_decomp *dc = f->dc;
+  int face = axis == 0 ? dc->ny : dc->nx;
+  long long r = (long long)received;
+  count(f, KIND_NEIGHBOUR, self ? 0 : 1, t0,
+        wf_model_exchange_cycles(f->hw, f->grid, (double)r / 4, face), self ? r / 4 : 0,
+        self ? 0 : r);
+}
+
 int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,
                        void *ctx, wf_status *st) {
   double t0 = MPI_Wtime();
   const wf_decomp *dc = f->dc;
-  int step = side == 0 ? -1 : 1;
-  int to = wf_decomp_neighbor(dc, axis == 0 ? (step < 0 ? WF_W : WF_E) : (step < 0 ? WF_S : WF_N),
-                              true, true);
-  int from = wf_decomp_neighbor(dc, axis == 0 ? (step < 0 ? WF_E : WF_W) : (step < 0 ? WF_N : WF_S),
-                                true, true);
-  wf_status_clear(st);
+  int to, from;
+  swap_peers(dc, axis, side, &to, &from);
+  /* After an earlier failure this rank still takes part, sending a notice
+   * instead of data, so that its partners' calls complete. */
+  int rc = st->code;
   f->send.len = 0;
-  int rc = pack(ctx, &f->send, st);
-  long long received = 0;
+  if (rc == WF_OK) rc = pack(ctx, &f->send, st);
+  if (rc == WF_OK && f->send.len > INT_MAX)
+    rc = wf_fail(st, WF_ERR_RUNTIME, "a neighbour message of %zu bytes: over MPI's int count",
+                 f->send.len);
   if (to == dc->rank) {
     if (rc == WF_OK) rc = unpack(ctx, f->send.data, f->send.len, st);
-    received = (long long)f->send.len;
-  } else {
-    /* The count says -1 when packing failed: the partner skips its unpack,
-     * and the agreement below gives every rank the first error. */
-    long long ns = rc == WF_OK ? (long long)f->send.len : -1, nr = 0;
-    MPI_Sendrecv(&ns, 1, MPI_LONG_LONG, to, TAG_COUNT, &nr, 1, MPI_LONG_LONG, from, TAG_COUNT,
-                 dc->comm, MPI_STATUS_IGNORE);
-    if (ns > INT_MAX || nr > INT_MAX) {
-      if (rc == WF_OK) rc = wf_fail(st, WF_ERR_RUNTIME, "a neighbour message over MPI's int count");
-      ns = ns > INT_MAX ? -1 : ns, nr = nr > INT_MAX ? -1 : nr;
-    }
-    if (nr > 0 && wf_buffer_reserve(&f->recv, (size_t)nr, st) != WF_OK) rc = st->code, nr = -1;
-    /* The receiver says whether it has room: a sender never sends what
-     * cannot be received (MPI would abort on the truncation). */
-    int room = nr >= 0, send_ok = 0;
-    MPI_Sendrecv(&room, 1, MPI_INT, from, TAG_COUNT, &send_ok, 1, MPI_INT, to, TAG_COUNT, dc->comm,
-                 MPI_STATUS_IGNORE);
-    int out = send_ok && ns > 0 ? (int)ns : 0, in = nr > 0 ? (int)nr : 0;
-    MPI_Sendrecv(f->send.data, out, MPI_BYTE, to, TAG_DATA, f->recv.data, in, MPI_BYTE, from,
-                 TAG_DATA, dc->comm, MPI_STATUS_IGNORE);
-    if (rc == WF_OK && nr >= 0) rc = unpack(ctx, f->recv.data, (size_t)nr, st);
-    received = in;
+    count_swap(f, axis, t0, f->send.len, true);
+    return rc;
   }
-  wf_status_agree(dc->comm, st);
-  bool self = to == dc->rank;
-  int face = axis == 0 ? dc->ny : dc->nx;
-  count(f, t0, wf_model_exchange_cycles(f->hw, f->grid, (double)received / 4, face),
-        self ? received / 4 : 0, self ? 0 : received);
-  return st->code;
+  /* One message: its tag says whether it holds data or a failure notice,
+   * and the receiver learns its size from the probe. */
+  MPI_Request sent;
+  MPI_Isend(f->send.data, rc == WF_OK ? (int)f->send.len : 0, MPI_BYTE, to,
+            rc == WF_OK ? TAG_DATA : TAG_FAILED, f->swap_comm, &sent);
+  MPI_Message msg;
+  MPI_Status status;
+  MPI_Mprobe(from, MPI_ANY_TAG, f->swap_comm, &msg, &status);
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  /* A receive buffer that cannot be had ends the job: the message is on
+   * its way and MPI cannot refuse it (a neighbour list's few MB; Linux
+   * overcommits, so this is rarer than the OOM killer). */
+  wf_status room = {0};
+  if (wf_buffer_reserve(&f->recv, (size_t)bytes, &room) != WF_OK) {
+    fprintf(stderr, "wafer: error: %s: ending the job\n", room.msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Mrecv(f->recv.data, bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+  MPI_Wait(&sent, MPI_STATUS_IGNORE);
+  /* A partner's failure is its own to report (wf_status_agree after the
+   * caller's exchanges); this rank only skips the data that never came. */
+  if (rc == WF_OK && status.MPI_TAG == TAG_DATA) rc = unpack(ctx, f->recv.data, (size_t)bytes, st);
+  count_swap(f, axis, t0, (size_t)bytes, false);
+  return rc;
+}
+
+void wf_fabric_shift(wf_fabric *f, int axis, int side, const void *send, size_t send_bytes,
+                     void *recv, size_t recv_bytes) {
+  double t0 = MPI_Wtime();
+  int to, from;
+  swap_peers(f->dc, axis, side, &to, &from);
+  if (to == f->dc->rank) {
+    if (send_bytes) memcpy(recv, send, send_bytes < recv_bytes ? send_bytes : recv_bytes);
+  } else {
+    MPI_Sendrecv(send, (int)send_bytes, MPI_BYTE, to, TAG_DATA, recv, (int)recv_bytes, MPI_BYTE,
+                 from, TAG_DATA, f->swap_comm, MPI_STATUS_IGNORE);
+  }
+  count_swap(f, axis, t0, recv_bytes, to == f->dc->rank);
 }

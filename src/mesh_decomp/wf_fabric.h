@@ -24,6 +24,10 @@
 
 typedef struct wf_fabric_counters {
   long long ops;              /* fabric operations */
+  /* Of those, by what they cost a cluster as it grows (a study's "why"): */
+  long long collectives;      /* over every rank (reductions): their latency grows with log P */
+  long long line_collectives; /* over a row or column of ranks (multicasts, all-to-all) */
+  long long messages;         /* point-to-point messages this rank sent to another rank */
   long long words_intra;      /* 32-bit words between PEs of this rank: free, but counted */
   long long words_inter;      /* words this rank's PEs received from other ranks */
   long long mpi_bytes;        /* bytes this rank received through MPI from other ranks */
@@ -49,8 +53,14 @@ typedef struct wf_fabric {
   const wf_hw *hw;
   MPI_Comm row_comm; /* ranks sharing this rank's band of PE rows (rank = cx) */
   MPI_Comm col_comm; /* ranks sharing this rank's band of PE columns (rank = cy) */
+  MPI_Comm swap_comm; /* the neighbour exchanges' own (a probe matches nothing else) */
   wf_buffer send, recv; /* scratch of the neighbour exchange */
   wf_fabric_counters c;
+  /* The workload's main computation (wf_fabric_main_begin / _end): its
+   * counters and its units of work (steps, iterations, products), for the
+   * per-unit figures of the run's report. */
+  wf_fabric_counters main, main_start;
+  long long main_units;
 } wf_fabric;
 
 typedef enum { WF_SUM, WF_MAX } wf_reduce_op;
@@ -113,21 +123,43 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
 /* Neighbour exchange of irregular data (CoMD's shape): `pack` appends to
  * `out` what goes to the neighbouring rank on `side` (0: lower, 1: upper)
  * of `axis` (0: x, 1: y; periodic); what arrives from the opposite
- * neighbour is handed to `unpack`. With one rank along the axis the
- * neighbour is this rank: the bytes go straight to unpack, no MPI. A
- * callback's failure on any rank ends every rank's call with that error. */
+ * neighbour is handed to `unpack`. One message each way, sized by the
+ * receiver's probe; no global step. With one rank along the axis the
+ * neighbour is this rank: the bytes go straight to unpack, no MPI.
+ *
+ * Returns this rank's status. A rank whose `st` already holds an error,
+ * or whose pack fails, still takes part (it sends a failure notice, and
+ * its partner skips that unpack), so a caller runs all its exchanges and
+ * then calls wf_status_agree once to give every rank the first error. */
 typedef int (*wf_pack_fn)(void *ctx, wf_buffer *out, wf_status *st);
 typedef int (*wf_unpack_fn)(void *ctx, const char *data, size_t bytes, wf_status *st);
 int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,
                        void *ctx, wf_status *st);
 
-/* Count `ops` operations a workload ran over the fabric's communicators
- * itself (the TLR product's sums and gathers): their wall time, modelled
- * cycles, the words moved inside this rank and the bytes it received. */
-void wf_fabric_count(wf_fabric *f, long long ops, double seconds, double cycles,
-                     long long intra_words, long long inter_bytes);
+/* The same swap when both sides know the sizes (a refresh of ghosts whose
+ * lists an exchange built): `send_bytes` from `send` to the neighbour on
+ * `side` of `axis`, `recv_bytes` into `recv` from the opposite one (with
+ * one rank along the axis, a copy). Cannot fail; one message each way. */
+void wf_fabric_shift(wf_fabric *f, int axis, int side, const void *send, size_t send_bytes,
+                     void *recv, size_t recv_bytes);
 
-/* Sum the counters over all ranks (collective). */
+/* Add operations a workload ran over communicators of its own (the TLR
+ * product's sums and gathers, the training grid's products): `d` holds
+ * their counts, wall time, modelled cycles and words; its words_inter is
+ * derived from mpi_bytes. */
+void wf_fabric_count(wf_fabric *f, const wf_fabric_counters *d);
+
+/* Mark the workload's main computation: counters from _begin to _end are
+ * added to f->main, with `units` units of work. Local (no communication). */
+void wf_fabric_main_begin(wf_fabric *f);
+void wf_fabric_main_end(wf_fabric *f, long long units);
+
+/* The run's counters over all ranks: words and bytes summed, times and
+ * cycles the slowest rank's; ops and the kinds of operation are this
+ * rank's. Collective. */
 wf_fabric_counters wf_fabric_totals(const wf_fabric *f);
+/* The busiest rank's value of each count in `c` (each rank passes its
+ * own): what limits a step as the cluster grows. Collective. */
+wf_fabric_counters wf_fabric_busiest(const wf_fabric *f, const wf_fabric_counters *c);
 
 #endif

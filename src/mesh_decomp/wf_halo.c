@@ -171,6 +171,7 @@ void wf_halo_end(wf_halo *h, void *field) {
   if (h->nmsg) MPI_Waitall(2 * h->nmsg, h->req, MPI_STATUSES_IGNORE);
   wf_fabric_counters *c = &h->fab->c;
   c->ops++;
+  c->messages += h->nmsg;
   c->words_intra += h->words_intra;
   c->words_inter += h->words_inter;
   c->mpi_bytes += h->mpi_bytes;

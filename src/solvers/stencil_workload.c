@@ -269,11 +269,14 @@ static int solve(wf_run *run, const setup *s, const st_mesh *m, st_op *op, doubl
   int rc;
   if (s->method == ST_POWER) {
     st_problem_rhs(m, s->periodic, "random", wf_deck_int(d, "stencil", "seed"), x, exact);
+    wf_fabric_main_begin(&run->wafer->fab);
     rc = st_power(op, x, &s->opts, &rep->res, st);
   } else {
     st_problem_rhs(m, s->periodic, s->rhs, wf_deck_int(d, "stencil", "seed"), b, exact);
+    wf_fabric_main_begin(&run->wafer->fab);
     rc = st_solve(op, s->method, b, x, &s->opts, &rep->res, st);
   }
+  wf_fabric_main_end(&run->wafer->fab, rep->res.its);
   if (rc == WF_OK && rep->res.reason == ST_INTERRUPTED) {
     char where[128];
     snprintf(where, sizeof where, "at iteration %d (a solve keeps no checkpoint: nothing written)",

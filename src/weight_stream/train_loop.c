@@ -124,8 +124,14 @@ static void take_measures(trainer *t, const history *h, double train_seconds, me
     /* The run's products and exchanges over the wafer's ranks are its fabric traffic. */
     const ws_grid_counts *c = &t->grid.counts;
     double words = c->reduce_words + c->multicast_words + c->head_words;
-    wf_fabric_count(&run->wafer->fab, c->products + c->exchanges, c->seconds, c->model_cycles, 0,
-                    (long long)(4 * words));
+    /* a product reduces and gathers along lines of ranks; an exchange is wafer-wide */
+    wf_fabric_counters d = {.ops = c->products + c->exchanges,
+                            .line_collectives = 2 * c->products, .collectives = c->exchanges,
+                            .seconds = c->seconds, .model_cycles = c->model_cycles,
+                            .mpi_bytes = (long long)(4 * words)};
+    wf_fabric_main_begin(&run->wafer->fab); /* counted in bulk: all of it the steps' */
+    wf_fabric_count(&run->wafer->fab, &d);
+    wf_fabric_main_end(&run->wafer->fab, steps);
     out->grid_words[0] = t->step_words.reduce_words;
     out->grid_words[1] = t->step_words.multicast_words;
     out->grid_words[2] = t->step_words.head_words;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mpi_check.h"
+#include "wf_io.h"
 #include "wf_model.h"
 #include "wf_roles.h"
 
@@ -243,6 +244,7 @@ static void test_exchange(checks *ck, int nx, int ny) {
       ring r = {.rank = dc->rank, .axis = axis, .side = side,
                 .from = wf_decomp_neighbor(dc, dir, true, true)};
       wf_fabric_counters before = t.fab.c;
+      wf_status_clear(&st);
       int rc = wf_fabric_exchange(&t.fab, axis, side, ring_pack, ring_unpack, &r, &st);
       CHECK(ck, rc == WF_OK, "exchange: %s", st.msg);
       CHECK(ck, r.bad == 0, "exchange axis %d side %d: %ld bad values from rank %d", axis, side,
@@ -254,13 +256,30 @@ static void test_exchange(checks *ck, int nx, int ny) {
                     t.fab.c.words_intra - before.words_intra == (self ? bytes / 4 : 0),
             "exchange counters: %lld MPI bytes, %lld words inside for %lld bytes",
             t.fab.c.mpi_bytes - before.mpi_bytes, t.fab.c.words_intra - before.words_intra, bytes);
+      /* One message to another rank, none to itself; no collective. */
+      CHECK(ck, t.fab.c.messages - before.messages == (self ? 0 : 1) &&
+                    t.fab.c.collectives == before.collectives,
+            "exchange: %lld messages, %lld collectives counted",
+            t.fab.c.messages - before.messages, t.fab.c.collectives - before.collectives);
     }
-  /* A pack that fails on the last rank only: every rank returns its error. */
+  /* A pack that fails on the last rank only: that rank returns its error,
+   * its partner skips the unpack (nothing came), the others succeed; one
+   * agreement after gives every rank the error. */
+  int last = dc->nranks - 1;
   ring r = {.rank = dc->rank, .axis = 0, .side = 1,
-            .from = wf_decomp_neighbor(dc, WF_W, true, true), .fail = dc->rank == dc->nranks - 1};
+            .from = wf_decomp_neighbor(dc, WF_W, true, true), .fail = dc->rank == last};
+  wf_status_clear(&st);
   int rc = wf_fabric_exchange(&t.fab, 0, 1, ring_pack, ring_unpack, &r, &st);
-  CHECK(ck, rc == WF_ERR_RUNTIME && strstr(st.msg, "on purpose"),
-        "a failure on one rank reaches every rank: rc %d, '%s'", rc, st.msg);
+  CHECK(ck, (dc->rank == last) == (rc == WF_ERR_RUNTIME), "rank %d returned %d", dc->rank, rc);
+  CHECK(ck, r.from != last || r.got == 0, "rank %d unpacked %ld from a failed pack", dc->rank, r.got);
+  /* A rank with an error already still takes part (its partner's call completes). */
+  ring again = {.rank = dc->rank, .axis = 0, .side = 1, .from = r.from};
+  rc = wf_fabric_exchange(&t.fab, 0, 1, ring_pack, ring_unpack, &again, &st);
+  CHECK(ck, (dc->rank == last) == (rc == WF_ERR_RUNTIME) && again.bad == 0,
+        "after a failure: rank %d returned %d, %ld bad", dc->rank, rc, again.bad);
+  wf_status_agree(dc->comm, &st);
+  CHECK(ck, st.code == WF_ERR_RUNTIME && strstr(st.msg, "on purpose"),
+        "a failure on one rank reaches every rank: rc %d, '%s'", st.code, st.msg);
   test_wafer_free(&t);
 }
 
