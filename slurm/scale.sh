@@ -11,19 +11,26 @@
 #                                      (e.g. stencil.nz=64); default strong
 #     --out DIR                        results (default scaling-WORKLOAD)
 #     --sbatch-args "..."              extra sbatch options (-N, --ntasks-per-node, ...)
+#     --simulate PLATFORM              a simulated cluster: SimGrid's smpirun runs the
+#                                      simulated build (make build-sim) on PLATFORM, a
+#                                      file or a name in inputs/platforms (e.g.
+#                                      ib_hdr_fat_tree); times are the simulation's
 #   e.g. slurm/scale.sh stencil "1 2 4 8" inputs/stencil.ini --set stencil.nx=256
+#        slurm/scale.sh --simulate ib_hdr_fat_tree stencil "1 16 256 1024" --set stencil.nx=512
 #
 # Writes DIR/N.json per rank count, DIR/scaling.csv and DIR/scaling.png.
-# WAFER names the binary (default build/wafer). Runs above the machine's
-# core count (mpiexec) oversubscribe: their times test the mechanics only.
+# WAFER names the binary (default build/wafer; simulated, build-sim/wafer).
+# Runs above the machine's core count (mpiexec) oversubscribe: their times
+# test the mechanics only. docs/scaling.md explains the simulated studies.
 set -euo pipefail
-launcher=auto weak="" out="" sbatch_args=""
+launcher=auto weak="" out="" sbatch_args="" platform=""
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case $1 in
     --launcher) launcher=$2; shift 2 ;;
     --weak) weak=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --sbatch-args) sbatch_args=$2; shift 2 ;;
+    --simulate) platform=$2 launcher=smpirun; shift 2 ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -34,7 +41,14 @@ fi
 workload=$1 ranks=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+if [[ -n "$platform" ]]; then
+  [[ -f "$platform" ]] || platform="$here/../inputs/platforms/${platform%.xml}.xml"
+  [[ -f "$platform" ]] || { echo "scale.sh: no platform file $platform (see inputs/platforms)" >&2; exit 2; }
+  command -v smpirun > /dev/null || { echo "scale.sh: --simulate needs SimGrid's smpirun (scripts/setup)" >&2; exit 2; }
+  WAFER=${WAFER:-build-sim/wafer}
+fi
 WAFER=${WAFER:-build/wafer}
+[[ -x "$WAFER" ]] || command -v "$WAFER" > /dev/null || { echo "scale.sh: no $WAFER (make build${platform:+-sim})" >&2; exit 2; }
 out=${out:-scaling-$workload}
 mkdir -p "$out"
 if [[ "$launcher" == auto ]]; then
@@ -64,6 +78,12 @@ for n in $ranks; do
     job[$n]=$(WAFER_ARGS="$(run_args "$n") --quiet" sbatch --parsable -n "$n" $sbatch_args \
               -o "$out/$n.out" "$here/wafer.sbatch" "$workload" "$@")
     echo "scale.sh: $workload on $n ranks: job ${job[$n]}"
+  elif [[ "$launcher" == smpirun ]]; then
+    echo "scale.sh: $workload on $n simulated ranks ($(basename "$platform"))"
+    # shellcheck disable=SC2046
+    smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf --log=root.thresh:warning \
+        "$WAFER" "$workload" "$@" $(run_args "$n") --quiet --json "$out/$n.json" > "$out/$n.out" 2>&1 ||
+      echo "scale.sh: the simulated run on $n ranks failed: $out/$n.out"
   else
     extra=()
     (( n > $(nproc) )) && extra=(--oversubscribe)
@@ -84,4 +104,5 @@ if [[ "$launcher" == sbatch ]]; then
       echo "scale.sh: job ${job[$n]} ($n ranks) ended ${state:-unknown} without a summary: $out/$n.out"
   done
 fi
-/usr/bin/python3 "$here/scale_report.py" "$out" "$workload" "${weak:+weak}" $ranks
+SCALE_PLATFORM=$(basename "${platform%.xml}") /usr/bin/python3 "$here/scale_report.py" "$out" \
+    "$workload" "${weak:+weak}" $ranks

@@ -38,13 +38,37 @@ UNITS = {
 }
 
 
+def per_unit(j):
+    """The run's main computation per unit of work (the fabric's count of
+    units): cfd's steps, train's steps, any workload without an entry above."""
+    u = j.get("fabric", {}).get("per_unit")
+    return ("step" if not u else u["unit"],
+            lambda j: j["seconds"] / j["fabric"]["per_unit"]["units"], lambda j: None, "")
+
+
+# The fabric's counts per unit of work on the busiest rank (JSON
+# fabric.per_unit): what the efficiency's fall is made of.
+COUNTS = ("collectives", "line_collectives", "messages", "mpi_bytes")
+
+
+def fmt(v):
+    return "-" if v == "" else "%.3g" % v
+
+
 def main():
     out, workload = sys.argv[1], sys.argv[2]
     args = sys.argv[3:]
     weak = bool(args) and args[0] == "weak"
     ranks = [int(a) for a in (args[1:] if weak else args) if a]
-    unit, ours, ref, ref_name = UNITS.get(workload, ("run", lambda j: j["seconds"], lambda j: None, ""))
-    rows = []
+    rows, first = [], None
+    for n in ranks:
+        path = os.path.join(out, "%d.json" % n)
+        if os.path.exists(path):
+            first = json.load(open(path))
+            break
+    unit, ours, ref, ref_name = UNITS.get(workload) or (per_unit(first) if first else
+                                                         ("run", None, None, ""))
+    platform = os.environ.get("SCALE_PLATFORM", "")
     for n in ranks:
         path = os.path.join(out, "%d.json" % n)
         if not os.path.exists(path):
@@ -57,6 +81,9 @@ def main():
                      "reference_seconds_per_unit": ref(j) if ref(j) else "",
                      "wafer_fast": model[0], "wafer_slow": model[1],
                      "shared_core": j.get("binding", {}).get("shared_core", "")})
+        counts = j.get("fabric", {}).get("per_unit") or {}
+        for c in COUNTS:
+            rows[-1][c + "_per_unit"] = counts.get(c, "")
     if not rows:
         sys.exit("scale_report.py: no runs to report")
     key = "seconds_per_" + unit.replace("-", "_")
@@ -101,12 +128,16 @@ def main():
     for a in ax:
         a.set_xlabel("ranks")
         a.legend(fontsize=8)
-    fig.suptitle("%s %s scaling" % (workload, "weak" if weak else "strong"))
+    fig.suptitle("%s %s scaling%s" % (workload, "weak" if weak else "strong",
+                                      ", simulated on %s (SimGrid SMPI)" % platform if platform else ""))
     fig.tight_layout()
     fig.savefig(os.path.join(out, "scaling.png"), dpi=100)
     for r in rows:
-        print("%3d ranks: %.4g s/%s, speedup %.2f, efficiency %.2f%s" %
-              (r["ranks"], r[key], unit, r["speedup"], r["efficiency"],
+        print("%4d ranks: %.4g s/%s, speedup %.3g, efficiency %.2f; wafer [%.3g, %.3g] s/%s; "
+              "a %s: %s collectives, %s messages, %s MPI bytes (busiest rank)%s" %
+              (r["ranks"], r[key], unit, r["speedup"], r["efficiency"], r["wafer_fast"],
+               r["wafer_slow"], unit, unit, *(fmt(r[c + "_per_unit"]) for c in
+                                              ("collectives", "messages", "mpi_bytes")),
                (", %s %.4g s/%s" % (ref_name, r["reference_seconds_per_unit"], unit))
                if r["reference_seconds_per_unit"] else ""))
     print("scale_report.py: %s and %s" % (os.path.join(out, "scaling.csv"), os.path.join(out, "scaling.png")))

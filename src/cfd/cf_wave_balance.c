@@ -34,14 +34,14 @@ void cf_balance_free(cf_balance *b) {
   b->sum = b->abs = NULL;
 }
 
-void cf_balance_record(cf_balance *b, int n, const st_mesh *m, MPI_Comm comm, const double *u) {
+void cf_balance_record(cf_balance *b, int n, const st_mesh *m, wf_fabric *fab, const double *u) {
   double s[2] = {0, 0};
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
       const double *c = u + st_idx(m, i, j, 0);
       for (int k = 0; k < m->nz; k++) s[0] += c[k], s[1] += fabs(c[k]);
     }
-  MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm);
+  wf_fabric_allreduce(fab, s, 2, WF_SUM);
   b->sum[n] = s[0], b->abs[n] = s[1];
 }
 

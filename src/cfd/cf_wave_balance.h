@@ -13,6 +13,7 @@
 
 #include "st_mesh.h"
 #include "wf_error.h"
+#include "wf_fabric.h"
 
 typedef struct cf_balance {
   int steps;        /* S_1 .. S_steps are compared */
@@ -28,7 +29,7 @@ int cf_balance_steps(const int n[3], const int src[3], int sponge);
 int cf_balance_create(cf_balance *b, int steps, wf_status *st);
 void cf_balance_free(cf_balance *b);
 /* Record u^n (n <= steps) over the owned cells. Collective. */
-void cf_balance_record(cf_balance *b, int n, const st_mesh *m, MPI_Comm comm, const double *u);
+void cf_balance_record(cf_balance *b, int n, const st_mesh *m, wf_fabric *fab, const double *u);
 /* The largest |S_n - reference| / allowed over n = 1 .. steps (<= 1
  * agrees): a = (v dt / h)^2, the source's Ricker wavelet of peak frequency
  * f0 delayed by 1.2 / f0, cells the mesh's count. */

@@ -30,25 +30,25 @@ void cfd_initial_field(const st_mesh *m, const cfd_setup *s, const cf_bc bc[3], 
 }
 
 /* Sum of x y over the owned cells (collective). */
-double cfd_mesh_dot(const st_mesh *m, MPI_Comm comm, const double *x, const double *y) {
+double cfd_mesh_dot(const st_mesh *m, wf_fabric *fab, const double *x, const double *y) {
   double sum = 0;
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
       const double *a = x + st_idx(m, i, j, 0), *b = y + st_idx(m, i, j, 0);
       for (int k = 0; k < m->nz; k++) sum += a[k] * b[k];
     }
-  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+  wf_fabric_allreduce(fab, &sum, 1, WF_SUM);
   return sum;
 }
 
 /* Whether every owned cell of u is finite, on every rank (collective). */
-bool cfd_all_finite(const st_mesh *m, MPI_Comm comm, const double *u) {
-  int bad = 0;
+bool cfd_all_finite(const st_mesh *m, wf_fabric *fab, const double *u) {
+  double bad = 0;
   for (int j = 0; j < m->lny; j++)
     for (int i = 0; i < m->lnx; i++) {
       const double *c = u + st_idx(m, i, j, 0);
-      for (int k = 0; k < m->nz; k++) bad |= !isfinite(c[k]);
+      for (int k = 0; k < m->nz; k++) bad = isfinite(c[k]) ? bad : 1;
     }
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-  return !bad;
+  wf_fabric_allreduce(fab, &bad, 1, WF_MAX);
+  return bad == 0;
 }

@@ -11,6 +11,7 @@
 
 #include "cf_heat.h"
 #include "st_mesh.h"
+#include "wf_fabric.h"
 #include "wf_model.h"
 #include "wf_workload.h"
 
@@ -34,9 +35,9 @@ typedef struct cfd_setup {
  * of 3 cells at the middle, or nothing (a source run). */
 void cfd_initial_field(const st_mesh *m, const cfd_setup *s, const cf_bc bc[3], double *u);
 /* Sum of x y over the owned cells. Collective. */
-double cfd_mesh_dot(const st_mesh *m, MPI_Comm comm, const double *x, const double *y);
+double cfd_mesh_dot(const st_mesh *m, wf_fabric *fab, const double *x, const double *y);
 /* Whether every owned cell of u is finite, on every rank. Collective. */
-bool cfd_all_finite(const st_mesh *m, MPI_Comm comm, const double *u);
+bool cfd_all_finite(const st_mesh *m, wf_fabric *fab, const double *u);
 
 /* problem = wave (or model_only): run, check, project and write it. */
 int cfd_wave_run(wf_run *run, const cfd_setup *s, wf_status *st);

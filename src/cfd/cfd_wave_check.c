@@ -3,36 +3,47 @@
  * velocity, a standing mode's eigenvalue against the stencil's and the
  * continuum's, the energy leapfrog conserves, the stencil and the source
  * against their references; then the lines and the JSON summary. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cf_wave_probe.h"
 #include "cfd_wave_parts.h"
 #include "wf_memory.h"
 #include "wf_report.h"
 
-/* The shot gather on rank 0: [steps][nx] (NULL elsewhere). Collective. */
+/* The shot gather on rank 0: [steps][nx] (NULL elsewhere). Each gather
+ * takes a block of steps from every rank at once ([steps][its lnx] each,
+ * within MPI's int counts), laid out by x on rank 0. Collective. */
 double *cfd_wave_gather(const wave *p, wf_run *run) {
   const st_mesh *m = &p->m;
   int steps = p->s->steps, nx = m->nx, mine = p->holds_receivers ? m->lnx : 0;
-  int *counts = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *counts, "counts") : NULL;
-  int *x0 = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *x0, "offsets") : NULL;
+  bool root = run->rank == 0;
+  size_t n = root ? (size_t)run->nranks : 0;
+  int *counts = root ? wf_alloc_small(n, sizeof *counts, "counts") : NULL;
+  int *x0 = root ? wf_alloc_small(n, sizeof *x0, "offsets") : NULL;
+  int *displ = root ? wf_alloc_small(n, sizeof *displ, "offsets") : NULL;
   MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
   MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
-  double *all = run->rank == 0 ? calloc((size_t)steps * nx, sizeof *all) : NULL;
-  double *row = wf_alloc_small((size_t)nx, sizeof *row, "a row of the gather");
-  int *displ = run->rank == 0 ? wf_alloc_small((size_t)run->nranks, sizeof *displ, "offsets") : NULL;
-  int total = 0;
-  for (int r = 0; run->rank == 0 && r < run->nranks; r++) displ[r] = total, total += counts[r];
-  for (int n = 0; n < steps; n++) {
-    const double *send = mine ? p->trace + (size_t)n * m->lnx : NULL;
-    MPI_Gatherv(send, mine, MPI_DOUBLE, row, counts, displ, MPI_DOUBLE, 0, run->comm);
-    if (run->rank == 0 && all)
-      for (int r = 0; r < run->nranks; r++)
-        for (int i = 0; i < counts[r]; i++) all[(size_t)n * nx + x0[r] + i] = row[displ[r] + i];
+  int block = INT_MAX / (nx > 0 ? nx : 1); /* steps a gather */
+  if (block > steps) block = steps;
+  double *all = root ? calloc((size_t)steps * nx, sizeof *all) : NULL;
+  double *packed = root ? calloc((size_t)block * nx + 1, sizeof *packed) : NULL;
+  int *part = root ? wf_alloc_small(n, sizeof *part, "counts") : NULL;
+  for (int s0 = 0; s0 < steps; s0 += block) {
+    int k = steps - s0 < block ? steps - s0 : block, total = 0;
+    for (size_t r = 0; r < n; r++) part[r] = counts[r] * k, displ[r] = total, total += part[r];
+    MPI_Gatherv(mine ? p->trace + (size_t)s0 * mine : NULL, mine * k, MPI_DOUBLE, packed, part,
+                displ, MPI_DOUBLE, 0, run->comm);
+    for (size_t r = 0; all && packed && r < n; r++)
+      for (int s = 0; s < k; s++)
+        memcpy(all + (size_t)(s0 + s) * nx + x0[r], packed + displ[r] + (size_t)s * counts[r],
+               (size_t)counts[r] * sizeof *all);
   }
-  free(counts), free(x0), free(row), free(displ);
+  if (root && !packed) free(all), all = NULL;
+  free(counts), free(x0), free(displ), free(packed), free(part);
   return all;
 }
 

@@ -40,7 +40,7 @@ static void wave_free(wave *p) {
 /* Leapfrog's conserved energy at step n + 1/2 (times h^2 v^2 dt^2 / h^2 =
  * its natural scale): sum (u^{n+1} - u^n)^2 - a sum u^{n+1} lap(u^n).
  * `cur` is u^n with a current halo, `next` u^{n+1}. Collective. */
-static double energy(wave *p, MPI_Comm comm, const double *cur, const double *next) {
+static double energy(wave *p, wf_fabric *fab, const double *cur, const double *next) {
   const st_mesh *m = &p->m;
   double kin = 0;
   for (int j = 0; j < m->lny; j++)
@@ -49,7 +49,7 @@ static double energy(wave *p, MPI_Comm comm, const double *cur, const double *ne
       for (int k = 0; k < m->nz; k++) kin += (n[k] - u[k]) * (n[k] - u[k]);
     }
   double e[2] = {kin, cf_wave_dot_lap(&p->w, cur, next)};
-  MPI_Allreduce(MPI_IN_PLACE, e, 2, MPI_DOUBLE, MPI_SUM, comm);
+  wf_fabric_allreduce(fab, e, 2, WF_SUM);
   return e[0] - p->a * e[1];
 }
 
@@ -161,9 +161,9 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
   wf_signal_poll poll;
   wf_signal_poll_start(&poll, run->comm);
   wf_fabric_main_begin(&run->wafer->fab);
-  double phi2 = p->phi ? cfd_mesh_dot(m, run->comm, p->phi, p->phi) : 1;
+  double phi2 = p->phi ? cfd_mesh_dot(m, &run->wafer->fab, p->phi, p->phi) : 1;
   if (p->amplitude && p->first_step == 0)
-    p->amplitude[0] = cfd_mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
+    p->amplitude[0] = cfd_mesh_dot(m, &run->wafer->fab, p->cur, p->phi) / phi2;
   int rc = WF_OK, ry = s->src[1] - m->y0;
   double seconds = 0;
   long n_done = 0; /* steps this run made */
@@ -188,7 +188,7 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
     if (n % s->energy_every == 0 || n + 1 == s->steps) {
       cf_wave_settle(&p->w, p->cur); /* u^n's sponge, before the energy reads it */
       p->energy[2 * p->nenergy] = n + 0.5;
-      p->energy[2 * p->nenergy + 1] = energy(p, run->comm, p->cur, p->prev);
+      p->energy[2 * p->nenergy + 1] = energy(p, &run->wafer->fab, p->cur, p->prev);
       p->nenergy++;
     }
     if (p->trace)
@@ -196,14 +196,14 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
         p->trace[(size_t)n * m->lnx + i] = p->prev[st_idx(m, i, ry, s->receiver_z)];
     double *t = p->cur;
     p->cur = p->prev, p->prev = t;
-    if (p->amplitude) p->amplitude[n + 1] = cfd_mesh_dot(m, run->comm, p->cur, p->phi) / phi2;
+    if (p->amplitude) p->amplitude[n + 1] = cfd_mesh_dot(m, &run->wafer->fab, p->cur, p->phi) / phi2;
     if (p->balance.sum && p->first_step == 0 && n + 1 <= p->balance.steps)
-      cf_balance_record(&p->balance, n + 1, m, run->comm, p->cur);
+      cf_balance_record(&p->balance, n + 1, m, &run->wafer->fab, p->cur);
     bool last = n + 1 == s->steps;
     bool at_checkpoint = p->checkpoint[0] &&
                          ((p->checkpoint_every > 0 && (n + 1) % p->checkpoint_every == 0) || last);
     if ((n + 1) % 50 == 0 || last || at_checkpoint) { /* a checkpoint never holds a NaN */
-      if (!cfd_all_finite(m, run->comm, p->cur)) {
+      if (!cfd_all_finite(m, &run->wafer->fab, p->cur)) {
         cf_ckpt_last_good(p->checkpoint, p->last_checkpoint, where, sizeof where);
         rc = wf_fail(st, WF_ERR_RUNTIME,
                      "the wavefield is no longer finite after step %d of %d (%s)", n + 1, s->steps,

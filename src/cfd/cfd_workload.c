@@ -236,7 +236,7 @@ static int heat_steps(wf_run *run, const cfd_setup *s, const st_mesh *m, cf_heat
     double *t = *cur;
     *cur = *next, *next = t;
     if ((n + 1) % 50 == 0 || n + 1 == s->steps) {
-      if (!cfd_all_finite(m, run->comm, *cur)) {
+      if (!cfd_all_finite(m, &run->wafer->fab, *cur)) {
         rc = wf_fail(st, WF_ERR_RUNTIME, "the temperature is no longer finite after step %d of %d",
                      n + 1, s->steps);
         break;
@@ -257,7 +257,7 @@ static int heat_steps(wf_run *run, const cfd_setup *s, const st_mesh *m, cf_heat
 static void check_mode(wf_run *run, const cfd_setup *s, const st_mesh *m, const cf_bc bc[3],
                        double kappa, const double *u, const double *phi, heat_result *r) {
   const int n[3] = {m->nx, m->ny, m->nz};
-  r->amplitude = cfd_mesh_dot(m, run->comm, u, phi) / cfd_mesh_dot(m, run->comm, phi, phi);
+  r->amplitude = cfd_mesh_dot(m, &run->wafer->fab, u, phi) / cfd_mesh_dot(m, &run->wafer->fab, phi, phi);
   double sym = 0, k2 = 0;
   for (int a = 0; a < 3; a++) {
     double th = cf_heat_theta(bc[a], n[a]);

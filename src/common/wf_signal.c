@@ -2,6 +2,7 @@
  * collective polls long loops make at safe points, and the status that reports it. */
 #include "wf_signal.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,23 +64,34 @@ int wf_signal_caught(void) { return caught_signal; }
  * reduction, which also keeps a run-level collective out of a simulated
  * study's per-step costs (and SimGrid 3.32 simulates a nonblocking
  * allreduce at a cost that grows as a high power of the rank count). */
-static void poll_reduce(wf_signal_poll *p) {
+static void poll_reduce(wf_signal_poll *p, double per_call) {
   p->req = MPI_REQUEST_NULL;
-  if (!WAFER_SIMULATED) MPI_Iallreduce(&p->mine, &p->any, 1, MPI_INT, MPI_MAX, p->comm, &p->req);
+  p->mine[0] = wf_signal_caught(), p->mine[1] = per_call;
+  p->left = p->interval;
+  if (!WAFER_SIMULATED) MPI_Iallreduce(p->mine, p->any, 2, MPI_DOUBLE, MPI_MAX, p->comm, &p->req);
 }
 
 void wf_signal_poll_start(wf_signal_poll *p, MPI_Comm comm) {
-  p->comm = comm;
-  p->mine = wf_signal_caught();
-  p->any = 0;
-  poll_reduce(p);
+  *p = (wf_signal_poll){.comm = comm, .interval = 1, .started = MPI_Wtime()};
+  poll_reduce(p, -1); /* no interval behind it yet */
 }
 
 int wf_signal_poll_next(wf_signal_poll *p) {
-  if (p->req != MPI_REQUEST_NULL) MPI_Wait(&p->req, MPI_STATUS_IGNORE);
-  int any = p->any;
-  p->mine = wf_signal_caught();
-  poll_reduce(p);
+  if (--p->left > 0) return 0;
+  double now = MPI_Wtime(), per_call = (now - p->started) / (double)p->interval;
+  p->started = now;
+  int any = 0;
+  if (p->req != MPI_REQUEST_NULL) { /* (simulated: nothing to hear) */
+    MPI_Wait(&p->req, MPI_STATUS_IGNORE);
+    any = (int)p->any[0];
+    /* The slowest rank's time a call over the interval before, the same
+     * on every rank: so many calls make the next interval about
+     * WF_SIGNAL_POLL_SECONDS long (growing at most 8 times at once). */
+    double calls = p->any[1] > 0 ? WF_SIGNAL_POLL_SECONDS / p->any[1] : 1;
+    double most = fmin(1e4, 8.0 * (double)p->interval);
+    p->interval = calls < 1 ? 1 : calls > most ? (long)most : (long)calls;
+  }
+  poll_reduce(p, per_call);
   return any;
 }
 

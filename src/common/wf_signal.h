@@ -59,14 +59,21 @@ void wf_signal_wait(MPI_Request *req);
  * first passes its signal on (wf_signal_wait). Collective. */
 void wf_signal_barrier(MPI_Comm comm);
 
-/* A non-blocking poll: each call completes the previous call's reduction
- * and starts the next, so the check costs no wait inside a loop that
- * communicates anyway. A signal caught by any rank before call k is
- * returned by call k + 1 on every rank. */
+/* A non-blocking poll, called at a safe point of every step. It reduces
+ * only every `interval` calls (a reduction a step would be a global
+ * synchronisation a step, which a strong-scaling run cannot afford): each
+ * reduction carries the signal and the time its interval took, so every
+ * rank gets the same figures and sets the same next interval, about
+ * WF_SIGNAL_POLL_SECONDS of steps. A reduction completes at the next
+ * reduction's call, so a signal is returned on every rank at the same
+ * call, within about two intervals. */
+#define WF_SIGNAL_POLL_SECONDS 0.01
 typedef struct wf_signal_poll {
   MPI_Comm comm;
   MPI_Request req;
-  int mine, any;
+  double mine[2], any[2]; /* signal, seconds a call took over the last interval */
+  double started;         /* when this rank started the interval */
+  long interval, left;    /* calls between reductions, calls to the next */
 } wf_signal_poll;
 
 void wf_signal_poll_start(wf_signal_poll *p, MPI_Comm comm);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wf_io.h"
+#include "wf_memory.h"
 #include "wf_model.h"
 
 enum { TAG_DATA = 721, TAG_FAILED = 722 };
@@ -154,6 +155,19 @@ void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
 
 void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
   reduce_common(f, vals, n, op, 0);
+}
+
+void wf_fabric_barrier(wf_fabric *f) {
+  double t0 = MPI_Wtime();
+  MPI_Barrier(f->dc->comm);
+  count(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
+}
+
+double wf_fabric_slowest(wf_fabric *f, double seconds) {
+  double t0 = MPI_Wtime();
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, f->dc->comm);
+  count(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
+  return seconds;
 }
 
 /* Along rows, the lines are this block's rows and a line's PEs its columns;
@@ -326,18 +340,20 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
   double t0 = MPI_Wtime();
   const int along_x = axis == WF_ALONG_ROWS;
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-  MPI_Request *req = malloc(((size_t)nsend + (size_t)nrecv + 1) * sizeof *req);
-  int failed = !req;
-  for (int i = 0; i < nsend; i++) failed |= send[i].bytes > WF_PIECE_MAX;
-  for (int i = 0; i < nrecv; i++) failed |= recv[i].bytes > WF_PIECE_MAX;
-  wf_status_clear(st);
-  /* Every rank learns of a failure here before anyone enters the exchange. */
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  if (failed) {
-    free(req);
-    return wf_fail(st, WF_ERR_RUNTIME,
-                   "an all-to-all: out of memory, or a piece over %zu bytes", WF_PIECE_MAX);
+  /* No agreement between ranks before the exchange (a collective a
+   * transpose): the requests are bookkeeping (out of memory ends the job),
+   * and a piece over WF_PIECE_MAX is a caller's bug (ff_pencil cuts them). */
+  MPI_Request *req = wf_alloc_small((size_t)nsend + (size_t)nrecv + 1, sizeof *req,
+                                    "an all-to-all's requests");
+  for (int i = 0; i < nsend + nrecv; i++) {
+    size_t bytes = i < nsend ? send[i].bytes : recv[i - nsend].bytes;
+    if (bytes > WF_PIECE_MAX) {
+      fprintf(stderr, "wafer: error: an all-to-all piece of %zu bytes (at most %zu): a bug\n",
+              bytes, WF_PIECE_MAX);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
   }
+  wf_status_clear(st);
   long long inter = 0;
   /* Every receive is posted first; the sends follow a batch at a time, each
    * waited for before the next (it completes as its receivers progress, in

@@ -77,6 +77,12 @@ void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
 /* As allreduce, but the result is defined only on the rank owning PE (0, 0). */
 void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
 
+/* The timing of a loop, counted as the collectives they are (a study sees
+ * what its measurement costs): a barrier before a timed operation, and the
+ * slowest rank's `seconds` after it, on every rank. No words, no cycles. */
+void wf_fabric_barrier(wf_fabric *f);
+double wf_fabric_slowest(wf_fabric *f, double seconds);
+
 /* Multicast: every PE (i, j) gets the element (any size: a scalar or a
  * vector segment) of PE (root_x, j) of its row, or of PE (i, root_y) of its
  * column. */

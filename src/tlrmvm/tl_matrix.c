@@ -314,12 +314,14 @@ static void combine(tl_matrix *a, MPI_Comm sum, const tl_gather *g, float comple
   if (nsum > 1) {
     MPI_Allreduce(MPI_IN_PLACE, a->part, 2 * g->len, MPI_FLOAT, MPI_SUM, sum);
     a->received += 2 * bytes * (nsum - 1) / nsum;
+    a->collectives++;
   }
   if (g->n == 1) {
     memcpy(out, a->part, (size_t)g->len * sizeof *out);
     return;
   }
   MPI_Allgatherv(a->part, 2 * g->len, MPI_FLOAT, out, g->counts, g->displs, MPI_FLOAT, g->comm);
+  a->collectives++;
   for (int r = 0; r < g->n; r++) a->received += (long long)g->counts[r] * (long long)sizeof(float);
   a->received -= bytes;
 }

@@ -100,6 +100,7 @@ typedef struct tl_matrix {
   tl_gather rows, cols;   /* y's blocks over the column communicator; x's over the row one */
   double dropped2;        /* sum of the squared singular values the local tiles dropped */
   long long received;     /* bytes this rank received in its products' sums and gathers */
+  long long collectives;  /* and the sums and gathers it took part in (lines of ranks) */
 } tl_matrix;
 
 /* Room for the local tiles of ranks `rank` (every tile's): bases
