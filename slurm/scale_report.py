@@ -35,6 +35,7 @@ UNITS = {
             lambda j: j.get("fftw_mpi", {}).get("forward_seconds"), "FFTW-MPI"),
     "tlrmvm": ("product", lambda j: j["tlrmvm"]["mvm_seconds"], lambda j: None, ""),
     "halo": ("exchange", lambda j: j["halo"]["seconds_per_exchange"], lambda j: None, ""),
+    "train": ("step", lambda j: j["train"]["seconds"] / j["train"]["steps"], lambda j: None, ""),
 }
 
 

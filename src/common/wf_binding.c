@@ -1,5 +1,6 @@
 /* Where the ranks run (wf_binding.h): each rank's host, allowed CPUs and physical cores,
- * gathered on rank 0; whether two ranks share a core; the binding line and its JSON. */
+ * compared within each host and summarised up a reduction tree; whether two ranks share a
+ * core; the binding line and its JSON. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_ISSET: Linux */
 #include "wf_binding.h"
 
@@ -62,59 +63,117 @@ static void describe_self(wf_binding_rank *r) {
 }
 
 static bool share_core(const wf_binding_rank *a, const wf_binding_rank *b) {
-  if (strcmp(a->host, b->host) != 0) return false;
   for (int i = 0; i < a->ncores; i++)
     for (int k = 0; k < b->ncores; k++)
       if (a->core[i] == b->core[k]) return true;
   return false;
 }
 
+/* This host's summary, on its first rank, from its ranks' records. */
+static void summarise_host(const wf_binding_rank *r, int n, wf_binding *b) {
+  wf_host_kind *k = &b->kind[0];
+  b->nhosts = b->nkinds = 1;
+  b->nranks = n;
+  k->hosts = 1, k->ranks = n;
+  snprintf(k->first, sizeof k->first, "%s", r[0].host);
+  for (int i = 0; i < n; i++) {
+    for (size_t c = 0; c < sizeof k->cpus; c++) k->cpus[c] |= r[i].cpu_bits[c];
+    for (int q = 0; q < i && b->shared[0] < 0; q++)
+      if (share_core(&r[q], &r[i])) {
+        b->shared[0] = r[q].rank, b->shared[1] = r[i].rank;
+        snprintf(b->shared_host, sizeof b->shared_host, "%s", r[0].host);
+        snprintf(b->shared_cpus[0], sizeof b->shared_cpus[0], "%s", r[q].cpus);
+        snprintf(b->shared_cpus[1], sizeof b->shared_cpus[1], "%s", r[i].cpus);
+      }
+  }
+  k->shared = b->shared[0] >= 0;
+}
+
+/* The reduction's operator: `in` (lower ranks) merged into `inout`, which
+ * then holds both, lower ranks' first (the operator does not commute). */
+static void merge(void *in_v, void *inout_v, int *len, MPI_Datatype *type) {
+  (void)type;
+  for (int e = 0; e < *len; e++) {
+    const wf_binding *a = (const wf_binding *)in_v + e;
+    wf_binding *b = (wf_binding *)inout_v + e, m = *a;
+    m.nranks += b->nranks, m.nhosts += b->nhosts, m.other_hosts += b->other_hosts;
+    if (m.shared[0] < 0 && b->shared[0] >= 0) {
+      memcpy(m.shared, b->shared, sizeof m.shared);
+      memcpy(m.shared_host, b->shared_host, sizeof m.shared_host);
+      memcpy(m.shared_cpus, b->shared_cpus, sizeof m.shared_cpus);
+    }
+    for (int i = 0; i < b->nkinds; i++) {
+      const wf_host_kind *k = &b->kind[i];
+      int same = -1;
+      for (int q = 0; q < m.nkinds && same < 0; q++)
+        if (m.kind[q].ranks == k->ranks && m.kind[q].shared == k->shared &&
+            memcmp(m.kind[q].cpus, k->cpus, sizeof k->cpus) == 0)
+          same = q;
+      if (same >= 0) m.kind[same].hosts += k->hosts;
+      else if (m.nkinds < WF_BINDING_KINDS) m.kind[m.nkinds++] = *k;
+      else m.other_hosts += k->hosts;
+    }
+    for (int r = 0; r < WF_BINDING_LISTED; r++)
+      if (!m.cpus[r][0]) memcpy(m.cpus[r], b->cpus[r], sizeof m.cpus[r]);
+    *b = m;
+  }
+}
+
 int wf_binding_gather(MPI_Comm comm, wf_binding *b, wf_status *st) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &b->nranks);
-  b->rank = NULL;
-  b->nhosts = 0;
+  memset(b, 0, sizeof *b);
   b->shared[0] = b->shared[1] = -1;
   wf_binding_rank me;
   describe_self(&me);
+  me.rank = rank;
+  /* The ranks of this host, its first rank their summary's (a host's
+   * ranks: a handful, whatever the job's size). */
+  MPI_Comm host;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  int here, nhere;
+  MPI_Comm_rank(host, &here);
+  MPI_Comm_size(host, &nhere);
+  wf_binding_rank *all = here == 0 ? malloc((size_t)nhere * sizeof *all) : NULL;
   wf_status_clear(st);
-  if (rank == 0) {
-    b->rank = malloc((size_t)b->nranks * sizeof *b->rank);
-    if (!b->rank) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the ranks' binding");
+  if (here == 0 && !all) wf_fail(st, WF_ERR_RUNTIME, "out of memory for a host's binding");
+  wf_status_agree(comm, st);
+  if (st->code != WF_OK) {
+    free(all);
+    MPI_Comm_free(&host);
+    return st->code;
   }
-  wf_status_bcast(comm, st);
-  if (st->code != WF_OK) return st->code;
-  MPI_Gather(&me, (int)sizeof me, MPI_BYTE, b->rank, (int)sizeof me, MPI_BYTE, 0, comm);
-  if (rank != 0) return WF_OK;
-  for (int r = 0; r < b->nranks; r++) {
-    bool new_host = true;
-    for (int q = 0; q < r; q++) {
-      new_host &= strcmp(b->rank[q].host, b->rank[r].host) != 0;
-      if (b->shared[0] < 0 && share_core(&b->rank[q], &b->rank[r]))
-        b->shared[0] = q, b->shared[1] = r;
-    }
-    b->nhosts += new_host;
-  }
+  MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, host);
+  MPI_Comm_free(&host);
+  wf_binding mine = *b;
+  if (here == 0) summarise_host(all, nhere, &mine);
+  free(all);
+  if (rank < WF_BINDING_LISTED) snprintf(mine.cpus[rank], sizeof mine.cpus[rank], "%s", me.cpus);
+  MPI_Datatype type;
+  MPI_Type_contiguous((int)sizeof mine, MPI_BYTE, &type);
+  MPI_Type_commit(&type);
+  MPI_Op op;
+  MPI_Op_create(merge, 0, &op);
+  MPI_Reduce(&mine, b, 1, type, op, 0, comm);
+  MPI_Op_free(&op);
+  MPI_Type_free(&type);
+  b->valid = rank == 0;
   return WF_OK;
 }
 
-void wf_binding_free(wf_binding *b) {
-  free(b->rank);
-  b->rank = NULL;
-}
+void wf_binding_free(wf_binding *b) { b->valid = false; }
 
 void wf_binding_print(const wf_binding *b, FILE *out) {
-  if (!b->rank) return;
+  if (!b->valid) return;
   fprintf(out, "binding: %d rank(s) on %d host(s):", b->nranks, b->nhosts);
-  for (int r = 0; r < b->nranks && r < 8; r++) fprintf(out, " %d:cpus %s", r, b->rank[r].cpus);
-  fprintf(out, "%s\n", b->nranks > 8 ? " ..." : "");
+  for (int r = 0; r < b->nranks && r < WF_BINDING_LISTED; r++)
+    fprintf(out, " %d:cpus %s", r, b->cpus[r]);
+  fprintf(out, "%s\n", b->nranks > WF_BINDING_LISTED ? " ..." : "");
   if (b->shared[0] >= 0)
     fprintf(out, "binding: warning: ranks %d and %d share a core on %s (cpus %s and %s): "
             "per-rank times and scaling figures are not meaningful (bind ranks to cores: "
             "srun --cpu-bind=cores, mpiexec --bind-to core)\n",
-            b->shared[0], b->shared[1], b->rank[b->shared[0]].host, b->rank[b->shared[0]].cpus,
-            b->rank[b->shared[1]].cpus);
+            b->shared[0], b->shared[1], b->shared_host, b->shared_cpus[0], b->shared_cpus[1]);
 }
 
 /* A bit set of CPUs as a list: "0-3,8". */
@@ -132,70 +191,30 @@ static void format_cpus(const unsigned char *bits, size_t nbytes, char *out, siz
   }
 }
 
-/* One host's ranks: how many, the union of their CPUs, whether two share a core. */
-typedef struct host_kind {
-  int hosts, ranks;
-  const char *first;
-  unsigned char cpus[128];
-  bool shared;
-} host_kind;
-
-static void summarise_host(const wf_binding *b, int first, host_kind *k) {
-  memset(k, 0, sizeof *k);
-  k->hosts = 1;
-  k->first = b->rank[first].host;
-  for (int r = first; r < b->nranks; r++) {
-    if (strcmp(b->rank[r].host, k->first) != 0) continue;
-    k->ranks++;
-    for (size_t i = 0; i < sizeof k->cpus; i++) k->cpus[i] |= b->rank[r].cpu_bits[i];
-    for (int q = first; q < r && !k->shared; q++)
-      k->shared = strcmp(b->rank[q].host, k->first) == 0 && share_core(&b->rank[q], &b->rank[r]);
-  }
-}
-
 void wf_binding_json(const wf_binding *b, wf_json *j) {
-  if (!b->rank) return;
-  host_kind *kinds = calloc((size_t)b->nhosts + 1, sizeof *kinds);
-  if (!kinds) return;
-  int nkinds = 0;
-  for (int r = 0; r < b->nranks; r++) {
-    bool seen = false; /* this host summarised already */
-    for (int q = 0; q < r && !seen; q++) seen = strcmp(b->rank[q].host, b->rank[r].host) == 0;
-    if (seen) continue;
-    host_kind k;
-    summarise_host(b, r, &k);
-    int same = -1;
-    for (int i = 0; i < nkinds && same < 0; i++)
-      if (kinds[i].ranks == k.ranks && kinds[i].shared == k.shared &&
-          memcmp(kinds[i].cpus, k.cpus, sizeof k.cpus) == 0)
-        same = i;
-    if (same >= 0)
-      kinds[same].hosts++;
-    else
-      kinds[nkinds++] = k;
-  }
+  if (!b->valid) return;
   wf_json_begin(j, "binding");
   wf_json_int(j, "hosts", b->nhosts);
   wf_json_int(j, "ranks", b->nranks);
   wf_json_bool(j, "shared_core", b->shared[0] >= 0);
   wf_strbuf list = {0};
   wf_strbuf_printf(&list, "[");
-  for (int i = 0; i < nkinds; i++) {
+  for (int i = 0; i < b->nkinds; i++) {
     char cpus[512];
-    format_cpus(kinds[i].cpus, sizeof kinds[i].cpus, cpus, sizeof cpus);
+    format_cpus(b->kind[i].cpus, sizeof b->kind[i].cpus, cpus, sizeof cpus);
     wf_json k;
     wf_json_init(&k);
-    wf_json_int(&k, "hosts", kinds[i].hosts);
-    wf_json_str(&k, "first", kinds[i].first);
-    wf_json_int(&k, "ranks_per_host", kinds[i].ranks);
+    wf_json_int(&k, "hosts", b->kind[i].hosts);
+    wf_json_str(&k, "first", b->kind[i].first);
+    wf_json_int(&k, "ranks_per_host", b->kind[i].ranks);
     wf_json_str(&k, "cpus", cpus);
-    wf_json_bool(&k, "shared_core", kinds[i].shared);
+    wf_json_bool(&k, "shared_core", b->kind[i].shared);
     wf_strbuf_printf(&list, "%s%s", i ? "," : "", wf_json_finish(&k));
     wf_json_free(&k);
   }
   wf_strbuf_printf(&list, "]");
   wf_json_raw(j, "host_kinds", list.oom ? "null" : list.s);
+  if (b->other_hosts) wf_json_int(j, "other_hosts", b->other_hosts);
   wf_json_end(j);
   wf_strbuf_free(&list);
-  free(kinds);
 }

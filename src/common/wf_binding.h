@@ -16,14 +16,32 @@ typedef struct wf_binding_rank {
   char host[64];
   char cpus[128]; /* logical CPUs, as a list: "0-3,8" */
   unsigned char cpu_bits[128]; /* the same as a bit set (CPUs 0-1023) */
+  int rank; /* in the communicator */
   int ncores;
   int core[256]; /* physical cores: package * 65536 + core id */
 } wf_binding_rank;
 
+/* Hosts alike: as many ranks, the same CPUs in all, sharing or not. */
+typedef struct wf_host_kind {
+  int hosts, ranks;
+  char first[64]; /* the first such host's name */
+  unsigned char cpus[128];
+  bool shared;
+} wf_host_kind;
+
+enum { WF_BINDING_KINDS = 8, WF_BINDING_LISTED = 8 };
+
+/* The summary, the same size at any scale: each host's ranks compare their
+ * cores among themselves, and the hosts' summaries merge up a reduction
+ * tree (no rank holds every rank's record). */
 typedef struct wf_binding {
   int nranks, nhosts;
-  wf_binding_rank *rank; /* every rank's, on rank 0 only */
-  int shared[2];         /* two ranks of one host sharing a core, or -1 -1 */
+  int shared[2];             /* the first two ranks of one host sharing a core, or -1 -1 */
+  char shared_host[64], shared_cpus[2][128];
+  int nkinds, other_hosts;   /* kinds of host; hosts of kinds beyond the table */
+  wf_host_kind kind[WF_BINDING_KINDS];
+  char cpus[WF_BINDING_LISTED][128]; /* the first ranks' CPU lists, for the line */
+  bool valid;                /* on rank 0, after a gather */
 } wf_binding;
 
 /* Collective; the result is complete on rank 0. */

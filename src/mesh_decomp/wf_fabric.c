@@ -423,13 +423,14 @@ int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unp
     return rc;
   }
   /* One message: its tag says whether it holds data or a failure notice,
-   * and the receiver learns its size from the probe. */
+   * and the receiver learns its size from the probe. (A probe, then the
+   * receive of what it found: nothing else is received on swap_comm, and
+   * a rank makes one exchange at a time. SimGrid 3.32 has no MPI_Mprobe.) */
   MPI_Request sent;
   MPI_Isend(f->send.data, rc == WF_OK ? (int)f->send.len : 0, MPI_BYTE, to,
             rc == WF_OK ? TAG_DATA : TAG_FAILED, f->swap_comm, &sent);
-  MPI_Message msg;
   MPI_Status status;
-  MPI_Mprobe(from, MPI_ANY_TAG, f->swap_comm, &msg, &status);
+  MPI_Probe(from, MPI_ANY_TAG, f->swap_comm, &status);
   int bytes = 0;
   MPI_Get_count(&status, MPI_BYTE, &bytes);
   /* A receive buffer that cannot be had ends the job: the message is on
@@ -440,7 +441,7 @@ int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unp
     fprintf(stderr, "wafer: error: %s: ending the job\n", room.msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  MPI_Mrecv(f->recv.data, bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+  MPI_Recv(f->recv.data, bytes, MPI_BYTE, from, status.MPI_TAG, f->swap_comm, MPI_STATUS_IGNORE);
   MPI_Wait(&sent, MPI_STATUS_IGNORE);
   /* A partner's failure is its own to report (wf_status_agree after the
    * caller's exchanges); this rank only skips the data that never came. */
