@@ -52,10 +52,7 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]) {
 }
 
 int md_domain_set_fold(md_domain *d, const md_fold *fold, wf_status *st) {
-  int nranks;
-  MPI_Comm_size(d->comm, &nranks);
-  d->ext = malloc(6 * (size_t)nranks * sizeof *d->ext);
-  if (!d->ext) return wf_fail(st, WF_ERR_RUNTIME, "out of memory");
+  (void)st;
   d->fold_mode = true;
   d->fold = *fold;
   return WF_OK;
@@ -136,7 +133,6 @@ int md_domain_create(md_domain *d, wf_fabric *fab, const md_box *box, double cut
 }
 
 void md_domain_free(md_domain *d) {
-  free(d->ext);
   for (int k = 0; k < 6; k++) free(d->swap[k].list);
   wf_buffer_free(&d->local);
   wf_buffer_free(&d->refresh);
@@ -211,9 +207,31 @@ static bool wrap(const md_box *box, double x[3]) {
   return true;
 }
 
-/* Fold mapping: every rank's bounding box (this rank's becomes its region),
- * and a check that no rank but a neighbour in the rank grid has atoms within
- * cutghost of this rank's: ghosts come from neighbours only. */
+/* The extent [lo, hi] along `axis` of each neighbouring line of ranks on
+ * `side` (the values of the lines one and two over), from this rank's
+ * line's `mine`, passed along twice; across the periodic boundary moved by
+ * a box length into this rank's frame. */
+static void lines_over(md_domain *d, int axis, int side, const double mine[2], double one[2],
+                       double two[2]) {
+  /* side 1 receives from below: the lower lines' extents */
+  wf_fabric_shift(d->fab, axis, side, mine, 2 * sizeof(double), one, 2 * sizeof(double));
+  wf_fabric_shift(d->fab, axis, side, one, 2 * sizeof(double), two, 2 * sizeof(double));
+  const int n = d->rank_n[axis], c = d->rank_c[axis], step = side ? -1 : 1;
+  const double len = d->box.len[axis];
+  for (int k = 1; k <= 2; k++) {
+    double *e = k == 1 ? one : two;
+    int to = c + k * step; /* where that line sits, before wrapping */
+    double shift = to < 0 ? -len * ((-to + n - 1) / n) : to >= n ? len * (to / n) : 0;
+    e[0] += shift, e[1] += shift;
+  }
+}
+
+/* Fold mapping: this rank's region becomes its atoms' bounding box; each
+ * swap learns its partner's region (along x the union over the partner's
+ * column of ranks, which it forwards x ghosts to in y; along y the
+ * partner's own); and no line of ranks two over has atoms within cutghost
+ * of this rank's line (ghosts come from neighbours only). Neighbours and
+ * lines only: no rank gathers every rank's extents. */
 static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
   double mine[6];
   for (int c = 0; c < 3; c++) {
@@ -225,29 +243,35 @@ static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
       mine[c] = fmin(mine[c], a->x[i][c]);
       mine[3 + c] = fmax(mine[3 + c], a->x[i][c]);
     }
-  MPI_Allgather(mine, 6, MPI_DOUBLE, d->ext, 6, MPI_DOUBLE, d->comm);
   for (int c = 0; c < 3; c++) d->sub_lo[c] = mine[c], d->sub_hi[c] = mine[3 + c];
-  const int px = d->rank_n[0], py = d->rank_n[1];
   wf_status_clear(st);
-  for (int r = 0; r < px * py && st->code == WF_OK; r++) {
-    int dx = abs(r / py - d->rank_c[0]), dy = abs(r % py - d->rank_c[1]);
-    dx = dx < px - dx ? dx : px - dx;
-    dy = dy < py - dy ? dy : py - dy;
-    if (dx <= 1 && dy <= 1) continue;
-    double gap[2];
-    for (int ax = 0; ax < 2; ax++) { /* closest approach over periodic images */
-      gap[ax] = INFINITY;
-      for (int k = -1; k <= 1; k++) {
-        double lo = d->ext[6 * r + ax] + k * d->box.len[ax], hi = d->ext[6 * r + 3 + ax] + k * d->box.len[ax];
-        gap[ax] = fmin(gap[ax], fmax(0, fmax(lo - mine[3 + ax], mine[ax] - hi)));
-      }
+  for (int ax = 0; ax < 2; ax++) {
+    /* The x extent of this rank's column of ranks (y: of its row). */
+    double line[2] = {-mine[ax], mine[3 + ax]};
+    wf_fabric_allreduce_line(d->fab, ax == 0 ? WF_ALONG_COLUMNS : WF_ALONG_ROWS, line, 2, WF_MAX);
+    line[0] = -line[0];
+    double own[2] = {mine[ax], mine[3 + ax]};
+    for (int side = 0; side < 2; side++) {
+      double one[2], two[2], partner[2], unused[2];
+      lines_over(d, ax, side, line, one, two);
+      /* the partner of swap (ax, side) is the rank toward `side`: what it
+       * sent us travelled the other way (side 1 received from below) */
+      if (ax == 1) lines_over(d, ax, side, own, partner, unused);
+      else memcpy(partner, one, sizeof partner);
+      memcpy(d->partner[2 * ax + !side], partner, sizeof partner);
+      /* Two over is not a neighbour only with at least 4 ranks a line
+       * (frames as this rank's: gap to the nearest periodic image). */
+      if (d->rank_n[ax] < 4) continue;
+      double gap = INFINITY, L = d->box.len[ax];
+      for (int k = -1; k <= 1; k++)
+        gap = fmin(gap, fmax(0, fmax(two[0] + k * L - line[1], line[0] - two[1] - k * L)));
+      if (gap < d->cutghost && st->code == WF_OK)
+        wf_fail(st, WF_ERR_RUNTIME,
+                "mapping = fold: atoms of the %s of ranks two over from rank %d's came within "
+                "cutoff + skin of its %s's (the crystal has deformed or melted): use "
+                "mapping = columns, or fewer ranks",
+                ax == 0 ? "column" : "row", d->rank, ax == 0 ? "column" : "row");
     }
-    if (gap[0] < d->cutghost && gap[1] < d->cutghost)
-      wf_fail(st, WF_ERR_RUNTIME,
-              "mapping = fold: atoms of rank %d, not a neighbour of rank %d in the rank grid, came "
-              "within cutoff + skin of its atoms (the crystal has deformed or melted): use "
-              "mapping = columns, or fewer ranks",
-              r, d->rank);
   }
   wf_status_agree(d->comm, st);
   return st->code;
@@ -326,21 +350,6 @@ static int list_add(md_swap *s, int i, wf_status *st) {
   return WF_OK;
 }
 
-/* Fold mapping: the region (along `dim`) of the atoms a swap's partner
- * needs, in the partner's frame: along x, the union of the bounding boxes of
- * the partner's column of ranks (it forwards x ghosts to them in y); along y,
- * the partner's own; along z, this rank's own (z swaps are with itself). */
-static void partner_region(const md_domain *d, const md_swap *s, double *lo, double *hi) {
-  const int py = d->rank_n[1], nranks = d->rank_n[0] * py, a = s->dim;
-  *lo = INFINITY, *hi = -INFINITY;
-  for (int r = 0; r < nranks; r++) {
-    bool take = a == 0 ? r / py == s->send_to / py : a == 1 ? r == s->send_to : r == d->rank;
-    if (!take) continue;
-    *lo = fmin(*lo, d->ext[6 * r + a]);
-    *hi = fmax(*hi, d->ext[6 * r + 3 + a]);
-  }
-}
-
 /* Atoms 0 .. n-1 near the face this swap sends across: within cutghost of
  * this rank's region edge (columns: the partner's region starts there), or
  * of the partner's region (fold). */
@@ -349,8 +358,10 @@ static int select_border(const md_domain *d, md_swap *s, int side, const md_atom
   int ax = s->dim;
   s->nsend = 0;
   double lo = d->sub_lo[ax], hi = d->sub_hi[ax];
-  if (d->fold_mode) { /* thresholds in this rank's frame: undo the shift */
-    partner_region(d, s, &lo, &hi);
+  if (d->fold_mode && ax < 2) { /* the partner's region, already in this rank's frame */
+    lo = d->partner[s - d->swap][0];
+    hi = d->partner[s - d->swap][1];
+  } else if (d->fold_mode) { /* z: this rank's own, moved by the swap's periodic shift */
     lo -= s->shift[ax];
     hi -= s->shift[ax];
   }

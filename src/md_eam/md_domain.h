@@ -55,11 +55,12 @@ typedef struct md_domain {
   wf_buffer migrate[2]; /* atoms leaving down (0) and up (1) one axis */
   /* mapping = fold: an atom stays on the PE the fold gives its lattice site,
    * so a rank's atoms are not a rectangle of space: its region is the
-   * bounding box of its atoms, and every rank's is known (ext, rank-major,
-   * lo[3] then hi[3]) to choose what to send */
+   * bounding box of its atoms, and what each swap sends is chosen against
+   * the region of the atoms its partner needs (partner[k]: lo, hi along the
+   * swap's axis, learnt from the neighbours at each rebuild) */
   bool fold_mode;
   md_fold fold;
-  double *ext;
+  double partner[6][2];
 } md_domain;
 
 /* Check the box against the cutoffs and the rank blocks, and set up the
@@ -87,7 +88,9 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]);
  * to the neighbour that owns them now. Ghosts are dropped. An atom that
  * moved further than one rank block is an error. (Fold mapping: atoms stay
  * where they are, unwrapped; every rank's region becomes the bounding box of
- * its atoms; atoms of a non-neighbouring rank within cutghost are an error.)
+ * its atoms, learnt by its neighbours; a column or row of ranks two over
+ * whose atoms come within cutghost of this rank's column's or row's is an
+ * error. Lines and neighbours only: no rank holds every rank's extents.)
  * Collective. */
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
 /* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */

@@ -157,6 +157,13 @@ void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
   reduce_common(f, vals, n, op, 0);
 }
 
+void wf_fabric_allreduce_line(wf_fabric *f, wf_axis axis, double *vals, int n, wf_reduce_op op) {
+  double t0 = MPI_Wtime();
+  MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, op == WF_SUM ? MPI_SUM : MPI_MAX,
+                axis == WF_ALONG_ROWS ? f->row_comm : f->col_comm);
+  count(f, KIND_LINE, 0, t0, 0, 0, 0);
+}
+
 void wf_fabric_barrier(wf_fabric *f) {
   double t0 = MPI_Wtime();
   MPI_Barrier(f->dc->comm);

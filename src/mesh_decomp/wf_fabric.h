@@ -77,6 +77,12 @@ void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
 /* As allreduce, but the result is defined only on the rank owning PE (0, 0). */
 void wf_fabric_reduce(wf_fabric *f, double *vals, int n, wf_reduce_op op);
 
+/* An allreduce over this rank's row (WF_ALONG_ROWS: the ranks sharing its
+ * band of PE rows) or column of ranks: `vals` are this rank's, the result
+ * the line's, on every rank of it. Cluster bookkeeping with no wafer
+ * counterpart (the fold mapping's extents): no cycles. */
+void wf_fabric_allreduce_line(wf_fabric *f, wf_axis axis, double *vals, int n, wf_reduce_op op);
+
 /* The timing of a loop, counted as the collectives they are (a study sees
  * what its measurement costs): a barrier before a timed operation, and the
  * slowest rank's `seconds` after it, on every rank. No words, no cycles. */

@@ -105,6 +105,21 @@ ranks)
   mpiexec -n 4 "$wafer" eam --quiet --set eam.mapping=fold --set wafer.pe_grid=48x48 --json f.json > /dev/null
   expect "[ $? -eq 0 ]" "fold mapping with the LAMMPS cross-check failed"
   lammps_ok f.json "fold mapping"
+  # Four columns of ranks: the column two over is not a neighbour. A solid
+  # runs; a crystal melted at 60,000 K is stopped when the columns' atoms
+  # meet (learnt from the neighbours, two hops: no rank gathers them all).
+  {
+    fold4="--set eam.cells=16x8x4 --set wafer.rank_grid=4x1 --set eam.mapping=fold
+           --set wafer.pe_grid=64x32 --set eam.crosscheck=none --set eam.steps=300"
+    # shellcheck disable=SC2086
+    mpiexec -n 4 "$wafer" eam --quiet $fold4 > /dev/null 2> solid.err
+    expect "[ $? -eq 0 ]" "fold mapping on 4x1 ranks: $(tail -2 solid.err)"
+    # shellcheck disable=SC2086
+    mpiexec -n 4 "$wafer" eam --quiet $fold4 --set eam.temperature=60000 --set eam.dt=0.001 \
+        > /dev/null 2> melt.err
+    expect "[ $? -eq 1 ] && grep -q 'column of ranks two over' melt.err" \
+           "a melted crystal on the fold mapping: $(grep wafer: melt.err | tail -1)"
+  }
   ;;
 restart)
   # Checkpoint at 60, restart, run to 150: bit for bit the uninterrupted run.

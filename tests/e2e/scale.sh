@@ -9,8 +9,13 @@
 #   simulated  every small deck on 1 and RANKS ranks simulated by SimGrid's
 #            SMPI (WAFER_BINARY: build-sim/wafer, `make build-sim`): the
 #            results agree with 1 rank's (`make test-sim`)
+#   calibration  scale.sh calibration 2 build-sim/wafer build/wafer: each
+#            workload's calibration deck at 1 and 2 ranks, measured (Open MPI,
+#            this machine) and simulated on inputs/platforms/this_machine.xml
+#            in the same test: the simulated time of the main computation
+#            within 25% of the measured one, medians of 3 (`make test-sim`)
 set -uo pipefail
-case_name=$1 ranks=$2 wafer=$3
+case_name=$1 ranks=$2 wafer=$3 real=${4:-}
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 driver="$(cd "$(dirname "$0")/../.." && pwd)/slurm/scale.sh"
@@ -92,6 +97,54 @@ simulated)
   sim 2 halo --set output.file=x.h5 > /dev/null 2> h5.err
   expect "[ $? -eq 2 ] && grep -q 'this build has no HDF5' h5.err && [ ! -e x.h5 ]" \
          "an HDF5 output in the simulated build: $(grep -v smpi h5.err | tail -2)"
+  ;;
+calibration)
+  # Decks of 0.1 to 1 s of main computation whose data fit this machine's
+  # last-level cache at 2 ranks: simulated, the two ranks compute one after
+  # the other on one core; measured, side by side on two, sharing that
+  # cache and the memory bus. The `seconds` of the JSON (the main
+  # computation, the slowest rank's; simulated: the simulation's clock).
+  platform="$here/../../inputs/platforms/this_machine.xml"
+  calib_deck() {
+    case $1 in
+      halo) echo "--set halo.iterations=2000 --set halo.elem_bytes=64" ;;
+      stencil) echo "--set stencil.nx=48 --set stencil.ny=48 --set stencil.nz=48 --set wafer.pe_grid=16x16
+        --set stencil.rtol=0 --set stencil.max_iterations=300 --set stencil.crosscheck=none
+        --set stencil.stream=false" ;;
+      eam) echo "--set eam.steps=300 --set eam.crosscheck=none" ;;
+      fft) echo "--set fft.nx=32 --set fft.ny=32 --set fft.nz=32 --set wafer.pe_grid=16x16
+        --set fft.repeat=30 --set fft.crosscheck=none --set fft.stream=false" ;;
+      cfd) echo "--set cfd.nx=64 --set cfd.ny=64 --set cfd.nz=64 --set wafer.pe_grid=32x32
+        --set cfd.steps=100 --set cfd.stream=false" ;;
+      tlrmvm) echo "--set tlrmvm.repeat=60 --set tlrmvm.mdd_iterations=0 --set tlrmvm.stream=false" ;;
+    esac
+  }
+  median_seconds() {  # median of the `seconds` of the JSON files given
+    /usr/bin/python3 -c "import json, statistics, sys; print(statistics.median(json.load(open(f))['seconds'] for f in sys.argv[1:]))" "$@"
+  }
+  printf "%-8s %5s %12s %12s %7s\n" workload ranks measured simulated ratio > calib.txt
+  for w in halo stencil eam fft cfd tlrmvm; do
+    for n in 1 2; do
+      for k in 1 2 3; do
+        # shellcheck disable=SC2046
+        mpiexec --bind-to core -n "$n" "$real" "$w" --quiet $(calib_deck $w) --json "m$w$n.$k.json" > /dev/null 2> "m$w$n.err"
+        expect "[ $? -eq 0 ]" "$w on $n measured ranks: $(tail -2 "m$w$n.err")"
+        # shellcheck disable=SC2046
+        timeout 600 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
+          --log=root.thresh:warning "$wafer" "$w" --quiet $(calib_deck $w) --json "s$w$n.$k.json" \
+          > /dev/null 2> "s$w$n.err"
+        expect "[ $? -eq 0 ]" "$w on $n simulated ranks: $(tail -2 "s$w$n.err")"
+      done
+      m=$(median_seconds m$w$n.*.json 2> /dev/null || echo nan)
+      s=$(median_seconds s$w$n.*.json 2> /dev/null || echo nan)
+      r=$(/usr/bin/python3 -c "print('%.3f' % ($s / $m))" 2> /dev/null || echo nan)
+      printf "%-8s %5d %12.6g %12.6g %7s\n" "$w" "$n" "$m" "$s" "$r" >> calib.txt
+      expect "/usr/bin/python3 -c 'import sys; sys.exit(0 if 0.75 <= $r <= 1.25 else 1)'" \
+             "$w on $n ranks: simulated / measured $r (want 0.75 to 1.25)"
+    done
+  done
+  cat calib.txt
+  [ -n "${CALIBRATION_OUT:-}" ] && cp calib.txt "$CALIBRATION_OUT"
   ;;
 *)
   echo "unknown case $case_name" >&2
