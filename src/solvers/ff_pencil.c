@@ -190,10 +190,19 @@ static int cut(wf_piece *out, int peer, char *first, size_t row_bytes, size_t st
   return n;
 }
 
+/* Whether a part not whole on both sides moves packed in one message: its
+ * rows are short (both sides see the same part, so they agree). A message
+ * a row suits long rows (one copy each, CMA on a node); at scale the rows
+ * are short and that would be thousands of tiny messages a transpose. */
+static bool packs_rows(const ff_plan *p, const ff_box *part, bool whole) {
+  return !whole && (size_t)part->nx * part->nz * p->elem < ((size_t)64 << 10);
+}
+
 /* Bytes of a part that moves through a packed copy on this side (its rows
- * are not contiguous in box b). */
+ * are not contiguous in box b, or it packs its rows). */
 static size_t packed_bytes(const ff_plan *p, const ff_box *b, const ff_box *part, bool whole) {
-  return whole || rows_contiguous(b, part) ? 0 : ff_box_cells(part) * p->elem;
+  bool direct = whole || (rows_contiguous(b, part) && !packs_rows(p, part, whole));
+  return direct ? 0 : ff_box_cells(part) * p->elem;
 }
 
 /* The messages of exchange x and the bytes it packs, forward: the parts
@@ -207,9 +216,9 @@ static void exchange_size(const ff_plan *p, const ff_exchange *x, const ff_box *
     const ff_peer_part *q = &x->peer[k];
     size_t elem = p->elem;
     *pieces += cut(NULL, k, NULL, (size_t)q->send.nx * q->send.nz * elem, 0, q->send.ny,
-                   q->send_whole);
+                   q->send_whole || packs_rows(p, &q->send, q->send_whole));
     *pieces += cut(NULL, k, NULL, (size_t)q->recv.nx * q->recv.nz * elem, 0, q->recv.ny,
-                   q->recv_whole);
+                   q->recv_whole || packs_rows(p, &q->recv, q->recv_whole));
     *packed += packed_bytes(p, sb, &q->send, q->send_whole) +
                packed_bytes(p, rb, &q->recv, q->recv_whole);
   }
@@ -398,7 +407,7 @@ static int place(const ff_plan *p, const ff_box *b, char *a, const ff_box *part,
   char *packed = (char *)p->stage + *off;
   if (pack) copy_box(b, a, part, packed, part, p->elem);
   *off += row * (size_t)part->ny;
-  return cut(out, peer, packed, row, row, part->ny, false);
+  return cut(out, peer, packed, row, row, part->ny, packs_rows(p, part, whole));
 }
 
 /* A part a transpose moves and whether both sides hold it whole. */
