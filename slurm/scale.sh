@@ -15,6 +15,8 @@
 #                                      simulated build (make build-sim) on PLATFORM, a
 #                                      file or a name in inputs/platforms (e.g.
 #                                      ib_hdr_fat_tree); times are the simulation's
+#     --network-only                   simulated, charge no computing (SMPI's
+#                                      simulate-computation off): the communication alone
 #   e.g. slurm/scale.sh stencil "1 2 4 8" inputs/stencil.ini --set stencil.nx=256
 #        slurm/scale.sh --simulate ib_hdr_fat_tree stencil "1 16 256 1024" --set stencil.nx=512
 #
@@ -23,7 +25,7 @@
 # Runs above the machine's core count (mpiexec) oversubscribe: their times
 # test the mechanics only. docs/scaling.md explains the simulated studies.
 set -euo pipefail
-launcher=auto weak="" out="" sbatch_args="" platform=""
+launcher=auto weak="" out="" sbatch_args="" platform="" sim_cfg=""
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case $1 in
     --launcher) launcher=$2; shift 2 ;;
@@ -31,6 +33,7 @@ while [[ $# -gt 0 && "$1" == --* ]]; do
     --out) out=$2; shift 2 ;;
     --sbatch-args) sbatch_args=$2; shift 2 ;;
     --simulate) platform=$2 launcher=smpirun; shift 2 ;;
+    --network-only) sim_cfg=--cfg=smpi/simulate-computation:no; shift ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +84,7 @@ for n in $ranks; do
   elif [[ "$launcher" == smpirun ]]; then
     echo "scale.sh: $workload on $n simulated ranks ($(basename "$platform"))"
     # shellcheck disable=SC2046
-    smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf --log=root.thresh:warning \
+    smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf $sim_cfg --log=root.thresh:warning \
         "$WAFER" "$workload" "$@" $(run_args "$n") --quiet --json "$out/$n.json" > "$out/$n.out" 2>&1 ||
       echo "scale.sh: the simulated run on $n ranks failed: $out/$n.out"
   else

@@ -43,8 +43,11 @@ def per_unit(j):
     """The run's main computation per unit of work (the fabric's count of
     units): cfd's steps, train's steps, any workload without an entry above."""
     u = j.get("fabric", {}).get("per_unit")
-    return ("step" if not u else u["unit"],
-            lambda j: j["seconds"] / j["fabric"]["per_unit"]["units"], lambda j: None, "")
+
+    def seconds(j):  # (a summary without the fabric's units: its workload's steps)
+        units = j.get("fabric", {}).get("per_unit", {}).get("units")
+        return j["seconds"] / (units or j[j["workload"]]["steps"])
+    return ("step" if not u else u["unit"], seconds, lambda j: None, "")
 
 
 # The fabric's counts per unit of work on the busiest rank (JSON

@@ -5,19 +5,21 @@
 # are in docs/scaling.md), at 1 to 1,024 simulated ranks, through
 # slurm/scale.sh --simulate.
 #
-#   slurm/sim_studies.sh [--platform P] [--ranks "1 4 16 64 256 1024"] [--out DIR] [WORKLOAD...]
+#   slurm/sim_studies.sh [--platform P] [--ranks "1 4 16 64 256 1024"] [--out DIR]
+#                        [--network-only] [WORKLOAD...]
 #
 # WAFER names the simulated build (default build-sim/wafer: make build-sim).
 # Writes DIR/WORKLOAD/ (each run's JSON and output, scaling.csv, scaling.png).
 # About 25 minutes for all seven on this project's 2-core machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-platform=ib_hdr_fat_tree ranks="1 4 16 64 256 1024" out=scaling-simulated
+platform=ib_hdr_fat_tree ranks="1 4 16 64 256 1024" out=scaling-simulated only=()
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case $1 in
     --platform) platform=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --network-only) only=(--network-only); shift ;;
     *) echo "sim_studies.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -51,5 +53,6 @@ deck() {
 for w in $workloads; do
   args=$(deck "$w")
   # shellcheck disable=SC2086
-  "$here/scale.sh" --simulate "$platform" --out "$out/$w" ${args%% *} "$ranks" ${args#* }
+  "$here/scale.sh" --simulate "$platform" "${only[@]}" --out "$out/$w" ${args%% *} "$ranks" \
+    ${args#* }
 done

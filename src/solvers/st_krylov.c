@@ -78,12 +78,14 @@ typedef struct monitor {
   wf_signal_poll sig;
 } monitor;
 
-/* Collective (it starts the signal poll on the fabric's communicator):
- * every monitor_start has its monitor_end. */
+/* Collective (it starts the signal poll on the fabric's communicator,
+ * unless the caller polls between solves): every monitor_start has its
+ * monitor_end. */
 static void monitor_start_ref(monitor *mo, wf_fabric *fab, const st_opts *o, st_result *res,
                               double rnorm0, double bnorm) {
   memset(res, 0, sizeof *res);
-  wf_signal_poll_start(&mo->sig, fab->dc->comm);
+  mo->sig = (wf_signal_poll){.req = MPI_REQUEST_NULL};
+  if (!o->ignore_signals) wf_signal_poll_start(&mo->sig, fab->dc->comm);
   mo->o = o;
   mo->res = res;
   mo->ttol = fmax(o->rtol * bnorm, o->atol);
