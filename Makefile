@@ -51,8 +51,8 @@ test-conformance: build
 
 # Every workload on 1, 16 and 64 ranks (oversubscribed) against 1 rank, and
 # memory per rank flat (ctest label `scale`; minutes on 2 cores).
-test-scale: build
-	cd $(BUILD) && ctest --output-on-failure -L scale
+test-scale: build build-sim
+	cd $(BUILD) && ctest --output-on-failure -L 'scale|scale-sim'
 
 # Mutation testing (tests/mutation, docs/verification.md): do the checks
 # catch planted bugs? The whole list is `tests/mutation/mutate.py run` (an

@@ -196,7 +196,8 @@ static int run_steps(wave *p, wf_run *run, wave_measured *out, wf_status *st) {
         p->trace[(size_t)n * m->lnx + i] = p->prev[st_idx(m, i, ry, s->receiver_z)];
     double *t = p->cur;
     p->cur = p->prev, p->prev = t;
-    if (p->amplitude) p->amplitude[n + 1] = cfd_mesh_dot(m, &run->wafer->fab, p->cur, p->phi) / phi2;
+    if (p->amplitude)
+      p->amplitude[n + 1] = cfd_mesh_dot(m, &run->wafer->fab, p->cur, p->phi) / phi2;
     if (p->balance.sum && p->first_step == 0 && n + 1 <= p->balance.steps)
       cf_balance_record(&p->balance, n + 1, m, &run->wafer->fab, p->cur);
     bool last = n + 1 == s->steps;

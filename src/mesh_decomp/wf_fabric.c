@@ -145,8 +145,8 @@ static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, in
    * result coming back); one partial per rank crosses to another rank. */
   long long words = (long long)n * 2, pes = (long long)f->dc->nx * f->dc->ny;
   int k = all ? 2 : 1;
-  count(f, KIND_GLOBAL, 0, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all), words * (pes - 1) * k,
-        f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
+  count(f, KIND_GLOBAL, 0, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all),
+        words * (pes - 1) * k, f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
 }
 
 void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
@@ -336,8 +336,8 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   long long intra_words = (long long)(((size_t)rcount[me] - (size_t)lines * here * chunk) / 4);
   free(counts);
   /* a run's fabric count is one figure: the all-to-all's fast structure */
-  count(f, KIND_LINE, 0, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo,
-        intra_words, inter);
+  double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo;
+  count(f, KIND_LINE, 0, t0, cycles, intra_words, inter);
   return WF_OK;
 }
 
@@ -385,8 +385,8 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
   free(req);
   int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
   /* a run's fabric count is one figure: the all-to-all's fast structure */
-  count(f, KIND_NEIGHBOUR, nsend, t0, wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo,
-        (long long)(self_bytes / 4), inter);
+  double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo;
+  count(f, KIND_NEIGHBOUR, nsend, t0, cycles, (long long)(self_bytes / 4), inter);
   return WF_OK;
 }
 

@@ -78,6 +78,7 @@ simulated)
   # under SimGrid's smpirun: every workload's small deck on 1 and RANKS
   # simulated ranks of the InfiniBand HDR fat tree agrees with 1 rank's, as
   # real ranks do. An HDF5 file is refused before any work (exit 2).
+  [ -x "$wafer" ] || { echo "SKIP: no simulated build $wafer (make build-sim)"; exit 77; }
   platform="$here/../../inputs/platforms/ib_hdr_fat_tree.xml"
   sim() {
     local n=$1
@@ -97,6 +98,40 @@ simulated)
   sim 2 halo --set output.file=x.h5 > /dev/null 2> h5.err
   expect "[ $? -eq 2 ] && grep -q 'this build has no HDF5' h5.err && [ ! -e x.h5 ]" \
          "an HDF5 output in the simulated build: $(grep -v smpi h5.err | tail -2)"
+  # The communication structure (the fabric's counts a unit of work, the
+  # busiest rank's): at 16 ranks and at RANKS, the same messages and the
+  # same collectives a step or iteration, whatever the rank count; EAM at
+  # most one global reduction a step (decks at least 4x4 PEs a rank at
+  # RANKS, so that every rank has its four neighbours).
+  counts_deck() {
+    case $1 in
+      eam) echo "eam --set eam.crosscheck=none --set eam.cells=64x64x4 --set eam.temperature=10
+        --set eam.steps=20 --set eam.thermo=0" ;;
+      stencil) echo "stencil --set stencil.crosscheck=none --set stencil.stream=false
+        --set stencil.rtol=0 --set stencil.max_iterations=20" ;;
+      cfd) echo "cfd --set cfd.stream=false --set cfd.nx=128 --set cfd.ny=128 --set cfd.nz=8
+        --set cfd.steps=20 --set cfd.init=source" ;;
+      halo) echo "halo --set halo.iterations=20" ;;
+    esac
+  }
+  for w in eam stencil cfd halo; do
+    for n in 16 "$ranks"; do
+      # shellcheck disable=SC2046
+      sim "$n" $(counts_deck $w) --quiet --json "c$w$n.json" > /dev/null 2> "c$w$n.err"
+      expect "[ $? -eq 0 ]" "$w counts on $n simulated ranks: $(tail -2 "c$w$n.err")"
+    done
+    /usr/bin/python3 - "c${w}16.json" "c$w$ranks.json" > counts.txt 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f))["fabric"]["per_unit"] for f in sys.argv[1:])
+bad = [k for k in ("collectives", "line_collectives", "messages") if abs(a[k] - b[k]) > 1e-9]
+print("per %s at 16 / more ranks: %s" % (a["unit"], ", ".join(
+    "%s %g / %g" % (k, a[k], b[k]) for k in ("collectives", "line_collectives", "messages"))))
+sys.exit(1 if bad else 0)
+PY
+    expect "[ $? -eq 0 ]" "$w: the counts a unit of work change with the ranks: $(cat counts.txt)"
+  done
+  expect "json ceam$ranks.json \"j['fabric']['per_unit']['collectives'] <= 1\"" \
+         "EAM: more than one global reduction a step at $ranks simulated ranks"
   ;;
 calibration)
   # Decks of 0.1 to 1 s of main computation whose data fit this machine's
