@@ -109,7 +109,7 @@ simulated)
         --set eam.steps=20 --set eam.thermo=0" ;;
       stencil) echo "stencil --set stencil.crosscheck=none --set stencil.stream=false
         --set stencil.rtol=0 --set stencil.max_iterations=20" ;;
-      cfd) echo "cfd --set cfd.stream=false --set cfd.nx=128 --set cfd.ny=128 --set cfd.nz=8
+      cfd) echo "cfd --set cfd.stream=false --set cfd.nx=128 --set cfd.ny=128 --set cfd.nz=32 --set cfd.sponge=4
         --set cfd.steps=20 --set cfd.init=source" ;;
       halo) echo "halo --set halo.iterations=20" ;;
     esac
