@@ -3,7 +3,6 @@
  * velocity, a standing mode's eigenvalue against the stencil's and the
  * continuum's, the energy leapfrog conserves, the stencil and the source
  * against their references; then the lines and the JSON summary. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,9 @@
 #include "wf_report.h"
 
 /* The shot gather on rank 0: [steps][nx] (NULL elsewhere). Each gather
- * takes a block of steps from every rank at once ([steps][its lnx] each,
- * within MPI's int counts), laid out by x on rank 0. Collective. */
+ * takes a block of steps from every rank at once ([steps][its lnx] each:
+ * at most 64 MB, within MPI's int counts), laid out by x on rank 0.
+ * Collective. */
 double *cfd_wave_gather(const wave *p, wf_run *run) {
   const st_mesh *m = &p->m;
   int steps = p->s->steps, nx = m->nx, mine = p->holds_receivers ? m->lnx : 0;
@@ -27,10 +27,12 @@ double *cfd_wave_gather(const wave *p, wf_run *run) {
   int *displ = root ? wf_alloc_small(n, sizeof *displ, "offsets") : NULL;
   MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
   MPI_Gather(&m->x0, 1, MPI_INT, x0, 1, MPI_INT, 0, run->comm);
-  int block = INT_MAX / (nx > 0 ? nx : 1); /* steps a gather */
-  if (block > steps) block = steps;
+  int block = ((int)1 << 23) / (nx > 0 ? nx : 1); /* steps a gather: 8M values */
+  block = block < 1 ? 1 : block > steps ? steps : block;
   double *all = root ? calloc((size_t)steps * nx, sizeof *all) : NULL;
-  double *packed = root ? calloc((size_t)block * nx + 1, sizeof *packed) : NULL;
+  /* bounded, and the gather must have it: out of memory ends the job */
+  double *packed =
+      root ? wf_alloc_small((size_t)block * nx + 1, sizeof *packed, "the gather") : NULL;
   int *part = root ? wf_alloc_small(n, sizeof *part, "counts") : NULL;
   for (int s0 = 0; s0 < steps; s0 += block) {
     int k = steps - s0 < block ? steps - s0 : block, total = 0;
@@ -42,7 +44,6 @@ double *cfd_wave_gather(const wave *p, wf_run *run) {
         memcpy(all + (size_t)(s0 + s) * nx + x0[r], packed + displ[r] + (size_t)s * counts[r],
                (size_t)counts[r] * sizeof *all);
   }
-  if (root && !packed) free(all), all = NULL;
   free(counts), free(x0), free(displ), free(packed), free(part);
   return all;
 }

@@ -88,7 +88,7 @@ int wf_signal_poll_next(wf_signal_poll *p) {
      * on every rank: so many calls make the next interval about
      * WF_SIGNAL_POLL_SECONDS long (growing at most 8 times at once). */
     double calls = p->any[1] > 0 ? WF_SIGNAL_POLL_SECONDS / p->any[1] : 1;
-    double most = fmin(1e4, 8.0 * (double)p->interval);
+    double most = fmin(1e3, 8.0 * (double)p->interval); /* a step that slows: late by 2e3 */
     p->interval = calls < 1 ? 1 : calls > most ? (long)most : (long)calls;
   }
   poll_reduce(p, per_call);

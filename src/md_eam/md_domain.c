@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wf_io.h"
+#include "wf_memory.h"
 
 static const char axis_name[3] = {'x', 'y', 'z'};
 
@@ -207,31 +208,31 @@ static bool wrap(const md_box *box, double x[3]) {
   return true;
 }
 
-/* The extent [lo, hi] along `axis` of each neighbouring line of ranks on
- * `side` (the values of the lines one and two over), from this rank's
- * line's `mine`, passed along twice; across the periodic boundary moved by
- * a box length into this rank's frame. */
-static void lines_over(md_domain *d, int axis, int side, const double mine[2], double one[2],
-                       double two[2]) {
-  /* side 1 receives from below: the lower lines' extents */
-  wf_fabric_shift(d->fab, axis, side, mine, 2 * sizeof(double), one, 2 * sizeof(double));
-  wf_fabric_shift(d->fab, axis, side, one, 2 * sizeof(double), two, 2 * sizeof(double));
+/* The extents [lo, hi] along `axis` of the lines of ranks 1 .. hops over
+ * on `side` (side 1: below), from this rank's line's `mine` passed along
+ * hop by hop; those across the periodic boundary moved by box lengths into
+ * this rank's frame. `ext`: hops pairs. */
+static void lines_over(md_domain *d, int axis, int side, const double mine[2], int hops,
+                       double (*ext)[2]) {
   const int n = d->rank_n[axis], c = d->rank_c[axis], step = side ? -1 : 1;
   const double len = d->box.len[axis];
-  for (int k = 1; k <= 2; k++) {
-    double *e = k == 1 ? one : two;
+  for (int k = 0; k < hops; k++)
+    wf_fabric_shift(d->fab, axis, side, k ? ext[k - 1] : mine, 2 * sizeof(double), ext[k],
+                    2 * sizeof(double));
+  for (int k = 1; k <= hops; k++) {
     int to = c + k * step; /* where that line sits, before wrapping */
     double shift = to < 0 ? -len * ((-to + n - 1) / n) : to >= n ? len * (to / n) : 0;
-    e[0] += shift, e[1] += shift;
+    ext[k - 1][0] += shift, ext[k - 1][1] += shift;
   }
 }
 
 /* Fold mapping: this rank's region becomes its atoms' bounding box; each
  * swap learns its partner's region (along x the union over the partner's
  * column of ranks, which it forwards x ghosts to in y; along y the
- * partner's own); and no line of ranks two over has atoms within cutghost
- * of this rank's line (ghosts come from neighbours only). Neighbours and
- * lines only: no rank gathers every rank's extents. */
+ * partner's own); and no line of ranks two or more over has atoms within
+ * cutghost of this rank's line (ghosts come from neighbours only). The
+ * lines' extents travel hop by hop to half the line of ranks: O(sqrt P)
+ * numbers a rebuild, no rank gathers every rank's. */
 static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
   double mine[6];
   for (int c = 0; c < 3; c++) {
@@ -250,28 +251,32 @@ static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
     double line[2] = {-mine[ax], mine[3 + ax]};
     wf_fabric_allreduce_line(d->fab, ax == 0 ? WF_ALONG_COLUMNS : WF_ALONG_ROWS, line, 2, WF_MAX);
     line[0] = -line[0];
-    double own[2] = {mine[ax], mine[3 + ax]};
+    const double own[2] = {mine[ax], mine[3 + ax]}, L = d->box.len[ax];
+    /* Lines two or more over exist (are not neighbours) from 4 ranks a line. */
+    const int n = d->rank_n[ax], hops = n >= 4 ? n / 2 : 1;
+    double(*ext)[2] = wf_alloc_small((size_t)hops, sizeof *ext, "the lines' extents");
     for (int side = 0; side < 2; side++) {
-      double one[2], two[2], partner[2], unused[2];
-      lines_over(d, ax, side, line, one, two);
+      double partner[2];
+      lines_over(d, ax, side, line, hops, ext);
       /* the partner of swap (ax, side) is the rank toward `side`: what it
        * sent us travelled the other way (side 1 received from below) */
-      if (ax == 1) lines_over(d, ax, side, own, partner, unused);
-      else memcpy(partner, one, sizeof partner);
+      if (ax == 1) lines_over(d, ax, side, own, 1, &partner);
+      else memcpy(partner, ext[0], sizeof partner);
       memcpy(d->partner[2 * ax + !side], partner, sizeof partner);
-      /* Two over is not a neighbour only with at least 4 ranks a line
-       * (frames as this rank's: gap to the nearest periodic image). */
-      if (d->rank_n[ax] < 4) continue;
-      double gap = INFINITY, L = d->box.len[ax];
-      for (int k = -1; k <= 1; k++)
-        gap = fmin(gap, fmax(0, fmax(two[0] + k * L - line[1], line[0] - two[1] - k * L)));
-      if (gap < d->cutghost && st->code == WF_OK)
-        wf_fail(st, WF_ERR_RUNTIME,
-                "mapping = fold: atoms of the %s of ranks two over from rank %d's came within "
-                "cutoff + skin of its %s's (the crystal has deformed or melted): use "
-                "mapping = columns, or fewer ranks",
-                ax == 0 ? "column" : "row", d->rank, ax == 0 ? "column" : "row");
+      for (int k = 2; k <= hops && n >= 4; k++) { /* gap to the nearest periodic image */
+        double gap = INFINITY;
+        for (int i = -1; i <= 1; i++)
+          gap = fmin(gap, fmax(0, fmax(ext[k - 1][0] + i * L - line[1],
+                                       line[0] - ext[k - 1][1] - i * L)));
+        if (gap < d->cutghost && st->code == WF_OK)
+          wf_fail(st, WF_ERR_RUNTIME,
+                  "mapping = fold: atoms of the %s of ranks %d over from rank %d's came within "
+                  "cutoff + skin of its %s's (the crystal has deformed or melted): use "
+                  "mapping = columns, or fewer ranks",
+                  ax == 0 ? "column" : "row", k, d->rank, ax == 0 ? "column" : "row");
+      }
     }
+    free(ext);
   }
   wf_status_agree(d->comm, st);
   return st->code;

@@ -88,9 +88,10 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]);
  * to the neighbour that owns them now. Ghosts are dropped. An atom that
  * moved further than one rank block is an error. (Fold mapping: atoms stay
  * where they are, unwrapped; every rank's region becomes the bounding box of
- * its atoms, learnt by its neighbours; a column or row of ranks two over
- * whose atoms come within cutghost of this rank's column's or row's is an
- * error. Lines and neighbours only: no rank holds every rank's extents.)
+ * its atoms, learnt by its neighbours; a column or row of ranks two or more
+ * over whose atoms come within cutghost of this rank's column's or row's is
+ * an error. The lines' extents travel hop by hop (O(sqrt P) numbers): no
+ * rank holds every rank's.)
  * Collective. */
 int md_domain_migrate(md_domain *d, md_atoms *a, wf_status *st);
 /* Build the ghosts (the six swaps' lists) from the owned atoms. Collective. */
