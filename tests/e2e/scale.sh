@@ -18,7 +18,7 @@ set -uo pipefail
 case_name=$1 ranks=$2 wafer=$3 real=${4:-}
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-driver="$(cd "$(dirname "$0")/../.." && pwd)/slurm/scale.sh"
+driver="$here/../../slurm/scale.sh" # (lib.sh has moved to a work folder: $here is absolute)
 export WAFER=$wafer OMPI_MCA_rmaps_base_oversubscribe=1
 
 # csv_ok DIR PYTHON-CONDITION: over the rows `r` of DIR/scaling.csv.
