@@ -14,7 +14,11 @@
 #     --simulate PLATFORM              a simulated cluster: SimGrid's smpirun runs the
 #                                      simulated build (make build-sim) on PLATFORM, a
 #                                      file or a name in inputs/platforms (e.g.
-#                                      ib_hdr_fat_tree); times are the simulation's
+#                                      ib_hdr_fat_tree); times are the simulation's.
+#                                      Collectives run Open MPI's algorithms (SMPI's
+#                                      ompi selector): SMPI's default ones post every
+#                                      message at once, which at 1,024 ranks takes the
+#                                      simulator tens of minutes
 #     --network-only                   simulated, charge no computing (SMPI's
 #                                      simulate-computation off): the communication alone
 #   e.g. slurm/scale.sh stencil "1 2 4 8" inputs/stencil.ini --set stencil.nx=256
@@ -84,7 +88,8 @@ for n in $ranks; do
   elif [[ "$launcher" == smpirun ]]; then
     echo "scale.sh: $workload on $n simulated ranks ($(basename "$platform"))"
     # shellcheck disable=SC2046
-    smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf $sim_cfg --log=root.thresh:warning \
+    smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf --cfg=smpi/coll-selector:ompi \
+        $sim_cfg --log=root.thresh:warning \
         "$WAFER" "$workload" "$@" $(run_args "$n") --quiet --json "$out/$n.json" > "$out/$n.out" 2>&1 ||
       echo "scale.sh: the simulated run on $n ranks failed: $out/$n.out"
   else

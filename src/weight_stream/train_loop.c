@@ -124,9 +124,12 @@ static void take_measures(trainer *t, const history *h, double train_seconds, me
     /* The run's products and exchanges over the wafer's ranks are its fabric traffic. */
     const ws_grid_counts *c = &t->grid.counts;
     double words = c->reduce_words + c->multicast_words + c->head_words;
-    /* a product reduces and gathers along lines of ranks; an exchange is wafer-wide */
+    /* The grid's collectives, and 3 a step over every rank of the run: the
+     * loop's barrier and slowest time (train_loop) and the loss's sum
+     * (trainer_step). */
     wf_fabric_counters d = {.ops = c->products + c->exchanges,
-                            .line_collectives = 2 * c->products, .collectives = c->exchanges,
+                            .line_collectives = c->line_collectives,
+                            .collectives = c->collectives + 3LL * steps,
                             .seconds = c->seconds, .model_cycles = c->model_cycles,
                             .mpi_bytes = (long long)(4 * words)};
     wf_fabric_main_begin(&run->wafer->fab); /* counted in bulk: all of it the steps' */

@@ -28,9 +28,11 @@ int ws_grid_create(ws_grid *g, MPI_Comm comm, int K, int pe_nx, int pe_ny, wf_st
   MPI_Comm_split(g->wafer, g->cy, g->cx, &g->row);
   MPI_Comm_split(g->wafer, g->cx, g->cy, &g->col);
   MPI_Comm_split(comm, g->rank, g->wafer_id, &g->peers);
-  /* message sizes and places of a gather along a line or over the wafer */
-  size_t most = (size_t)(g->px + g->py > K ? g->px + g->py : K);
-  int fail = !(g->counts_buf = malloc(2 * most * sizeof *g->counts_buf));
+  /* message sizes and places of an exchange along a line (4 a rank of
+   * it) or of a gather over the wafer (2 a rank) */
+  size_t line = (size_t)(g->px > g->py ? g->px : g->py);
+  size_t most = 4 * line > 2 * (size_t)K ? 4 * line : 2 * (size_t)K;
+  int fail = !(g->counts_buf = malloc(most * sizeof *g->counts_buf));
   MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, comm);
   return fail ? wf_fail(st, WF_ERR_RUNTIME, "out of memory for a rank grid") : WF_OK;
 }
@@ -72,29 +74,48 @@ int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, int blocks, wf_status *st)
 void ws_grid_rows(const ws_grid *g, int OC, int *lo, int *n) { wf_block_range(OC, g->py, g->cy, lo, n); }
 void ws_grid_cols(const ws_grid *g, int IC, int *lo, int *n) { wf_block_range(IC, g->px, g->cx, lo, n); }
 
-/* Sum the `parts` (at least 2) blocks of `n` numbers at `all` (gathered
- * from a line of ranks, in their order) into `out`: the same order on every
- * rank. */
-static void sum_parts(float *out, const float *all, int parts, size_t n) {
-  for (size_t i = 0; i < n; i++) out[i] = all[i] + all[n + i];
-  for (int p = 2; p < parts; p++) {
-    const float *a = all + (size_t)p * n;
-    for (size_t i = 0; i < n; i++) out[i] += a[i];
-  }
-}
-
 /* A product's block of partial sums reduced over a line of `parts` ranks
  * (this one at `place`): own_part says where the rank's own `n` numbers
- * go (its place in `all`, where the line's are gathered), reduce_parts
- * gathers them and sums them into `blk`. With one rank in the line the
- * partial sums are the block: no gather, no sum. */
+ * go (its place in `all`, room for the line's), reduce_parts sums them
+ * into `blk` on every rank of the line. With one rank in the line the
+ * partial sums are the block: no message, no sum.
+ *
+ * A reduce-scatter, then an allgather: the block is cut into `parts`
+ * pieces; each rank receives its piece of every other rank's partial sums
+ * (into their places in `all`), adds them in line order (the order, so the
+ * bits, whatever the line's length) and shares its reduced piece. A rank
+ * receives about 2 n numbers whatever the line's length, where gathering
+ * every partial would be (parts - 1) n; every rank holds the same bits,
+ * since each piece is added once. Counted: the numbers received to add
+ * (reduce words) and the reduced pieces received (multicast words). */
 static float *own_part(float *blk, float *all, size_t n, int parts, int place) {
   return parts == 1 ? blk : all + (size_t)place * n;
 }
-static void reduce_parts(float *blk, float *all, size_t n, int parts, MPI_Comm line) {
+static void reduce_parts(ws_grid *g, float *blk, float *all, size_t n, int parts, int place,
+                         MPI_Comm line) {
   if (parts == 1) return;
-  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)n, MPI_FLOAT, line);
-  sum_parts(blk, all, parts, n);
+  int *scount = g->counts_buf, *sdispl = scount + parts, *rcount = sdispl + parts,
+      *rdispl = rcount + parts;
+  int lo, len;
+  wf_block_range((int)n, parts, place, &lo, &len);
+  for (int p = 0; p < parts; p++) {
+    wf_block_range((int)n, parts, p, &sdispl[p], &scount[p]);
+    /* piece `place` of rank p's partial sums, at its place in `all` */
+    rcount[p] = p == place ? 0 : len, rdispl[p] = (int)((size_t)p * n) + lo;
+  }
+  scount[place] = 0; /* this rank's own piece stays where it is */
+  MPI_Alltoallv(all + (size_t)place * n, scount, sdispl, MPI_FLOAT, all, rcount, rdispl, MPI_FLOAT,
+                line);
+  for (int i = lo; i < lo + len; i++) {
+    float sum = all[i] + all[n + i];
+    for (int p = 2; p < parts; p++) sum += all[(size_t)p * n + i];
+    blk[i] = sum;
+  }
+  for (int p = 0; p < parts; p++) rcount[p] = scount[p] + (p == place ? len : 0);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, blk, rcount, sdispl, MPI_FLOAT, line);
+  g->counts.line_collectives += 2;
+  g->counts.reduce_words += (double)(parts - 1) * len;
+  g->counts.multicast_words += (double)n - len;
 }
 
 /* Every rank of `line` (ranked by `place` of `parts`) holds the block of
@@ -102,7 +123,7 @@ static void reduce_parts(float *blk, float *all, size_t n, int parts, MPI_Comm l
  * `width` over `parts` (block: N x n_p, contiguous); afterwards `whole`
  * (N x width) holds them all, added to it when `accumulate`. Returns the
  * numbers received from the others. */
-static double gather_columns(const ws_grid *g, float *whole, const float *block, float *tmp, int N,
+static double gather_columns(ws_grid *g, float *whole, const float *block, float *tmp, int N,
                              int width, int parts, int place, MPI_Comm line, int accumulate) {
   int *counts = g->counts_buf, *displs = g->counts_buf + parts;
   for (int p = 0, at = 0; p < parts; p++) {
@@ -110,8 +131,10 @@ static double gather_columns(const ws_grid *g, float *whole, const float *block,
     wf_block_range(width, parts, p, &lo, &n);
     counts[p] = N * n, displs[p] = at, at += N * n;
   }
-  if (parts > 1) /* one rank: its block is the whole */
+  if (parts > 1) { /* one rank: its block is the whole */
     MPI_Allgatherv(block, counts[place], MPI_FLOAT, tmp, counts, displs, MPI_FLOAT, line);
+    g->counts.line_collectives++;
+  }
   double received = 0;
   for (int p = 0; p < parts; p++) {
     int lo, n;
@@ -150,11 +173,10 @@ void ws_grid_matmul_forward(ws_grid *g, float *out, const float *in, const float
               own_part(blk, all, part, g->px, g->cx), nr);
   /* Partial sums reduced along the grid row, in cx order. */
   double t0 = MPI_Wtime(); /* the messages' time, with the bias's few adds */
-  reduce_parts(blk, all, part, g->px, g->row);
+  reduce_parts(g, blk, all, part, g->px, g->cx, g->row);
   if (bias)
     for (int i = 0; i < N; i++)
       for (int o = 0; o < nr; o++) blk[(size_t)i * nr + o] += bias[r0 + o];
-  g->counts.reduce_words += (double)(g->px - 1) * (double)part;
   /* The reduced blocks multicast along the grid column. */
   if (g->py > 1)
     g->counts.multicast_words += gather_columns(g, out, blk, all, N, OC, g->py, g->cy, g->col, 0);
@@ -179,8 +201,7 @@ void ws_grid_matmul_backward(ws_grid *g, float *din, float *dw, float *dbias, co
               0.0f, own_part(blk, all, part, g->py, g->cy), nc);
   /* Partial sums reduced along the grid column, in cy order. */
   double t0 = MPI_Wtime();
-  reduce_parts(blk, all, part, g->py, g->col);
-  g->counts.reduce_words += (double)(g->py - 1) * (double)part;
+  reduce_parts(g, blk, all, part, g->py, g->cy, g->col);
   /* ... and multicast along the grid row. */
   g->counts.multicast_words += gather_columns(g, din, blk, all, N, IC, g->px, g->cx, g->row, 1);
   count_product(g, t0, false, N, IC, OC);
@@ -202,6 +223,7 @@ void ws_grid_embed_forward(ws_grid *g, float *out, const int *tok, const float *
   double t0 = MPI_Wtime();
   wf_allreduce_inplace(out, (size_t)N * C, MPI_FLOAT, MPI_SUM, g->wafer);
   g->counts.seconds += MPI_Wtime() - t0;
+  g->counts.collectives++;
   g->counts.exchanges++;
   g->counts.multicast_words += (double)N * C - held;
   for (int n = 0; n < N; n++) {
@@ -259,6 +281,7 @@ void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, i
   double t0 = MPI_Wtime();
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts, displs, MPI_FLOAT, g->wafer);
   g->counts.seconds += MPI_Wtime() - t0;
+  g->counts.collectives++;
   g->counts.exchanges++;
   for (int p = 0; p < K; p++) {
     if (p == g->rank) continue;
@@ -268,11 +291,12 @@ void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, i
   }
 }
 
-double ws_grid_sum_blocks(const ws_grid *g, const double *parts, int nblocks) {
+double ws_grid_sum_blocks(ws_grid *g, const double *parts, int nblocks) {
   /* Gathered and added in a fixed order, not MPI_Allreduce: every rank must
    * clip by the same bits. */
   double *all = (double *)g->scratch; /* ws_grid_reserve: room for K x nblocks doubles */
   MPI_Allgather(parts, nblocks, MPI_DOUBLE, all, nblocks, MPI_DOUBLE, g->wafer);
+  g->counts.collectives++;
   double sum = 0;
   for (int b = 0; b < nblocks; b++) {
     double block = all[b];

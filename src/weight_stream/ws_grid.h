@@ -11,8 +11,8 @@
  * shared: ws_grid_share_heads). A product out = in W^T:
  * each rank multiplies its columns of `in` (the input multicast along its
  * grid column) by its tile; the partial sums are reduced along grid rows
- * (summed in cx order on every rank of the row, so every rank holds the same
- * bits); the reduced blocks are multicast along grid columns, so every rank
+ * (a reduce-scatter, each piece summed in cx order by one rank, then an
+ * allgather: every rank holds the same bits); the reduced blocks are multicast along grid columns, so every rank
  * ends with the whole output. The backward pass swaps the two directions.
  * Every word a rank receives is counted.
  *
@@ -33,6 +33,8 @@ typedef struct ws_grid_counts {
   double head_words;      /* attention heads' columns it received from their ranks */
   long long products;     /* distributed matrix products run (a backward pass: one) */
   long long exchanges;    /* embedding lookups and head shares run */
+  long long collectives;      /* MPI collectives over the wafer (all of the above, the sums) */
+  long long line_collectives; /* ... and along a grid row or column */
   double seconds;         /* wall time in the messages of all these */
   double model_cycles;    /* the products on the wafer's PE grid (ws_grid.cost) */
 } ws_grid_counts;
@@ -114,6 +116,6 @@ void ws_grid_share_heads(ws_grid *g, float *x, int N, int sections, int heads, i
  * MemoryX adds a block's places in that order (ws_stream.c), so a resident
  * and a streamed wafer clip by the same bits. Every rank gets the same.
  * Collective over the wafer. */
-double ws_grid_sum_blocks(const ws_grid *g, const double *parts, int nblocks);
+double ws_grid_sum_blocks(ws_grid *g, const double *parts, int nblocks);
 
 #endif

@@ -15,7 +15,8 @@ out. Asserted per unit of work:
 * the workload's structural target (docs/scaling.md): EAM between neighbour
   list builds at most one global reduction a step and one message per swap
   (two ghost refreshes of four swaps: 8); CG its algorithm's reductions an
-  iteration; a collective-free step for the explicit stencils.
+  iteration; a collective-free step for the explicit stencils; training's
+  collectives a step by hand.
 
 The signal poll's nonblocking reductions (at most one per 10 ms of run,
 wf_signal.h) are counted apart: they are time-based, so not part of a
@@ -48,6 +49,11 @@ CASES = {
                    "cfd.steps", (10, 30)),
     "tlrmvm": (["tlrmvm.stream=false"], "tlrmvm.repeat", (3, 9)),
     "halo": ([], "halo.iterations", (50, 150)),
+    # one wafer over all the ranks; the first and last steps' checks and
+    # the start's validation are in both runs
+    "train": (["train.channels=64", "train.heads=4", "train.layers=2", "train.batch=4",
+               "train.warmup=0", "train.eval_every=1000", "train.sgemm=false"],
+              "train.steps", (3, 9)),
 }
 
 # The blocking collectives (over every rank) a unit of work may make, and
@@ -59,6 +65,12 @@ TARGETS = {
     "cfd": {"global": (0.1, 0.125)},
     # the timing barrier of each exchange
     "halo": {"global": (1, 1)},
+    # 2 x 2 ranks, 2 layers: 18 products (4 a layer and the LM head, each
+    # way) of 3 collectives along lines (reduce-scatter, allgather of the
+    # reduced pieces, gather of the blocks), the embedding's sum, 2 head
+    # shares a layer, the gradient norm's sum, and the loop's barrier,
+    # slowest time and loss: 54 + 1 + 4 + 1 + 3
+    "train": {"global": (63, 63), "sends": (0, 0)},
 }
 
 

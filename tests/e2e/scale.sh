@@ -84,7 +84,7 @@ simulated)
     local n=$1
     shift
     timeout 900 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
-      --log=root.thresh:warning "$wafer" "$@"
+      --cfg=smpi/coll-selector:ompi --log=root.thresh:warning "$wafer" "$@"
   }
   for w in $small_workloads; do
     for n in 1 "$ranks"; do
@@ -170,7 +170,7 @@ calibration)
         expect "[ $? -eq 0 ]" "$w on $n measured ranks: $(tail -2 "m$w$n.err")"
         # shellcheck disable=SC2046
         timeout 600 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
-          --log=root.thresh:warning "$wafer" "$w" --quiet $(calib_deck $w $n) --json "s$w$n.$k.json" \
+          --cfg=smpi/coll-selector:ompi --log=root.thresh:warning "$wafer" "$w" --quiet $(calib_deck $w $n) --json "s$w$n.$k.json" \
           > /dev/null 2> "s$w$n.err"
         expect "[ $? -eq 0 ]" "$w on $n simulated ranks: $(tail -2 "s$w$n.err")"
       done

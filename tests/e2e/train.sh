@@ -145,23 +145,26 @@ sys.exit(0 if a.shape == b.shape and dl <= 1e-6 and dp <= 1e-4 else 1)"
          "one wafer of $ranks ranks: $(json g.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
   expect "close g" "one wafer of $ranks ranks differs from one rank"
   # A step's words between the ranks, by hand (batch 8 x 64 = 512 tokens on
-  # one wafer; C = 64, V = 256, 2 layers). Forward, each product's partial
-  # sums go to the other ranks of a grid row (px - 1 of them) and the
-  # reduced blocks to the other ranks of a column; backward the same with
-  # rows and columns swapped. 2 ranks (2 x 1): forward 2 x 512 x (2 x (192
-  # + 64 + 256 + 64) + 256) = 1441792 words of partial sums; backward each
-  # rank takes the other's half of every din: 512 x (2 x (64 + 64 + 64 +
-  # 256) + 64) = 491520, plus the embedding's rows from their holders,
-  # 512 x 64 = 32768: 524288 multicast. Attention's 4 heads of 16 go 2 to
+  # one wafer; C = 64, V = 256, 2 layers). Forward, each product's block of
+  # partial sums is reduced along a grid row (a reduce-scatter: each rank
+  # receives its piece of the others' blocks; then an allgather of the
+  # reduced pieces) and the reduced blocks go to the other ranks of a
+  # column; backward the same with rows and columns swapped. 2 ranks (2 x
+  # 1): forward each rank receives half of the other's partial sums, 512 x
+  # (2 x (192 + 64 + 256 + 64) + 256) / 2 a rank = 720896 words of partial
+  # sums, and as many of reduced halves; backward each rank takes the
+  # other's half of every din: 512 x (2 x (64 + 64 + 64 + 256) + 64) =
+  # 491520, plus the embedding's rows from their holders, 512 x 64 = 32768:
+  # 720896 + 524288 = 1245184 multicast. Attention's 4 heads of 16 go 2 to
   # each rank, which takes the other's: forward their outputs, 512 x 32
   # words a rank, backward their q, k and v gradients, 3 x that: 2 ranks x
   # 2 layers x 4 x 16384 = 262144 head words.
-  [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 1441792 and j['train']['step_multicast_words'] == 524288 and j['train']['step_head_words'] == 262144\"" \
+  [ "$ranks" -eq 2 ] && expect "json g.json \"j['train']['step_reduce_words'] == 720896 and j['train']['step_multicast_words'] == 1245184 and j['train']['step_head_words'] == 262144\"" \
       "words a step on 2 ranks: $(json g.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words"), j["train"].get("step_head_words")) or 1' 2>&1)"
   if [ "$ranks" -eq 2 ]; then
     # The same traffic in the run's fabric counts (every product and
     # exchange, the first step's gradient check's passes too): one more
-    # step adds the step's 1441792 + 524288 + 262144 = 2228224 words over
+    # step adds the step's 720896 + 1245184 + 262144 = 2228224 words over
     # the two ranks, and on each rank 23 operations (9 products forward: 4
     # a layer and the LM head; 9 backward; the embedding lookup; 2 head
     # shares a layer).
@@ -318,7 +321,7 @@ streamed_grid)
          "streamed to wafers of 2: $(json st.json 'print(j.get("error") or j.get("checks")) or 1' 2>&1)"
   # A wafer's products move the resident wafer's words (train_grid_np2's hand
   # count, for batch 8 a wafer; two wafers take 4 sequences each: half).
-  expect "json st.json \"j['train']['step_reduce_words'] == 1441792 / $wafers and j['train']['step_multicast_words'] == 524288 / $wafers and j['train']['step_head_words'] == 262144 / $wafers\"" \
+  expect "json st.json \"j['train']['step_reduce_words'] == 720896 / $wafers and j['train']['step_multicast_words'] == 1245184 / $wafers and j['train']['step_head_words'] == 262144 / $wafers\"" \
          "words a step, streamed: $(json st.json 'print(j["train"].get("step_reduce_words"), j["train"].get("step_multicast_words"), j["train"].get("step_head_words")) or 1' 2>&1)"
   expect "/usr/bin/python3 -c \"
 import h5py, numpy as np, sys

@@ -100,26 +100,33 @@ static void test_products(checks *c, int K, bool tall) {
   CHECK(c, same_everywhere(din, N * IC, g.wafer), "backward: ranks of a wafer differ");
 
   /* Hand counts, summed over a wafer's ranks, of one product each way
-   * (N = 5 tokens, IC = 7, OC = 6). K = 2: a 2 x 1 grid; forward, each
-   * rank receives the other's 5 x 6 partials (60 in all), no multicast;
-   * backward, no reduction, each rank the other's block of din (5 x 3 and
-   * 5 x 4: 35). K = 4: 2 x 2; forward, each rank one 5 x 3 partial (60)
-   * and one 5 x 3 block (60); backward, the partials and blocks of 5 x 4
-   * (columns 0-3) and 5 x 3 (4-6): 2 x 20 + 2 x 15 = 70 each. K = 3: 3 x 1;
-   * forward, each rank the two others' 5 x 6 partials (180); backward, the
-   * two others' blocks of din (columns 3, 2, 2: 20 + 25 + 25 = 70).
-   * Tall, 1 x K: forward no reduction, each rank the others' rows of out
-   * (K = 2: 5 x 3 each, 30; K = 3: 5 x 4 each, 60; K = 4, rows 2, 2, 1, 1:
-   * 20 + 20 + 25 + 25 = 90); backward each rank the others' 5 x 7 partial
-   * din (K - 1 of them: 70, 210, 420), no multicast. */
+   * (N = 5 tokens, IC = 7, OC = 6). A line of p ranks reduces a block of n
+   * partial sums by a reduce-scatter (each rank receives its piece of the p
+   * - 1 others' blocks: (p - 1) n words over the line) and an allgather of
+   * the reduced pieces ((p - 1) n multicast words over the line). K = 2: a
+   * 2 x 1 grid; forward, a 5 x 6 block: 30 reduce, 30 multicast; backward,
+   * no reduction, each rank the other's block of din (5 x 3 and 5 x 4: 35).
+   * K = 4: 2 x 2; forward, two rows reduce 5 x 3 blocks (30 and 30), then
+   * each rank one 5 x 3 block from its column (60); backward, the columns
+   * reduce 5 x 4 (columns 0-3) and 5 x 3 (4-6) blocks: 35 and 35, then
+   * 2 x 20 + 2 x 15 = 70 from the rows. K = 3: 3 x 1; forward, a 5 x 6
+   * block over 3 ranks: 60 and 60; backward the two others' blocks of din
+   * (columns 3, 2, 2: 20 + 25 + 25 = 70). Tall, 1 x K: forward no
+   * reduction, each rank the others' rows of out (K = 2: 5 x 3 each, 30;
+   * K = 3: 5 x 4 each, 60; K = 4, rows 2, 2, 1, 1: 20 + 20 + 25 + 25 =
+   * 90); backward a 5 x 7 block of din over K ranks: (K - 1) 35 each. */
   double red, mc;
   words(&g, &red, &mc);
-  const double want[5][2] = {{0, 0}, {0, 0}, {60 + 0, 0 + 35}, {180, 70}, {60 + 70, 60 + 70}};
-  const double want_tall[5][2] = {{0, 0}, {0, 0}, {70, 30}, {210, 60}, {420, 90}};
+  const double want[5][2] = {
+      {0, 0}, {0, 0}, {30, 30 + 35}, {60, 60 + 70}, {30 + 35, 30 + 60 + 35 + 70}};
+  const double want_tall[5][2] = {{0, 0}, {0, 0}, {35, 30 + 35}, {70, 60 + 70}, {105, 90 + 105}};
   const double *w2 = tall ? want_tall[K] : want[K];
   CHECK(c, red == w2[0] && mc == w2[1], "K = %d%s: %g reduce and %g multicast words, want %g, %g",
         K, tall ? " (1 x K)" : "", red, mc, w2[0], w2[1]);
   CHECK(c, g.counts.products == 2, "products counted");
+  /* a line of two or more ranks: 2 collectives to reduce, 1 to gather */
+  CHECK(c, g.counts.line_collectives == 3 * (g.px > 1) + 3 * (g.py > 1),
+        "%lld collectives along lines on %d x %d ranks", g.counts.line_collectives, g.px, g.py);
 
   /* The embedding: rows of a V x IC table looked up by token, plus a
    * position table; its backward adds the rows back. */

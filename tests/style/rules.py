@@ -98,6 +98,11 @@ KERNELS = {
 DIRECT_MPI = re.compile(r'\bMPI_(I?Allreduce|I?Reduce|I?Bcast|I?Allgatherv?|I?Gatherv?|I?Scatterv?|I?Alltoallv?|Send|Recv|Isend|Irecv|Sendrecv|I?Barrier|Exscan|Scan|Reduce_scatter|Probe|Start|Startall)\s*\(')
 WORKLOAD_DIRS = ("src/halo/", "src/solvers/", "src/cfd/", "src/md_eam/", "src/tlrmvm/",
                  "src/weight_stream/")
+# The training grid's products are a fabric of their own (the wafer's
+# ranks as a 2D grid of weight tiles): every collective in it is counted
+# (ws_grid_counts, added to the run's fabric) and census_train_np4 holds the
+# count against MPI's.
+COUNTED_LAYERS = ("src/weight_stream/ws_grid.c",)
 DIRECT_MPI_DEBT = {
     "src/halo/halo_workload.c": 4,
     "src/solvers/ff_pencil.c": 3,
@@ -142,7 +147,6 @@ DIRECT_MPI_DEBT = {
     "src/weight_stream/ws_checkpoint.c": 4,
     "src/weight_stream/ws_corpus.c": 3,
     "src/weight_stream/ws_gpt.c": 1,
-    "src/weight_stream/ws_grid.c": 6,
     "src/weight_stream/ws_relay.c": 7,
     "src/weight_stream/ws_stream.c": 9,
     "src/weight_stream/ws_stream_memx.c": 6,
@@ -193,7 +197,7 @@ def check_layout(repo):
             for call in sorted(set(OWN_JSON.findall(text))):
                 print(f"{rel}: calls {call} (a report's quantities go through wf_report)")
                 bad += 1
-        if rel.startswith(WORKLOAD_DIRS):
+        if rel.startswith(WORKLOAD_DIRS) and rel not in COUNTED_LAYERS:
             code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)  # calls, not comments
             calls, cap = len(DIRECT_MPI.findall(code)), DIRECT_MPI_DEBT.get(rel, 0)
             if calls > cap:
