@@ -18,7 +18,9 @@
 #                                      Collectives run Open MPI's algorithms (SMPI's
 #                                      ompi selector): SMPI's default ones post every
 #                                      message at once, which at 1,024 ranks takes the
-#                                      simulator tens of minutes
+#                                      simulator tens of minutes); reduce is SMPI's
+#                                      binomial (SimGrid 3.32's Open MPI binary-tree
+#                                      reduce aborts on a communicator of one rank)
 #     --network-only                   simulated, charge no computing (SMPI's
 #                                      simulate-computation off): the communication alone
 #   e.g. slurm/scale.sh stencil "1 2 4 8" inputs/stencil.ini --set stencil.nx=256
@@ -89,6 +91,7 @@ for n in $ranks; do
     echo "scale.sh: $workload on $n simulated ranks ($(basename "$platform"))"
     # shellcheck disable=SC2046
     smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf --cfg=smpi/coll-selector:ompi \
+        --cfg=smpi/reduce:binomial \
         $sim_cfg --log=root.thresh:warning \
         "$WAFER" "$workload" "$@" $(run_args "$n") --quiet --json "$out/$n.json" > "$out/$n.out" 2>&1 ||
       echo "scale.sh: the simulated run on $n ranks failed: $out/$n.out"

@@ -322,7 +322,7 @@ int eam_build_system(const wf_run *run, eam_setup *s, md_domain *dom, md_atoms *
                           "the fold puts this crystal on a %dx%d PE grid (tiles of %dx%d PEs per "
                           "atom column): set [wafer] pe_grid = %dx%d",
                           fold.pe_x, fold.pe_y, fold.fx, fold.fy, fold.pe_x, fold.pe_y);
-    if (md_domain_set_fold(dom, &fold, st) != WF_OK) return st->code;
+    md_domain_set_fold(dom, &fold);
   }
   md_atoms_init(atoms);
   int rc = s->from_data ? md_data_fill(&s->data, s->type_species, dom, atoms, st)

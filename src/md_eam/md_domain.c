@@ -52,11 +52,9 @@ void md_domain_halo_pes(const md_domain *d, int halo[2]) {
   for (int a = 0; a < 2; a++) halo[a] = (int)ceil(d->cutghost / (d->box.len[a] / d->pe_n[a]));
 }
 
-int md_domain_set_fold(md_domain *d, const md_fold *fold, wf_status *st) {
-  (void)st;
+void md_domain_set_fold(md_domain *d, const md_fold *fold) {
   d->fold_mode = true;
   d->fold = *fold;
-  return WF_OK;
 }
 
 bool md_domain_owns_atom(const md_domain *d, int64_t id, const double x[3]) {

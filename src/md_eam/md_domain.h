@@ -70,7 +70,7 @@ int md_domain_create(md_domain *d, wf_fabric *fab, const md_box *box, double cut
 void md_domain_free(md_domain *d);
 
 /* Switch to the fold mapping (before the atoms are placed). */
-int md_domain_set_fold(md_domain *d, const md_fold *fold, wf_status *st);
+void md_domain_set_fold(md_domain *d, const md_fold *fold);
 
 /* PE column (axis 0) or row (axis 1) holding coordinate x. */
 int md_domain_pe_of(const md_domain *d, int axis, double x);

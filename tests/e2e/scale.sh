@@ -16,6 +16,9 @@
 #            within 25% of the measured one, medians of 3 (`make test-sim`)
 set -uo pipefail
 case_name=$1 ranks=$2 wafer=$3 real=${4:-}
+# smpirun's options, as slurm/scale.sh --simulate sets them (why: there)
+SMPI_CFG=(--cfg=smpi/host-speed:1Gf --cfg=smpi/coll-selector:ompi --cfg=smpi/reduce:binomial
+          --log=root.thresh:warning)
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 driver="$here/../../slurm/scale.sh" # (lib.sh has moved to a work folder: $here is absolute)
@@ -83,8 +86,7 @@ simulated)
   sim() {
     local n=$1
     shift
-    timeout 900 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
-      --cfg=smpi/coll-selector:ompi --log=root.thresh:warning "$wafer" "$@"
+    timeout 900 smpirun -np "$n" -platform "$platform" "${SMPI_CFG[@]}" "$wafer" "$@"
   }
   for w in $small_workloads; do
     for n in 1 "$ranks"; do
@@ -169,9 +171,8 @@ calibration)
         mpiexec --bind-to core -n "$n" "$real" "$w" --quiet $(calib_deck $w $n) --json "m$w$n.$k.json" > /dev/null 2> "m$w$n.err"
         expect "[ $? -eq 0 ]" "$w on $n measured ranks: $(tail -2 "m$w$n.err")"
         # shellcheck disable=SC2046
-        timeout 600 smpirun -np "$n" -platform "$platform" --cfg=smpi/host-speed:1Gf \
-          --cfg=smpi/coll-selector:ompi --log=root.thresh:warning "$wafer" "$w" --quiet $(calib_deck $w $n) --json "s$w$n.$k.json" \
-          > /dev/null 2> "s$w$n.err"
+        timeout 600 smpirun -np "$n" -platform "$platform" "${SMPI_CFG[@]}" "$wafer" "$w" --quiet \
+          $(calib_deck $w $n) --json "s$w$n.$k.json" > /dev/null 2> "s$w$n.err"
         expect "[ $? -eq 0 ]" "$w on $n simulated ranks: $(tail -2 "s$w$n.err")"
       done
       m=$(median_seconds m$w$n.*.json 2> /dev/null || echo nan)
