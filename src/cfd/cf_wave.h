@@ -31,8 +31,13 @@ double cf_symbol(double theta);
 /* The largest stable step, h / v times 2 / sqrt(3 cf_symbol(pi)). */
 double cf_dt_max(double h, double v);
 
+struct cf_pencil; /* cf_wave_parts.h */
+
 typedef struct cf_wave {
   const st_mesh *m;
+  /* The pencil update's variant (cf_wave_use_kernel) and its name. */
+  void (*sweep)(int rows, bool ends, const struct cf_pencil *p);
+  const char *kernel;
   wf_halo halo;
   bool edge[4];                     /* this rank holds the mesh's -x, +x, -y, +y face */
   double *damp_x, *damp_y, *damp_z; /* sponge tapers per owned index (NULL: none) */
@@ -48,6 +53,13 @@ typedef struct cf_wave {
  * (input): rank blocks thinner than the halo. */
 int cf_wave_create(cf_wave *w, const st_mesh *m, wf_fabric *fab, int sponge, wf_status *st);
 void cf_wave_free(cf_wave *w);
+
+/* The variant of the update a step runs: "avx512" (8 cells a vector, a
+ * pair of rows at once), "avx2" (4 cells a vector, a row at a time),
+ * "generic" (avx2's code for any CPU), or "auto": the first of these this
+ * CPU runs (what cf_wave_create picks). All give the same bits. Error
+ * (input): a variant this CPU or build cannot run. */
+int cf_wave_use_kernel(cf_wave *w, const char *kernel, wf_status *st);
 
 /* One step: prev <- 2 cur - prev + a lap(cur), a = (v dt / h)^2, then the
  * sponge on both: on prev at once, on cur when the next step reads it as its

@@ -28,6 +28,7 @@ typedef struct cfd_setup {
   cfd_init init;
   wf_prec wafer_prec;
   bool sc22_kernel; /* model_counts = sc22: the model runs SC22's kernel (cf_model.h) */
+  const char *kernel; /* the wave update's variant (cf_wave_use_kernel) */
 } cfd_setup;
 
 /* The initial field on the owned cells: the slowest mode of each axis's

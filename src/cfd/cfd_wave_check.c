@@ -213,6 +213,7 @@ void cfd_wave_report(wf_run *run, const wave *p, const wave_measured *r, const w
   wf_report_num(&rep, "seconds_per_step", r->seconds / r->steps, "%.3g s/step");
   wf_report_scaled(&rep, "cell_updates_per_s", updates, 1e-6, "%.1f Mcell/s");
   wf_report_num(&rep, "GBps", bytes / 1e9, "%.2f GB/s counted");
+  wf_report_str(&rep, "kernel", p->w.kernel, "(the %s kernel)");
   if (r->triad > 0) {
     wf_report_num(&rep, "triad_GBps", r->triad / 1e9, "STREAM triad %.2f GB/s");
     wf_report_scaled(&rep, "fraction_of_triad", bytes / r->triad, 100, "%.0f%% of it");

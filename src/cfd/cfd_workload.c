@@ -58,6 +58,8 @@ static const wf_key cfd_keys[] = {
      NULL},
     {"stream", WF_KEY_BOOL, "true", 0, 0, NULL,
      "measure STREAM triad, to report the fraction of it the stencil reaches", NULL},
+    {"kernel", WF_KEY_CHOICE, "auto", 0, 0, "auto|avx512|avx2|generic",
+     "wave: the update's variant (auto: the best this CPU runs; all give the same bits)", NULL},
     {"wafer_precision", WF_KEY_CHOICE, "fp32", 0, 0, "fp16|fp32",
      "precision of the wavefield in the wafer model (SC22: fp32)", NULL},
     {"kappa", WF_KEY_REAL, "1e-4", 1e-300, 1e300, NULL, "heat: diffusivity, m^2/s", NULL},
@@ -122,7 +124,7 @@ static const wf_section cfd_section = {
     "Rayleigh-Benard convection.",
     cfd_keys, (int)(sizeof cfd_keys / sizeof cfd_keys[0]),
     "restart",
-    "steps stream wafer_precision snapshot_every checkpoint_every petsc model_counts model_only"};
+    "steps stream kernel wafer_precision snapshot_every checkpoint_every petsc model_counts model_only"};
 static const wf_section *const cfd_sections[] = {&cfd_section};
 
 static int read_setup(const wf_deck *d, cfd_setup *s, wf_status *st) {
@@ -159,6 +161,7 @@ static int read_setup(const wf_deck *d, cfd_setup *s, wf_status *st) {
   s->energy_every = (int)wf_deck_int(d, "cfd", "energy_every");
   s->wafer_prec = strcmp(wf_deck_str(d, "cfd", "wafer_precision"), "fp16") == 0 ? WF_FP16 : WF_FP32;
   s->sc22_kernel = strcmp(wf_deck_str(d, "cfd", "model_counts"), "sc22") == 0;
+  s->kernel = wf_deck_str(d, "cfd", "kernel");
   if (heat) return WF_OK; /* its time step: heat_run */
   double limit = cf_dt_max(s->h, s->v);
   if (s->dt > limit)

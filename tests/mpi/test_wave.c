@@ -9,6 +9,7 @@
  * energy reads). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cf_wave.h"
 #include "cf_wave_probe.h"
@@ -101,7 +102,21 @@ static long differing(const st_mesh *m, const double *field, const ref *r, doubl
   return bad;
 }
 
-static void test_steps(checks *ck, int nx, int ny, int nz, int sponge) {
+/* This rank's owned cells of `field`, packed (bits compared between
+ * kernels). */
+static double *owned(const st_mesh *m, const double *field) {
+  double *o = malloc((size_t)m->lnx * m->lny * m->nz * sizeof *o), *at = o;
+  for (int j = 0; j < m->lny; j++)
+    for (int i = 0; i < m->lnx; i++)
+      for (int k = 0; k < m->nz; k++) *at++ = field[st_idx(m, i, j, k)];
+  return o;
+}
+
+/* Three steps of `kernel` (cf_wave_use_kernel) against the reference; the
+ * first kernel's u^n is kept in *first, and every later one must give its
+ * bits (a kernel this CPU cannot run is skipped). */
+static void test_steps(checks *ck, const char *kernel, double **first, int nx, int ny, int nz,
+                       int sponge) {
   enum { STEPS = 3 };
   const double a = 0.2; /* (v dt / h)^2, inside the stable range */
   wf_wafer w;
@@ -116,6 +131,10 @@ static void test_steps(checks *ck, int nx, int ny, int nz, int sponge) {
     rc = cf_wave_create(&wave, &m, &w.fab, sponge, &st);
   }
   CHECK(ck, rc == WF_OK, "wave on %dx%dx%d: %s", nx, ny, nz, st.msg);
+  if (rc == WF_OK && cf_wave_use_kernel(&wave, kernel, &st) != WF_OK) {
+    cf_wave_free(&wave);
+    rc = WF_ERR_INPUT; /* not on this CPU: skipped */
+  }
   if (rc != WF_OK) {
     wf_wafer_free(&w), wf_deck_free(&deck);
     return;
@@ -143,7 +162,17 @@ static void test_steps(checks *ck, int nx, int ny, int nz, int sponge) {
   }
   cf_wave_settle(&wave, prev); /* the sponge u^{n-1} still owes */
   long bad_u = differing(&m, cur, &r, r.u), bad_prev = differing(&m, prev, &r, r.prev);
-  CHECK(ck, bad_u == 0, "%dx%dx%d sponge %d: u^n differs at %ld cells", nx, ny, nz, sponge, bad_u);
+  CHECK(ck, bad_u == 0, "%s, %dx%dx%d sponge %d: u^n differs at %ld cells", kernel, nx, ny, nz,
+        sponge, bad_u);
+  double *bits = owned(&m, cur);
+  size_t n_owned = (size_t)m.lnx * m.lny * m.nz;
+  if (*first) {
+    CHECK(ck, memcmp(bits, *first, n_owned * sizeof *bits) == 0,
+          "%s, %dx%dx%d sponge %d: not the first kernel's bits", kernel, nx, ny, nz, sponge);
+    free(bits);
+  } else {
+    *first = bits;
+  }
   CHECK(ck, bad_prev == 0, "%dx%dx%d sponge %d: u^{n-1} differs at %ld cells", nx, ny, nz, sponge,
         bad_prev);
 
@@ -188,11 +217,27 @@ static void test_reference_coefficients(checks *ck) {
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
   test_reference_coefficients(&ck);
-  test_steps(&ck, 48, 21, 21, 0); /* nz: 2 vectors and 5 cells; odd rows */
-  test_steps(&ck, 48, 21, 21, 4); /* a sponge: strips with no x taper in tapered rows */
-  test_steps(&ck, 23, 17, 16, 5); /* nz whole vectors, the sponge deeper than a rank */
-  test_steps(&ck, 9, 9, 4, 0);    /* the smallest: nz = the stencil's reach */
-  test_steps(&ck, 13, 14, 9, 2);  /* ranks under 8 cells across: the ring reads past both faces */
-  test_steps(&ck, 9, 21, 3300, 3); /* columns so long that a band is 8 rows (cf_wave.c) */
+  const struct {
+    int n[3], sponge;
+  } meshes[] = {
+      {{48, 21, 21}, 0}, /* nz: 2 vectors and 5 cells; odd rows */
+      {{48, 21, 21}, 4}, /* a sponge: strips with no x taper in tapered rows */
+      {{23, 17, 16}, 5}, /* nz whole vectors, the sponge deeper than a rank */
+      {{9, 9, 4}, 0},    /* the smallest: nz = the stencil's reach */
+      {{13, 14, 9}, 2},  /* ranks under 8 cells across: the ring reads past both faces */
+      {{9, 21, 3300}, 3} /* columns so long that a band is 8 rows (cf_wave.c) */
+  };
+  /* every kernel this CPU runs, each against the reference and the first's bits */
+  const char *kernels[] = {"generic", "avx2", "avx512"};
+  for (size_t c = 0; c < sizeof meshes / sizeof *meshes; c++) {
+    double *first = NULL;
+    for (int k = 0; k < 3; k++)
+      test_steps(&ck, kernels[k], &first, meshes[c].n[0], meshes[c].n[1], meshes[c].n[2],
+                 meshes[c].sponge);
+    free(first);
+  }
+  cf_wave unknown = {0};
+  wf_status st;
+  CHECK(&ck, cf_wave_use_kernel(&unknown, "sse9", &st) == WF_ERR_INPUT, "an unknown kernel");
   return checks_finish(&ck, "test_wave");
 }
