@@ -43,8 +43,8 @@ deck() {
     tlrmvm) echo "tlrmvm --set tlrmvm.src_nx=128 --set tlrmvm.src_ny=128 --set tlrmvm.rec_nx=128
       --set tlrmvm.rec_ny=128 --set tlrmvm.mdd_iterations=0 --set tlrmvm.dense=none
       --set tlrmvm.repeat=10 --set tlrmvm.stream=false" ;;
-    train) echo "train --set train.channels=512 --set train.heads=8 --set train.layers=2
-      --set train.batch=8 --set train.steps=4 --set train.warmup=0 --set train.eval_every=1000
+    train) echo "train --set train.channels=128 --set train.heads=8 --set train.layers=2
+      --set train.batch=2 --set train.steps=4 --set train.warmup=0 --set train.eval_every=1000
       --set train.sgemm=false" ;;
     *) echo "sim_studies.sh: no study of '$1' (one of: $all)" >&2; return 2 ;;
   esac
