@@ -24,7 +24,8 @@ build: setup
 
 # A build for SimGrid's SMPI (docs/scaling.md): the same sources, simulated
 # ranks. Run it under smpirun on a platform of inputs/platforms/, e.g.
-#   smpirun -np 1024 -platform inputs/platforms/ib_hdr_fat_tree.xml build-sim/wafer halo
+#   smpirun -np 1024 -platform inputs/platforms/ib_hdr_fat_tree.xml --cfg=smpi/host-speed:1Gf \
+#     --cfg=smpi/coll-selector:ompi --cfg=smpi/reduce:binomial build-sim/wafer halo
 build-sim: setup
 	@CC=smpicc $(MAKE) --no-print-directory build BUILD=build-sim \
 	  CMAKE_FLAGS="$(CMAKE_FLAGS) -DWAFER_SIMULATE=ON -DBUILD_TESTING=OFF"

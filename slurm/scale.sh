@@ -18,7 +18,7 @@
 #                                      Collectives run Open MPI's algorithms (SMPI's
 #                                      ompi selector): SMPI's default ones post every
 #                                      message at once, which at 1,024 ranks takes the
-#                                      simulator tens of minutes); reduce is SMPI's
+#                                      simulator tens of minutes; reduce is SMPI's
 #                                      binomial (SimGrid 3.32's Open MPI binary-tree
 #                                      reduce aborts on a communicator of one rank)
 #     --network-only                   simulated, charge no computing (SMPI's
@@ -44,7 +44,7 @@ while [[ $# -gt 0 && "$1" == --* ]]; do
   esac
 done
 if [[ $# -lt 2 ]]; then
-  sed -n '2,20p' "$0" >&2
+  sed -n '2,/^[^#]/p' "$0" | sed '$d' >&2
   exit 2
 fi
 workload=$1 ranks=$2

@@ -6,15 +6,16 @@
  * 256^3 step reads them (10 rows of 24 columns, about 0.5 MB), in the
  * second-level cache. Its rate against a whole step's says how much of a
  * step is the loop's own work and how much is waiting on the last-level
- * cache and memory. The loop is cf_wave.c's own (static there, hence the
- * #include); the pencils at a column's ends are left out. Prints the best
+ * cache and memory. The loop is the avx512 variant, cf_wave_sweep8.c (its
+ * helpers are static there, hence the #include); the pencils at a column's ends are left out. Prints the best
  * of REPS timings: Mcell/s, and cycles a vector of 8 cells at the clock a
  * chain of dependent adds runs at (x86-64; elsewhere, none).
  *   bench/cfd/limits.sh builds and runs it. */
+#include <math.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "../../src/cfd/cf_wave.c"
+#include "../../src/cfd/cf_wave_sweep8.c"
 
 static double seconds(void) {
   struct timespec t;
@@ -56,7 +57,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) u[i] = 1e-3 * (double)(i % 97), o[i] = 1e-3 * (double)(i % 89);
   /* row CF_RADIUS, column CF_RADIUS: all 10 rows and 24 columns inside */
   const size_t first = ((size_t)CF_RADIUS * ld + CF_RADIUS) * zs;
-  pencil p = {.sx = zs,
+  cf_pencil p = {.sx = zs,
               .sy = (ptrdiff_t)ld * zs,
               .b = {1.9, 0.1, -0.01, 1e-3, -1e-4},
               .columns = COLUMNS,
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
       for (int k = CF_LANES; k + 2 * CF_LANES <= nz; k += CF_LANES) {
         p.u = u + first + k, p.out = o + first + k;
         p.next = k + 3 * CF_LANES <= nz ? CF_LANES : 0; /* prefetch as the step does */
-        pencil_step(2, false, &p);
+        cf_sweep_avx512(2, false, &p);
         __asm__ volatile("" ::: "memory"); /* each sweep reads what the last wrote */
       }
     t = seconds() - t;

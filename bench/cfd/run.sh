@@ -73,13 +73,13 @@ for r in 1 2; do
     echo "convection, $r rank(s), $solver: $(m "${step[@]}") s/step; a solve $(m "${ours[@]}") s, PETSc Jacobi $(m "${jac[@]}") s, GAMG $(m "${gamg[@]}") s"
   done
 done
-$py - "$out/rows.txt" "$REPEATS" "$STEPS" "$N" "$out/rb.txt" "$RB_N" "$RB_STEPS" <<'PY'
-import sys, datetime, platform, subprocess
+MACHINE=$(machine) $py - "$out/rows.txt" "$REPEATS" "$STEPS" "$N" "$out/rb.txt" "$RB_N" "$RB_STEPS" <<'PY'
+import sys, datetime, os, platform
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 reps, steps, n = sys.argv[2], sys.argv[3], sys.argv[4]
-cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA
 lines = [f"# bench/cfd: results", "",
-         f"`bench/cfd/run.sh` on {datetime.date.today()}, {cpu}, {platform.node()} (2 cores).",
+         f"`bench/cfd/run.sh` on {datetime.date.today()}, {cpu}, {platform.node()}.",
          f"The SC22 wave stencil (25 points, leapfrog, double) on {n}^3 cells, {steps} steps a run,",
          f"medians of {reps} runs; STREAM triad measured by each run on arrays of its size.", "",
          "| ranks | cells | s / step | Mcell/s | GB/s counted | STREAM triad GB/s | of triad |",

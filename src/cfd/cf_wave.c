@@ -97,6 +97,10 @@ static bool cpu_runs(const char *kernel) {
   return strcmp(kernel, "generic") == 0;
 }
 
+bool cf_wave_kernel_runs(const char *kernel) {
+  return strcmp(kernel, "auto") == 0 || cpu_runs(kernel);
+}
+
 int cf_wave_use_kernel(cf_wave *w, const char *kernel, wf_status *st) {
   static const struct {
     const char *name;

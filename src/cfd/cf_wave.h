@@ -60,6 +60,8 @@ void cf_wave_free(cf_wave *w);
  * CPU runs (what cf_wave_create picks). All give the same bits. Error
  * (input): a variant this CPU or build cannot run. */
 int cf_wave_use_kernel(cf_wave *w, const char *kernel, wf_status *st);
+/* Whether cf_wave_use_kernel would take `kernel` on this rank's CPU. */
+bool cf_wave_kernel_runs(const char *kernel);
 
 /* One step: prev <- 2 cur - prev + a lap(cur), a = (v dt / h)^2, then the
  * sponge on both: on prev at once, on cur when the next step reads it as its

@@ -61,8 +61,8 @@ cf_sweep_fn cf_sweep_avx512, cf_sweep_avx2, cf_sweep_generic;
 /* Each variant's update of a vector of cells is g (b0 u - gp o + sum_d b_d
  * s_d) (gp = g for TAPER_BOTH, else 1; no g for TAPER_NONE; s[d - 1] the
  * sum (x + y) + z of the 6 neighbours d cells away, each axis's pair added
- * first), as unfused multiplies and adds: the same bits from every variant.
- * A build for AVX-512 throughout (WAFER_ARCH=native there) fuses them in
- * the avx512 variant. */
+ * first), as unfused multiplies and adds (-ffp-contract=off for these
+ * files: Clang fuses by default), a reflected cell as 0 - x: the same bits
+ * from every variant in every build. */
 
 #endif

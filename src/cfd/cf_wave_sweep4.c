@@ -33,14 +33,15 @@ CF_INLINE v4 splat4(double x) { return (v4){x, x, x, x}; }
 /* Cells k - 4 .. k + 11 of the column whose cell k is at c, reflected (odd)
  * past either end as the mesh's free faces are: where the pencil reaches
  * past an end, its z neighbours come from here. Cells past nz + 4 are read
- * by no cell the pencil updates: zero. */
+ * by no cell the pencil updates: zero. Negated as 0 - x, as avx512's masked
+ * subtraction does (+0 for +0, where -x would give -0). */
 CF_INLINE void z_line(double zl[2 * CF_LANES], const double *c, int k, int nz) {
   for (int l = 0; l < 2 * CF_LANES; l++) {
     int g = k - CF_RADIUS + l;
-    zl[l] = g < 0             ? -c[-1 - g - k]
-            : g < nz          ? c[g - k]
-            : g < nz + CF_RADIUS ? -c[2 * nz - 1 - g - k]
-                              : 0;
+    zl[l] = g < 0                ? 0 - c[-1 - g - k]
+            : g < nz             ? c[g - k]
+            : g < nz + CF_RADIUS ? 0 - c[2 * nz - 1 - g - k]
+                                 : 0;
   }
 }
 

@@ -55,14 +55,9 @@ CF_INLINE void vstore(double *p, cf_vec v) { memcpy(p, &v, sizeof v); }
 
 CF_INLINE cf_vec splat(double x) { return (cf_vec){x, x, x, x, x, x, x, x}; }
 
-/* a b + c, fused where the machine has it. */
-CF_INLINE cf_vec vfma(cf_vec a, cf_vec b, cf_vec c) {
-#ifdef __AVX512F__
-  return (cf_vec)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
-#else
-  return a * b + c;
-#endif
-}
+/* a b + c, not fused: every variant and every build rounds alike
+ * (cf_wave_parts.h). */
+CF_INLINE cf_vec vfma(cf_vec a, cf_vec b, cf_vec c) { return a * b + c; }
 
 /* One update with its taper g: g (2 u - gp o + a lap), gp = g for
  * TAPER_BOTH, else 1 (and no g at all for TAPER_NONE), with a folded into
@@ -77,7 +72,6 @@ CF_INLINE cf_vec leap(int mode, cf_vec u, cf_vec o, const cf_vec s[CF_RADIUS],
 }
 
 /* The lanes of a:b that src names, negated where neg's bits are set. */
-/* The lanes of a:b that src names, negated where neg's bits are set. */
 CF_INLINE cf_vec zpick(cf_vec a, cf_vec b, cf_lanes src, unsigned neg) {
 #if CF_X86_512
   __m512d v = _mm512_permutex2var_pd((__m512d)a, (__m512i)src, (__m512d)b);
@@ -85,7 +79,7 @@ CF_INLINE cf_vec zpick(cf_vec a, cf_vec b, cf_lanes src, unsigned neg) {
 #else
   double ab[2 * CF_LANES], r[CF_LANES];
   vstore(ab, a), vstore(ab + CF_LANES, b);
-  for (int l = 0; l < CF_LANES; l++) r[l] = neg >> l & 1 ? -ab[src[l]] : ab[src[l]];
+  for (int l = 0; l < CF_LANES; l++) r[l] = neg >> l & 1 ? 0 - ab[src[l]] : ab[src[l]];
   return vload(r);
 #endif
 }

@@ -408,6 +408,14 @@ static int cfd_run(wf_run *run, wf_status *st) {
   cfd_setup s;
   if (read_setup(d, &s, st) != WF_OK) return st->code;
   if (strcmp(wf_deck_str(d, "cfd", "problem"), "heat") == 0) return heat_run(run, &s, st);
+  /* the wave's kernel, on every rank's CPU (a mixed allocation may lack
+   * it on some), before any work */
+  if (!cf_wave_kernel_runs(s.kernel))
+    wf_deck_fail(d, "cfd", "kernel", st,
+                 "this CPU (or build) does not run the %s kernel (auto picks the best that does)",
+                 s.kernel);
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return st->code;
   return cfd_wave_run(run, &s, st);
 }
 

@@ -55,7 +55,9 @@ int ws_grid_reserve(ws_grid *g, size_t N, size_t dim, int blocks, wf_status *st)
   size_t need = N * ((rows > cols ? rows : cols) + (line > dim ? line : dim));
   size_t sums = 2 * (size_t)g->ranks * (size_t)blocks; /* ws_grid_sum_blocks's doubles */
   if (need < sums) need = sums;
-  int bad = N * dim > (size_t)INT_MAX;
+  /* every number a product's exchange places (the line's partial sums: N
+   * x line) must have an int displacement */
+  int bad = N * (line > dim ? line : dim) > (size_t)INT_MAX;
   if (!bad && need > g->scratch_n) {
     float *s = realloc(g->scratch, need * sizeof *s);
     if (s)
@@ -106,10 +108,11 @@ static void reduce_parts(ws_grid *g, float *blk, float *all, size_t n, int parts
   scount[place] = 0; /* this rank's own piece stays where it is */
   MPI_Alltoallv(all + (size_t)place * n, scount, sdispl, MPI_FLOAT, all, rcount, rdispl, MPI_FLOAT,
                 line);
-  for (int i = lo; i < lo + len; i++) {
-    float sum = all[i] + all[n + i];
-    for (int p = 2; p < parts; p++) sum += all[(size_t)p * n + i];
-    blk[i] = sum;
+  /* in line order, a part at a time (the same bits as a sum per number) */
+  for (int i = lo; i < lo + len; i++) blk[i] = all[i] + all[n + i];
+  for (int p = 2; p < parts; p++) {
+    const float *a = all + (size_t)p * n;
+    for (int i = lo; i < lo + len; i++) blk[i] += a[i];
   }
   for (int p = 0; p < parts; p++) rcount[p] = scount[p] + (p == place ? len : 0);
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, blk, rcount, sdispl, MPI_FLOAT, line);

@@ -151,8 +151,8 @@ sys.exit(0 if a.shape == b.shape and dl <= 1e-6 and dp <= 1e-4 else 1)"
   # reduced pieces) and the reduced blocks go to the other ranks of a
   # column; backward the same with rows and columns swapped. 2 ranks (2 x
   # 1): forward each rank receives half of the other's partial sums, 512 x
-  # (2 x (192 + 64 + 256 + 64) + 256) / 2 a rank = 720896 words of partial
-  # sums, and as many of reduced halves; backward each rank takes the
+  # (2 x (192 + 64 + 256 + 64) + 256) / 2 = 360448 words a rank, 720896 over
+  # the two ranks, and as many of reduced halves; backward each rank takes the
   # other's half of every din: 512 x (2 x (64 + 64 + 64 + 256) + 64) =
   # 491520, plus the embedding's rows from their holders, 512 x 64 = 32768:
   # 720896 + 524288 = 1245184 multicast. Attention's 4 heads of 16 go 2 to

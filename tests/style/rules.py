@@ -97,11 +97,6 @@ KERNELS = {
 DIRECT_MPI = re.compile(r'\bMPI_(I?Allreduce|I?Reduce|I?Bcast|I?Allgatherv?|I?Gatherv?|I?Scatterv?|I?Alltoallv?|Send|Recv|Isend|Irecv|Sendrecv|I?Barrier|Exscan|Scan|Reduce_scatter|Probe|Start|Startall)\s*\(')
 WORKLOAD_DIRS = ("src/halo/", "src/solvers/", "src/cfd/", "src/md_eam/", "src/tlrmvm/",
                  "src/weight_stream/")
-# The training grid's products are a fabric of their own (the wafer's
-# ranks as a 2D grid of weight tiles): every collective in it is counted
-# (ws_grid_counts, added to the run's fabric) and census_train_np4 holds the
-# count against MPI's.
-COUNTED_LAYERS = ("src/weight_stream/ws_grid.c",)
 DIRECT_MPI_DEBT = {
     "src/halo/halo_workload.c": 4,
     "src/solvers/ff_pencil.c": 3,
@@ -125,7 +120,7 @@ DIRECT_MPI_DEBT = {
     "src/md_eam/eam_setup.c": 2,
     "src/md_eam/eam_workload.c": 3,
     "src/md_eam/md_checkpoint.c": 2,
-    "src/md_eam/md_domain.c": 2,
+    "src/md_eam/md_domain.c": 1,
     "src/md_eam/md_sim.c": 2,
     "src/md_eam/md_system.c": 4,
     "src/tlrmvm/tl_compress.c": 3,
@@ -146,6 +141,10 @@ DIRECT_MPI_DEBT = {
     "src/weight_stream/ws_checkpoint.c": 4,
     "src/weight_stream/ws_corpus.c": 3,
     "src/weight_stream/ws_gpt.c": 1,
+    # the training grid's products, a fabric of their own: every collective
+    # counted (ws_grid_counts), census_train_np4 holds the count to MPI's;
+    # +1: the reduce-scatter (issue 51)
+    "src/weight_stream/ws_grid.c": 7,
     "src/weight_stream/ws_relay.c": 7,
     "src/weight_stream/ws_stream.c": 9,
     "src/weight_stream/ws_stream_memx.c": 6,
@@ -196,7 +195,7 @@ def check_layout(repo):
             for call in sorted(set(OWN_JSON.findall(text))):
                 print(f"{rel}: calls {call} (a report's quantities go through wf_report)")
                 bad += 1
-        if rel.startswith(WORKLOAD_DIRS) and rel not in COUNTED_LAYERS:
+        if rel.startswith(WORKLOAD_DIRS):
             code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)  # calls, not comments
             calls, cap = len(DIRECT_MPI.findall(code)), DIRECT_MPI_DEBT.get(rel, 0)
             if calls > cap:
