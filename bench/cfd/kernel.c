@@ -7,9 +7,10 @@
  * second-level cache. Its rate against a whole step's says how much of a
  * step is the loop's own work and how much is waiting on the last-level
  * cache and memory. The loop is the avx512 variant, cf_wave_sweep8.c (its
- * helpers are static there, hence the #include); the pencils at a column's ends are left out. Prints the best
- * of REPS timings: Mcell/s, and cycles a vector of 8 cells at the clock a
- * chain of dependent adds runs at (x86-64; elsewhere, none).
+ * helpers are static there, hence the #include); the pencils at a column's
+ * ends are left out. Prints the best of REPS timings: Mcell/s, and cycles a
+ * vector of 8 cells at the clock a chain of dependent adds runs at (x86-64;
+ * elsewhere, none).
  *   bench/cfd/limits.sh builds and runs it. */
 #include <math.h>
 #include <stdio.h>

@@ -105,7 +105,8 @@ int cf_wave_use_kernel(cf_wave *w, const char *kernel, wf_status *st) {
   static const struct {
     const char *name;
     cf_sweep_fn *fn;
-  } variants[] = {{"avx512", cf_sweep_avx512}, {"avx2", cf_sweep_avx2}, {"generic", cf_sweep_generic}};
+  } variants[] = {
+      {"avx512", cf_sweep_avx512}, {"avx2", cf_sweep_avx2}, {"generic", cf_sweep_generic}};
   bool any = strcmp(kernel, "auto") == 0;
   for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
     if (!any && strcmp(kernel, variants[v].name) != 0) continue;

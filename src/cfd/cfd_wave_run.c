@@ -60,11 +60,8 @@ static int wave_create(wave *p, wf_run *run, const cfd_setup *s, double *probe,
     return st->code;
   st_mesh_pad_columns(&p->m, CF_RADIUS);
   if (cf_wave_create(&p->w, &p->m, &run->wafer->fab, s->sponge, st) != WF_OK) return st->code;
-  if (cf_wave_use_kernel(&p->w, s->kernel, st) != WF_OK) {
-    char why[sizeof st->msg];
-    snprintf(why, sizeof why, "%s", st->msg);
-    return wf_deck_fail(run->deck, "cfd", "kernel", st, "%s", why);
-  }
+  /* runs here: cfd_run checked it on every rank, before any work */
+  if (cf_wave_use_kernel(&p->w, s->kernel, st) != WF_OK) return st->code;
   const st_mesh *m = &p->m;
   p->a = pow(s->v * s->dt / s->h, 2);
   p->cur = st_field_alloc(m);

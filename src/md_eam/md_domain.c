@@ -261,7 +261,7 @@ static int fold_regions(md_domain *d, const md_atoms *a, wf_status *st) {
       if (ax == 1) lines_over(d, ax, side, own, 1, &partner);
       else memcpy(partner, ext[0], sizeof partner);
       memcpy(d->partner[2 * ax + !side], partner, sizeof partner);
-      for (int k = 2; k <= hops && n >= 4; k++) { /* gap to the nearest periodic image */
+      for (int k = 2; k <= hops; k++) { /* gap to the nearest periodic image */
         double gap = INFINITY;
         for (int i = -1; i <= 1; i++)
           gap = fmin(gap, fmax(0, fmax(ext[k - 1][0] + i * L - line[1],

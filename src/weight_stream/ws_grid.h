@@ -12,8 +12,8 @@
  * each rank multiplies its columns of `in` (the input multicast along its
  * grid column) by its tile; the partial sums are reduced along grid rows
  * (a reduce-scatter, each piece summed in cx order by one rank, then an
- * allgather: every rank holds the same bits); the reduced blocks are multicast along grid columns, so every rank
- * ends with the whole output. The backward pass swaps the two directions.
+ * allgather: every rank holds the same bits); the reduced blocks are
+ * multicast along grid columns, so every rank ends with the whole output. The backward pass swaps the two directions.
  * Every word a rank receives is counted.
  *
  * The ranks at one grid position in every wafer are its `peers`: they
