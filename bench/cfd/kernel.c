@@ -6,17 +6,19 @@
  * 256^3 step reads them (10 rows of 24 columns, about 0.5 MB), in the
  * second-level cache. Its rate against a whole step's says how much of a
  * step is the loop's own work and how much is waiting on the last-level
- * cache and memory. The loop is the avx512 variant, cf_wave_sweep8.c (its
- * helpers are static there, hence the #include); the pencils at a column's
- * ends are left out. Prints the best of REPS timings: Mcell/s, and cycles a
- * vector of 8 cells at the clock a chain of dependent adds runs at (x86-64;
+ * cache and memory. The loop is the variant named (cf_wave_parts.h:
+ * avx512, avx2 or generic; avx512 if none); the pencils at a column's ends
+ * are left out. Prints the best of REPS timings: Mcell/s, and cycles a
+ * pencil of 8 cells at the clock a chain of dependent adds runs at (x86-64;
  * elsewhere, none).
- *   bench/cfd/limits.sh builds and runs it. */
+ *   bench/cfd/kernel NZ [VARIANT]      (bench/cfd/limits.sh builds and runs it) */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#include "../../src/cfd/cf_wave_sweep8.c"
+#include "cf_wave_parts.h"
 
 static double seconds(void) {
   struct timespec t;
@@ -46,6 +48,15 @@ static double clock_hz(void) {
 int main(int argc, char **argv) {
   enum { COLUMNS = 16, ROWS = 2 * CF_RADIUS + 2, VECTORS = 8000000, REPS = 15 };
   const int nz = argc > 1 ? atoi(argv[1]) : 256, line = 8; /* doubles a 64-byte line */
+  const char *variant = argc > 2 ? argv[2] : "avx512";
+  cf_sweep_fn *sweep = strcmp(variant, "avx512") == 0 ? cf_sweep_avx512
+                       : strcmp(variant, "avx2") == 0 ? cf_sweep_avx2
+                       : strcmp(variant, "generic") == 0 ? cf_sweep_generic
+                                                         : NULL;
+  if (!sweep) {
+    fprintf(stderr, "kernel: no variant '%s' (avx512, avx2, generic)\n", variant);
+    return 2;
+  }
   if (nz < 3 * CF_LANES || nz % CF_LANES) {
     fprintf(stderr, "kernel: NZ must be a multiple of %d, at least %d\n", CF_LANES, 3 * CF_LANES);
     return 2;
@@ -72,15 +83,15 @@ int main(int argc, char **argv) {
       for (int k = CF_LANES; k + 2 * CF_LANES <= nz; k += CF_LANES) {
         p.u = u + first + k, p.out = o + first + k;
         p.next = k + 3 * CF_LANES <= nz ? CF_LANES : 0; /* prefetch as the step does */
-        cf_sweep_avx512(2, false, &p);
+        sweep(2, false, &p);
         __asm__ volatile("" ::: "memory"); /* each sweep reads what the last wrote */
       }
     t = seconds() - t;
     if (t < best) best = t;
   }
   double vectors = (double)sweeps * pencils * COLUMNS * 2, hz = clock_hz();
-  printf("%.0f Mcell/s", vectors * CF_LANES / best / 1e6);
-  if (hz > 0) printf(" %.1f cycles/vector %.2f GHz", best * hz / vectors, hz / 1e9);
+  printf("%s: %.0f Mcell/s", variant, vectors * CF_LANES / best / 1e6);
+  if (hz > 0) printf(" %.1f cycles/pencil %.2f GHz", best * hz / vectors, hz / 1e9);
   printf(" (checksum %.6g)\n", o[first + 2 * CF_LANES]);
   free(u), free(o);
   return 0;

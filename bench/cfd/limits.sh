@@ -35,7 +35,8 @@ command -v taskset > /dev/null || { echo "limits.sh needs taskset (util-linux)" 
 read -ra hdf5 <<< "$(pkg-config --libs hdf5-openmpi)"
 mpicc -O3 -DNDEBUG -march=native -std=c17 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
     -Wno-psabi -fschedule-insns -fsched-pressure -no-pie -Isrc/cfd -Isrc/common \
-    -Isrc/mesh_decomp -Isrc/solvers -o "$out/kernel" bench/cfd/kernel.c \
+    -Isrc/mesh_decomp -Isrc/solvers -ffp-contract=off -o "$out/kernel" bench/cfd/kernel.c \
+    src/cfd/cf_wave_sweep8.c src/cfd/cf_wave_sweep4.c \
     build/src/solvers/libwafer_solvers.a build/src/mesh_decomp/libwafer_mesh.a \
     build/src/common/libwafer_common.a "${hdf5[@]}" -lm
 taskset -c 0 "$out/kernel" 24 > "$out/kernel24.txt"

@@ -52,8 +52,9 @@ typedef struct cf_pencil {
  * past an end of the column (z_ends filled its picks).
  * - avx512: 8 cells a 512-bit vector, a pair of rows at once, each row's 9
  *   x neighbours in registers, the z neighbours by lane shifts (valignq);
- * - avx2: 4 cells a 256-bit vector, one row at a time, every neighbour
- *   loaded (from the first-level cache: 16 registers hold no windows);
+ * - avx2: 4 cells a 256-bit vector, a row and half a pencil at a time,
+ *   its 9 x neighbours in registers, the z neighbours by lane shifts of 3
+ *   loads, the y neighbours loaded (13 of the 16 registers);
  * - generic: avx2's code for any CPU (the compiler's vectors). */
 typedef void cf_sweep_fn(int rows, bool ends, const cf_pencil *p);
 cf_sweep_fn cf_sweep_avx512, cf_sweep_avx2, cf_sweep_generic;
