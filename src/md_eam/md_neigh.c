@@ -15,9 +15,11 @@ void md_neigh_init(md_neigh *nl, double cutforce, double skin, double overlap) {
   nl->overlap = overlap;
 }
 
+static void bins_free(md_bins *b) { free(b->start), free(b->atoms), free(b->x); }
+
 void md_neigh_free(md_neigh *nl) {
-  free(nl->bin_start), free(nl->bin_atoms), free(nl->atom_bin), free(nl->x_binned);
-  free(nl->stencil);
+  bins_free(&nl->owned), bins_free(&nl->ghosts);
+  free(nl->atom_bin), free(nl->stencil);
   free(nl->first), free(nl->half_end), free(nl->list), free(nl->x_hold);
   memset(nl, 0, sizeof *nl);
 }
@@ -32,7 +34,7 @@ static int grow_int(int **p, size_t n, wf_status *st) {
 /* Bins of at least cutneigh / 2 over the region and its ghost shell, padded
  * by the stencil's reach so that every stencil offset of an occupied bin is
  * a valid bin: the stencil is a list of rows of linear offsets. A row of bins
- * along x is one contiguous stretch of bin_atoms. */
+ * along x is one contiguous stretch of a md_bins' atoms. */
 static int setup_bins(md_neigh *nl, const md_domain *d, wf_status *st) {
   int reach[3];
   for (int a = 0; a < 3; a++) {
@@ -47,7 +49,9 @@ static int setup_bins(md_neigh *nl, const md_domain *d, wf_status *st) {
   }
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
   if (nbins + 1 > nl->bin_cap) {
-    if (grow_int(&nl->bin_start, (size_t)nbins + 1, st) != WF_OK) return st->code;
+    if (grow_int(&nl->owned.start, (size_t)nbins + 1, st) != WF_OK ||
+        grow_int(&nl->ghosts.start, (size_t)nbins + 1, st) != WF_OK)
+      return st->code;
     nl->bin_cap = nbins + 1;
   }
   /* rows of bins along x, for each (dy, dz) within reach: row r covers the
@@ -81,42 +85,49 @@ static int bin_of(const md_neigh *nl, const double x[3]) {
   return (c[2] * nl->nbin[1] + c[1]) * nl->nbin[0] + c[0];
 }
 
-/* Counting sort of atoms 0 .. n-1 by bin: bin b holds
- * bin_atoms[bin_start[b] .. bin_start[b+1]), in index order. */
-static int bin_atoms(md_neigh *nl, const md_atoms *a, int n, wf_status *st) {
-  if (n > nl->atom_cap) {
-    md_vec *xs = realloc(nl->x_binned, (size_t)n * sizeof *xs);
-    if (xs) nl->x_binned = xs;
-    if (!xs || grow_int(&nl->bin_atoms, (size_t)n, st) != WF_OK ||
-        grow_int(&nl->atom_bin, (size_t)n, st) != WF_OK)
-      return st->code ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d atoms", n);
-    nl->atom_cap = n;
+/* Counting sort of atoms lo .. hi-1 by bin into b; their bins into
+ * nl->atom_bin (which holds n atoms). */
+static int bin_atoms(md_neigh *nl, md_bins *b, const md_atoms *a, int lo, int hi, int n,
+                     wf_status *st) {
+  if (n > nl->bin_of_cap) {
+    if (grow_int(&nl->atom_bin, (size_t)n, st) != WF_OK) return st->code;
+    nl->bin_of_cap = n;
+  }
+  const int count = hi - lo;
+  if (count > b->atom_cap) {
+    md_vec *xs = realloc(b->x, (size_t)count * sizeof *xs);
+    if (xs) b->x = xs;
+    if (!xs || grow_int(&b->atoms, (size_t)count, st) != WF_OK)
+      return st->code ? st->code : wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d atoms", count);
+    b->atom_cap = count;
   }
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
-  memset(nl->bin_start, 0, ((size_t)nbins + 1) * sizeof *nl->bin_start);
-  for (int i = 0; i < n; i++) {
+  memset(b->start, 0, ((size_t)nbins + 1) * sizeof *b->start);
+  for (int i = lo; i < hi; i++) {
     nl->atom_bin[i] = bin_of(nl, a->x[i]);
-    nl->bin_start[nl->atom_bin[i] + 1]++;
+    b->start[nl->atom_bin[i] + 1]++;
   }
-  for (int b = 0; b < nbins; b++) nl->bin_start[b + 1] += nl->bin_start[b];
-  for (int i = 0; i < n; i++) nl->bin_atoms[nl->bin_start[nl->atom_bin[i]]++] = i;
-  for (int b = nbins; b > 0; b--) nl->bin_start[b] = nl->bin_start[b - 1];
-  nl->bin_start[0] = 0;
-  for (int p = 0; p < n; p++) memcpy(nl->x_binned[p], a->x[nl->bin_atoms[p]], sizeof(md_vec));
+  for (int k = 0; k < nbins; k++) b->start[k + 1] += b->start[k];
+  for (int i = lo; i < hi; i++) b->atoms[b->start[nl->atom_bin[i]]++] = i;
+  for (int k = nbins; k > 0; k--) b->start[k] = b->start[k - 1];
+  b->start[0] = 0;
+  for (int p = 0; p < count; p++) memcpy(b->x[p], a->x[b->atoms[p]], sizeof(md_vec));
   return WF_OK;
 }
 
 int md_neigh_sort(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st) {
   int n = a->nlocal;
-  if (setup_bins(nl, d, st) != WF_OK || bin_atoms(nl, a, n, st) != WF_OK) return st->code;
+  if (setup_bins(nl, d, st) != WF_OK || bin_atoms(nl, &nl->owned, a, 0, n, n, st) != WF_OK)
+    return st->code;
   if (n == 0) return WF_OK;
-  int *order = nl->bin_atoms;
+  int *order = nl->owned.atoms;
+  const int *bin_start = nl->owned.start;
   /* ties within a bin by id: insertion sort, bins hold a few atoms */
   int nbins = nl->nbin[0] * nl->nbin[1] * nl->nbin[2];
   for (int b = 0; b < nbins; b++)
-    for (int p = nl->bin_start[b] + 1; p < nl->bin_start[b + 1]; p++) {
+    for (int p = bin_start[b] + 1; p < bin_start[b + 1]; p++) {
       int v = order[p], q = p;
-      while (q > nl->bin_start[b] && a->id[order[q - 1]] > a->id[v]) order[q] = order[q - 1], q--;
+      while (q > bin_start[b] && a->id[order[q - 1]] > a->id[v]) order[q] = order[q - 1], q--;
       order[q] = v;
     }
   /* permute id, type, x, v through the force and density arrays' space */
@@ -150,11 +161,55 @@ static int list_reserve(md_neigh *nl, size_t n, wf_status *st) {
   return WF_OK;
 }
 
+/* Grow a candidate array to hold n entries. */
+static int cand_reserve(int **c, int *cap, int n, wf_status *st) {
+  if (n <= *cap) return WF_OK;
+  *cap = 2 * n + 256;
+  return grow_int(c, (size_t)*cap, st);
+}
+
+/* The atoms of bins' positions [from, to) of b within the cutoff of (xi,
+ * yi, zi) and, of those, the ones above `after`, appended to cand from nc:
+ * the new count. Branch-free: every atom is written, the count advances
+ * only for those kept. */
+static int scan(const md_bins *b, int from, int to, double xi, double yi, double zi,
+                double cutsq, int after, int *restrict cand, int nc) {
+  const md_vec *restrict xb = b->x;
+  const int *restrict ba = b->atoms;
+  for (int p = from; p < to; p++) {
+    const double dx = xi - xb[p][0], dy = yi - xb[p][1], dz = zi - xb[p][2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    cand[nc] = ba[p];
+    nc += (rsq < cutsq) & (ba[p] > after);
+  }
+  return nc;
+}
+
+/* The first of cand[0 .. nc) closer to atom i than the overlap: an error
+ * naming both. */
+static int overlap_check(const md_neigh *nl, const md_atoms *a, int i, const int *cand, int nc,
+                         wf_status *st) {
+  const double oversq = nl->overlap * nl->overlap;
+  for (int c = 0; c < nc; c++) {
+    const int j = cand[c];
+    const double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
+                 dz = a->x[i][2] - a->x[j][2];
+    if (dx * dx + dy * dy + dz * dz < oversq)
+      return wf_fail(st, WF_ERR_INPUT,
+                     "atoms %lld and %lld are %.4g A apart, closer than eam.overlap = %g A: "
+                     "overlapping atoms",
+                     (long long)a->id[i], (long long)a->id[j], sqrt(dx * dx + dy * dy + dz * dz),
+                     nl->overlap);
+  }
+  return WF_OK;
+}
+
 int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st) {
   wf_status_clear(st);
   int nlocal = a->nlocal, nall = a->nlocal + a->nghost;
   int rc = setup_bins(nl, d, st);
-  if (rc == WF_OK) rc = bin_atoms(nl, a, nall, st);
+  if (rc == WF_OK) rc = bin_atoms(nl, &nl->owned, a, 0, nlocal, nall, st);
+  if (rc == WF_OK) rc = bin_atoms(nl, &nl->ghosts, a, nlocal, nall, nall, st);
   if (rc == WF_OK && (grow_int(&nl->first, (size_t)nlocal + 1, st) != WF_OK ||
                       grow_int(&nl->half_end, (size_t)nlocal + 1, st) != WF_OK))
     rc = st->code;
@@ -163,56 +218,46 @@ int md_neigh_build(md_neigh *nl, const md_domain *d, md_atoms *a, wf_status *st)
     if (!h) rc = wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d positions", nlocal);
     else nl->x_hold = h, nl->hold_cap = nlocal;
   }
-  /* candidates of one atom: places in bin_atoms within the cutoff */
-  int *cand = NULL, cand_cap = 0;
-  const double cutsq = nl->cutneigh * nl->cutneigh, oversq = nl->overlap * nl->overlap;
-  const md_vec *xb = nl->x_binned;
-  const int *ba = nl->bin_atoms;
+  /* md_neigh_sort left owned atom p at bin position p: then the owned
+   * atoms after i in a row of bins are those past position i, and a scan
+   * starts there (half the owned candidates). Any other order is scanned
+   * whole, keeping j > i. */
+  bool sorted = rc == WF_OK;
+  for (int p = 0; sorted && p < nlocal; p++) sorted = nl->owned.atoms[p] == p;
+  /* candidates of one atom within the cutoff: owned ones and ghosts */
+  int *cand_o = NULL, *cand_g = NULL, cap_o = 0, cap_g = 0;
+  const double cutsq = nl->cutneigh * nl->cutneigh;
+  const int *os = nl->owned.start, *gs = nl->ghosts.start;
   size_t n = 0;
   for (int i = 0; rc == WF_OK && i < nlocal; i++) {
     nl->first[i] = (int)n;
     const double xi = a->x[i][0], yi = a->x[i][1], zi = a->x[i][2];
     const int bi = nl->atom_bin[i];
-    int nc = 0;
-    for (int s = 0; s < nl->nstencil; s++) {
-      /* one contiguous stretch per row; the half list keeps j > i */
-      const int from = nl->bin_start[bi + nl->stencil[2 * s]];
-      const int to = nl->bin_start[bi + nl->stencil[2 * s + 1] + 1];
-      if (nc + (to - from) > cand_cap) {
-        cand_cap = 2 * (nc + (to - from)) + 256;
-        if (grow_int(&cand, (size_t)cand_cap, st) != WF_OK) { rc = st->code; break; }
+    int no = 0, ng = 0;
+    for (int s = 0; s < nl->nstencil; s++) { /* a row of bins is one stretch of each */
+      const int lo = bi + nl->stencil[2 * s], hi = bi + nl->stencil[2 * s + 1] + 1;
+      int from = os[lo];
+      if (sorted && from <= i) from = i + 1;
+      if (cand_reserve(&cand_o, &cap_o, no + os[hi] - from, st) != WF_OK ||
+          cand_reserve(&cand_g, &cap_g, ng + gs[hi] - gs[lo], st) != WF_OK) {
+        rc = st->code;
+        break;
       }
-      for (int p = from; p < to; p++) { /* branch-free: keep p when inside */
-        const double dx = xi - xb[p][0], dy = yi - xb[p][1], dz = zi - xb[p][2];
-        const double rsq = dx * dx + dy * dy + dz * dz;
-        cand[nc] = p;
-        nc += (rsq < cutsq) & (ba[p] > i);
-      }
+      no = scan(&nl->owned, from, os[hi], xi, yi, zi, cutsq, i, cand_o, no);
+      ng = scan(&nl->ghosts, gs[lo], gs[hi], xi, yi, zi, cutsq, -1, cand_g, ng);
     }
-    for (int c = 0; rc == WF_OK && c < nc; c++) {
-      const int p = cand[c];
-      const double dx = xi - xb[p][0], dy = yi - xb[p][1], dz = zi - xb[p][2];
-      if (dx * dx + dy * dy + dz * dz < oversq)
-        rc = wf_fail(st, WF_ERR_INPUT,
-                     "atoms %lld and %lld are %.4g A apart, closer than eam.overlap = %g A: "
-                     "overlapping atoms",
-                     (long long)a->id[i], (long long)a->id[ba[p]],
-                     sqrt(dx * dx + dy * dy + dz * dz), nl->overlap);
-    }
-    if (rc == WF_OK && list_reserve(nl, n + (size_t)nc, st) != WF_OK) rc = st->code;
+    if (rc == WF_OK) rc = overlap_check(nl, a, i, cand_o, no, st);
+    if (rc == WF_OK) rc = overlap_check(nl, a, i, cand_g, ng, st);
+    if (rc == WF_OK && list_reserve(nl, n + (size_t)no + (size_t)ng, st) != WF_OK) rc = st->code;
     if (rc != WF_OK) break;
     /* owned neighbours first, then the ghosts */
-    for (int c = 0; c < nc; c++) {
-      const int j = nl->bin_atoms[cand[c]];
-      if (j < nlocal) nl->list[n++] = j;
-    }
+    if (no > 0) memcpy(nl->list + n, cand_o, (size_t)no * sizeof *cand_o);
+    n += (size_t)no;
     nl->half_end[i] = (int)n;
-    for (int c = 0; c < nc; c++) {
-      const int j = nl->bin_atoms[cand[c]];
-      if (j >= nlocal) nl->list[n++] = j;
-    }
+    if (ng > 0) memcpy(nl->list + n, cand_g, (size_t)ng * sizeof *cand_g);
+    n += (size_t)ng;
   }
-  free(cand);
+  free(cand_o), free(cand_g);
   if (rc == WF_OK) {
     nl->first[nlocal] = (int)n;
     if (nlocal > 0) memcpy(nl->x_hold, a->x, (size_t)nlocal * sizeof *a->x);

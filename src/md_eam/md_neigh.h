@@ -4,7 +4,9 @@
  * computes its own half, so no forces travel back between ranks). Built
  * from bins of half the neighbour cutoff, as LAMMPS's `neighbor bin`, scanned
  * a row of bins at a time with a branch-free distance test; the owned atoms
- * are first sorted by bin so that neighbours sit close in memory.
+ * are first sorted by bin so that neighbours sit close in memory, and so
+ * that the owned atoms after i are the ones after it in the bins (a half
+ * list scans only those).
  * A list stays valid until some atom has moved more than half the skin. */
 #ifndef MD_NEIGH_H
 #define MD_NEIGH_H
@@ -16,15 +18,25 @@
 #include "md_domain.h"
 #include "wf_error.h"
 
+/* Some atoms by bin: bin b holds atoms[start[b] .. start[b + 1]), in index
+ * order, at positions x[start[b] ..] (streamed by the build). */
+typedef struct md_bins {
+  int *start, *atoms;
+  md_vec *x;
+  int atom_cap;
+} md_bins;
+
 typedef struct md_neigh {
   double cutneigh, skin, overlap;
-  /* bins over the region plus its ghost shell */
+  /* bins over the region plus its ghost shell, of the owned atoms and of
+   * the ghosts apart: the owned atoms sorted by bin, a half list takes from
+   * each row of bins the owned atoms after i, and every ghost */
   double bin_lo[3], bin_inv[3];
   int nbin[3];
-  int *bin_start, *bin_atoms, *atom_bin;
-  md_vec *x_binned; /* positions in bin_atoms order: streamed by the build */
+  md_bins owned, ghosts;
+  int *atom_bin, bin_of_cap; /* every atom's bin */
   int nstencil, *stencil; /* rows: first and last linear bin offset */
-  int bin_cap, atom_cap;
+  int bin_cap;
   /* the list: owned atom i's neighbours are list[first[i] .. first[i+1]),
    * the owned ones first, up to half_end[i] */
   int *first, *half_end, *list;
