@@ -5,7 +5,7 @@
 #   bench/all.sh                      (every bench/*/run.sh in turn: the
 #                                      results pages; about an hour)
 #
-# Quick mode runs each workload once at a small size REPEATS times (3) with
+# Quick mode runs each workload once at a small size REPEATS times (5) with
 # its reference in the same loop, and prints one table: the medians of our
 # time and the reference's, their ratio (ours / theirs: below 1 is faster)
 # and the fraction of the machine's limit the run reaches (STREAM triad for
@@ -39,7 +39,7 @@ if ! $quick; then
   exit 0
 fi
 
-REPEATS=${REPEATS:-3}
+REPEATS=${REPEATS:-5}
 out=bench/out
 mkdir -p "$out"
 rows="$out/quick_rows.txt"
@@ -161,10 +161,10 @@ row "TLR-MVM" "default deck, vs dense cgemv" 1 "s/product" "STREAM triad"
 ours=() ref=() frac=()
 for _ in $(seq "$REPEATS"); do
   mpiexec -n 2 "$WAFER" halo --quiet --set wafer.pe_grid=64x64 --set halo.elem_bytes=4096 \
-      --set halo.iterations=20 --set halo.verify=false --json "$out/h.json" > /dev/null
+      --set halo.iterations=200 --set halo.verify=false --json "$out/h.json" > /dev/null
   t=$(field "$out/h.json" "j['halo']['seconds_per_exchange']")
   inter=$(field "$out/h.json" "int(j['halo']['inter_rank_bytes_per_exchange'])")
-  r=$(mpiexec -n 2 "$out/sendrecv_ref" $((inter / 2)) 20)
+  r=$(mpiexec -n 2 "$out/sendrecv_ref" $((inter / 2)) 200)
   ours+=("$t") ref+=("$r") frac+=("$($py -c "print($r / $t)")")
 done
 row "halo" "64x64 PEs of 4 kB, vs MPI_Sendrecv" 2 "s/exchange" "MPI_Sendrecv"

@@ -20,3 +20,6 @@ machine() {
   grep -qw avx512f /proc/cpuinfo && isa=AVX-512
   echo "$name (family $fam, model $mod), $isa, $(nproc) cores"
 }
+# The results pages name it (their Python reads it from the environment).
+MACHINE=$(machine)
+export MACHINE

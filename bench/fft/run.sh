@@ -44,13 +44,12 @@ for n in $SIZES; do
 done
 
 $py - "$out/rows.txt" "$REPEATS" <<'PY'
-import sys, datetime, platform, subprocess
+import sys, datetime, os, platform, subprocess
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
-ncpu = subprocess.run("nproc", capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 L = ["# FFT benchmark: wafer's pencil FFT vs FFTW-MPI", "",
      f"Command: `bench/fft/run.sh` (medians of {sys.argv[2]} runs of 5 forward transforms each)  ",
-     f"Machine: {cpu}, {ncpu} cores, {platform.platform()}  ",
+     f"Machine: {cpu}, {platform.platform()}  ",
      f"Date: {datetime.date.today().isoformat()}", "",
      "Complex double, n^3 on n x n PEs (one z-pencil a PE, as ICS23), random data, FFTW_MEASURE",
      "with shared wisdom, in place. *FFTW-MPI*: `fftw_mpi_plan_dft_3d` on the same data in the",

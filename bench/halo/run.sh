@@ -37,14 +37,14 @@ done
 
 printf '%s\n' "${rows[@]}" > "$out/rows.txt"
 $py - "$out/rows.txt" "$GRID" "$REPEATS" <<'PY'
-import sys, datetime, platform, subprocess
+import sys, datetime, os, platform, subprocess
 rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
 grid, reps = sys.argv[2], sys.argv[3]
-cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 lines = [
   "# Halo exchange benchmark", "",
   f"Command: `bench/halo/run.sh` (GRID={grid}, medians of {reps} runs, verification off)  ",
-  f"Machine: {cpu}, {subprocess.run('nproc', capture_output=True, text=True).stdout.strip()} cores, "
+  f"Machine: {cpu}, "
   f"Open MPI shared memory, {platform.platform()}  ",
   f"Date: {datetime.date.today().isoformat()}", "",
   "Each PE holds one element; width 1, corners, periodic. *1 rank*: every PE boundary is",

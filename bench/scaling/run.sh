@@ -29,7 +29,7 @@ for rep in $(seq "$REPEATS"); do
 done
 
 $py - "$out" "$REPEATS" <<'PY'
-import csv, datetime, json, platform, statistics, subprocess, sys
+import csv, datetime, json, os, platform, statistics, subprocess, sys
 out, reps = sys.argv[1], int(sys.argv[2])
 med = statistics.median
 def study(kind, rep):
@@ -50,10 +50,10 @@ for kind, ref in (("stencil", "PETSc"), ("eam", "LAMMPS")):
     if kind == "stencil":
         row["triad"] = med(triad(r, 2) / triad(r, 1) for r in range(1, reps + 1))
     rows.append(row)
-cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 L = ["# Scaling benchmark: 1 to 2 ranks, wafer beside PETSc and LAMMPS", "",
      f"Command: `bench/scaling/run.sh` (medians of {reps} studies, each `slurm/scale.sh` with mpiexec)  ",
-     f"Machine: {cpu}, 2 cores, {platform.platform()}  ",
+     f"Machine: {cpu}, {platform.platform()}  ",
      f"Date: {datetime.date.today().isoformat()}", "",
      "Strong scaling. *stencil*: 256^3 CG, 30 iterations, PETSc AIJ KSPCG in the same runs; STREAM",
      "triad measured in the same runs (its 1-to-2 speedup is the memory system's limit). *eam*:",

@@ -53,12 +53,11 @@ $py - "$out/rows.txt" "$REPEATS" "$ITERS" <<'PY'
 import sys, datetime, platform, subprocess, os
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 reps, iters = sys.argv[2], sys.argv[3]
-cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
-ncpu = subprocess.run("nproc", capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 blas = os.environ.get("OPENBLAS_CORETYPE", "unset")
 L = ["# Stencil solver benchmark: wafer CG vs PETSc", "",
      f"Command: `bench/solvers/run.sh` (medians of {reps} runs, {iters} CG iterations each)  ",
-     f"Machine: {cpu}, {ncpu} cores, {platform.platform()}  ",
+     f"Machine: {cpu}, {platform.platform()}  ",
      f"Date: {datetime.date.today().isoformat()}", "",
      "7-point Laplacian, Dirichlet, right-hand side of ones, no preconditioner. *wafer*: the",
      "fused matrix-free CG (two sweeps, 64 bytes per cell and iteration). *PETSc*: 3.18 AIJ",

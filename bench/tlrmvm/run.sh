@@ -56,10 +56,9 @@ $(field "$out/t.json" "j['tlrmvm']['rel_error'] if 'rel_error' in j['tlrmvm'] el
 done
 
 $py - "$out/rows.txt" "$REPEATS" <<'PY'
-import sys, datetime, platform, subprocess
+import sys, datetime, os, platform, subprocess
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
-ncpu = subprocess.run("nproc", capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 blas = subprocess.run("echo ${OPENBLAS_CORETYPE:-unset}", shell=True, capture_output=True, text=True).stdout.strip()
 # ecrc's bandwidth on the one-frequency case (KAUST's count, R = 15,772) as
 # a fraction of its machine's STREAM triad (37 GB/s on 1 core, 43 on 2).
@@ -67,7 +66,7 @@ ecrc_bytes = 8.0 * (2 * 15772 * 256 + 20000 + 4 * 15772)
 ecrc_triad = {"1": 37e9, "2": 43e9}
 L = ["# TLR-MVM benchmark: wafer vs dense cgemv and ecrc/tlrmvm", "",
      f"Command: `bench/tlrmvm/run.sh` (medians of {sys.argv[2]} runs of 50 products each)  ",
-     f"Machine: {cpu}, {ncpu} cores, {platform.platform()}, OPENBLAS_CORETYPE={blas}  ",
+     f"Machine: {cpu}, {platform.platform()}, OPENBLAS_CORETYPE={blas}  ",
      f"Date: {datetime.date.today().isoformat()}", "",
      "Seismic Green's functions, 100 x 100 sources (depth 0) and receivers (500 m), 20 m apart,",
      "2000 m/s, Hilbert order: 10,000 x 10,000 complex single matrices in 40 x 40 tiles of 256,",

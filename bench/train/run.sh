@@ -80,7 +80,7 @@ $py - "$out" "$REPEATS" "$STEPS" "$SLOW_GBPS" "$(m "${tok[@]}")" "$(m "${gf[@]}"
     "$(m "${frac[@]}")" "$(m "${torch[@]}")" "$(m "${stok[@]}")" "$(m "${sstall[@]}")" "$(m "${slow[@]}")" \
     "$(m "${slowstall[@]}")" "$(m "${slowpred[@]}")" "$(m "${g1[@]}")" "$(m "${g2[@]}")" \
     "$(m "${g1frac[@]}")" "$(m "${g2frac[@]}")" "$GRID_BATCH" "$(m "${r2[@]}")" "$(m "${r4[@]}")" "$(m "${g12[@]}")" <<'PY'
-import sys, json, datetime, platform, subprocess
+import sys, json, datetime, os, platform, subprocess
 out, reps, steps, slow_gbps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tok, gf, sg, frac, torch, stok, sstall, slow, slowstall, slowpred = map(float, sys.argv[5:15])
 g1, g2, g1frac, g2frac = map(float, sys.argv[15:19])
@@ -91,12 +91,12 @@ rs = json.load(open(out + "/str.json"))["train"]["streaming"]["swarmx_tree"]
 g = json.load(open(out + "/g2.json"))["train"]
 s = json.load(open(out + "/str.json"))["train"]["streaming"]
 w = json.load(open(out + "/slow.json"))["train"]["streaming"]
-cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True, text=True).stdout.strip()
+cpu = os.environ["MACHINE"]  # bench/lib.sh: the CPU, its family and model, its vector ISA, cores
 torch_version = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True).stdout.strip()
 step = 1e3 * 4 * 64 / slow
 text = f"""# bench/train: results
 
-`bench/train/run.sh` on {datetime.date.today()}, {cpu}, {platform.node()} (2 cores),
+`bench/train/run.sh` on {datetime.date.today()}, {cpu}, {platform.node()},
 PyTorch {torch_version}. The shape llm.c's CPU trainer was measured at here (issue 14: 4
 layers, 4 heads, width 256, sequence 64, batch 4: 759 tokens/s, 14.9 GFLOP/s on one
 thread). Medians of {reps} runs of {steps} steps each.
