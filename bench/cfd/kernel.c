@@ -57,6 +57,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "kernel: no variant '%s' (avx512, avx2, generic)\n", variant);
     return 2;
   }
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if ((sweep == cf_sweep_avx512 && !__builtin_cpu_supports("avx512bw")) ||
+      (sweep == cf_sweep_avx2 && !__builtin_cpu_supports("avx2"))) {
+    fprintf(stderr, "kernel: this CPU does not run the %s variant\n", variant);
+    return 3;
+  }
+#endif
   if (nz < 3 * CF_LANES || nz % CF_LANES) {
     fprintf(stderr, "kernel: NZ must be a multiple of %d, at least %d\n", CF_LANES, 3 * CF_LANES);
     return 2;
