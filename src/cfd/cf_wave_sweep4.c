@@ -66,8 +66,8 @@ typedef struct half {
   ptrdiff_t sx, sy, next;
   int columns;
   int k, nz; /* the pencil's first cell and the column's length */
-  bool mask;      /* some of its cells lie past nz */
-  l4 keep;        /* which do not */
+  bool mask;  /* some of its cells lie past nz */
+  l4 keep;    /* which do not */
   double b[CF_RADIUS + 1];
   const double *gx;
   double gy;
@@ -140,19 +140,19 @@ CF_INLINE void sweep4(int rows, bool ends, int mode, const cf_pencil *p) {
   for (int r = 0; r < rows; r++)
     for (int h = 0; h < CF_LANES; h += CF_HALF) {
       const half q = {.u = p->u + r * p->sy,
-                .out = p->out + r * p->sy,
-                .sx = p->sx,
-                .sy = p->sy,
-                .next = p->next,
-                .columns = p->columns,
-                .k = p->k,
-                .nz = p->nz,
-                .mask = p->lanes < h + CF_HALF,
-                .keep = (l4){h, h + 1, h + 2, h + 3} < p->lanes,
-                .b = {p->b[0], p->b[1], p->b[2], p->b[3], p->b[4]},
-                .gx = p->gx,
-                .gy = mode == TAPER_NONE ? 1 : p->gy[r],
-                .gz = mode == TAPER_NONE ? splat4(1) : load4(p->gz + h)};
+                      .out = p->out + r * p->sy,
+                      .sx = p->sx,
+                      .sy = p->sy,
+                      .next = p->next,
+                      .columns = p->columns,
+                      .k = p->k,
+                      .nz = p->nz,
+                      .mask = p->lanes < h + CF_HALF,
+                      .keep = (l4){h, h + 1, h + 2, h + 3} < p->lanes,
+                      .b = {p->b[0], p->b[1], p->b[2], p->b[3], p->b[4]},
+                      .gx = p->gx,
+                      .gy = mode == TAPER_NONE ? 1 : p->gy[r],
+                      .gz = mode == TAPER_NONE ? splat4(1) : load4(p->gz + h)};
       if (h == 0)
         sweep_half(ends, mode, 0, &q);
       else
