@@ -64,48 +64,46 @@ row() {
 }
 # ok JSON: the run's status says it checked what it ran.
 ok() { [ "$(field "$1" "j['status']")" = ok ] || { echo "bench/all.sh: run failed: $1" >&2; exit 1; }; }
+# measure OURS REF FRAC COMMAND...: REPEATS runs of COMMAND (its JSON summary
+# in $out/m.json), each adding the JSON expressions OURS, REF and FRAC (none
+# if empty) over its summary `j` to the arrays ours, ref and frac.
+measure() {
+  local o=$1 r=$2 f=$3
+  shift 3
+  ours=() ref=() frac=()
+  for _ in $(seq "$REPEATS"); do
+    "$@" --json "$out/m.json" > "$out/m.txt" 2>&1 || { cat "$out/m.txt" >&2; exit 1; }
+    ok "$out/m.json"
+    ours+=("$(field "$out/m.json" "$o")")
+    ref+=("$(field "$out/m.json" "$r")")
+    [ -z "$f" ] || frac+=("$(field "$out/m.json" "$f")")
+  done
+}
 
 # Stencil CG 128^3 against PETSc AIJ (KSPCG), 50 iterations, 1 rank.
-ours=() ref=() frac=()
-for _ in $(seq "$REPEATS"); do
-  "$WAFER" stencil --quiet --set wafer.pe_grid=64x64 --set stencil.nx=128 --set stencil.ny=128 \
-      --set stencil.nz=128 --set stencil.rtol=0 --set stencil.max_iterations=50 \
-      --set stencil.crosscheck=petsc --json "$out/s.json" > /dev/null
-  ok "$out/s.json"
-  ours+=("$(field "$out/s.json" "j['stencil']['seconds_per_iteration']")")
-  ref+=("$(field "$out/s.json" "j['petsc']['seconds_per_iteration']")")
-  frac+=("$(field "$out/s.json" "j['stencil']['fraction_of_triad']")")
-done
+measure "j['stencil']['seconds_per_iteration']" "j['petsc']['seconds_per_iteration']" \
+    "j['stencil']['fraction_of_triad']" \
+    "$WAFER" stencil --quiet --set wafer.pe_grid=64x64 --set stencil.nx=128 --set stencil.ny=128 \
+    --set stencil.nz=128 --set stencil.rtol=0 --set stencil.max_iterations=50 \
+    --set stencil.crosscheck=petsc
 row "stencil CG" "128^3, vs PETSc AIJ KSPCG" 1 "s/iteration" "STREAM triad"
 
 # The wave stencil 192^3, 20 steps, each kernel this CPU runs, against the
 # time STREAM triad takes to move its 24 B a cell.
 for kernel in avx512 avx2; do # (generic: the portable C path, for correctness)
   [ "$kernel" = avx512 ] && ! grep -qw avx512f /proc/cpuinfo && continue
-  ours=() ref=() frac=()
-  for _ in $(seq "$REPEATS"); do
-    "$WAFER" cfd --quiet --set wafer.pe_grid=16x16 --set cfd.nx=192 --set cfd.ny=192 \
-        --set cfd.nz=192 --set cfd.steps=20 --set cfd.kernel=$kernel --json "$out/w.json" \
-        > "$out/w.txt" 2>&1 || { cat "$out/w.txt" >&2; exit 1; }
-    ok "$out/w.json"
-    s=$(field "$out/w.json" "j['cfd']['seconds_per_step']")
-    ours+=("$s")
-    ref+=("$(field "$out/w.json" "24 * 192**3 / (j['cfd']['triad_GBps'] * 1e9)")")
-    frac+=("$(field "$out/w.json" "j['cfd']['fraction_of_triad']")")
-  done
+  measure "j['cfd']['seconds_per_step']" "24 * 192**3 / (j['cfd']['triad_GBps'] * 1e9)" \
+      "j['cfd']['fraction_of_triad']" \
+      "$WAFER" cfd --quiet --set wafer.pe_grid=16x16 --set cfd.nx=192 --set cfd.ny=192 \
+      --set cfd.nz=192 --set cfd.steps=20 --set cfd.kernel=$kernel
   row "wave ($kernel)" "192^3, vs STREAM triad's time" 1 "s/step" "STREAM triad"
 done
 
 # Convection 32 x 32 x 16, PCG pressure solve against PETSc KSPCG + Jacobi.
-ours=() ref=() frac=()
-for _ in $(seq "$REPEATS"); do
-  "$WAFER" cfd --quiet --set cfd.problem=convection --set wafer.pe_grid=8x8 --set cfd.nx=32 \
-      --set cfd.ny=32 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1 --set cfd.steps=10 \
-      --set cfd.poisson=pcg --set cfd.petsc=jacobi --json "$out/c.json" > /dev/null
-  ok "$out/c.json"
-  ours+=("$(field "$out/c.json" "j['petsc']['our_seconds_per_solve']")")
-  ref+=("$(field "$out/c.json" "j['petsc']['seconds_per_solve']")")
-done
+measure "j['petsc']['our_seconds_per_solve']" "j['petsc']['seconds_per_solve']" "" \
+    "$WAFER" cfd --quiet --set cfd.problem=convection --set wafer.pe_grid=8x8 --set cfd.nx=32 \
+    --set cfd.ny=32 --set cfd.nz=16 --set cfd.ra=1e4 --set cfd.perturbation=0.1 --set cfd.steps=10 \
+    --set cfd.poisson=pcg --set cfd.petsc=jacobi
 row "convection solve" "32x32x16, vs PETSc KSPCG+Jacobi" 1 "s/solve" "-"
 
 # EAM: fcc Cu, 32,000 atoms, and bcc W, 16,000, 100 steps, 1 rank, against
@@ -135,27 +133,15 @@ for c in "Cu Cu_u3.eam eam 1 -" "W W_zhou.eam.alloy eam/alloy * W"; do
 done
 
 # FFT 128^3 complex on 2 ranks against FFTW-MPI (FFTW_MEASURE), forward.
-ours=() ref=() frac=()
-for _ in $(seq "$REPEATS"); do
-  mpiexec -n 2 "$WAFER" fft --quiet --set wafer.pe_grid=128x128 --set fft.nx=128 --set fft.ny=128 \
-      --set fft.nz=128 --set fft.field=random --set fft.repeat=5 --set fft.wisdom="$out/wisdom.txt" \
-      --json "$out/f.json" > /dev/null
-  ok "$out/f.json"
-  ours+=("$(field "$out/f.json" "j['fft']['forward_seconds']")")
-  ref+=("$(field "$out/f.json" "j['fftw_mpi']['forward_seconds']")")
-  frac+=("$(field "$out/f.json" "j['fft']['transpose_fraction_of_triad']")")
-done
+measure "j['fft']['forward_seconds']" "j['fftw_mpi']['forward_seconds']" \
+    "j['fft']['transpose_fraction_of_triad']" \
+    mpiexec -n 2 "$WAFER" fft --quiet --set wafer.pe_grid=128x128 --set fft.nx=128 --set fft.ny=128 \
+    --set fft.nz=128 --set fft.field=random --set fft.repeat=5 --set fft.wisdom="$out/wisdom.txt"
 row "FFT" "128^3 c2c, vs FFTW-MPI" 2 "s/transform" "STREAM triad (transposes)"
 
 # TLR-MVM, the default deck, against the dense cgemv of the same matrix.
-ours=() ref=() frac=()
-for _ in $(seq "$REPEATS"); do
-  "$WAFER" tlrmvm --quiet --set tlrmvm.dense=time --set tlrmvm.repeat=50 --json "$out/t.json" > /dev/null
-  ok "$out/t.json"
-  ours+=("$(field "$out/t.json" "j['tlrmvm']['mvm_seconds']")")
-  ref+=("$(field "$out/t.json" "j['tlrmvm']['dense_seconds']")")
-  frac+=("$(field "$out/t.json" "j['tlrmvm']['fraction_of_triad']")")
-done
+measure "j['tlrmvm']['mvm_seconds']" "j['tlrmvm']['dense_seconds']" "j['tlrmvm']['fraction_of_triad']" \
+    "$WAFER" tlrmvm --quiet --set tlrmvm.dense=time --set tlrmvm.repeat=50
 row "TLR-MVM" "default deck, vs dense cgemv" 1 "s/product" "STREAM triad"
 
 # Halo exchange of 4 kB cells between 2 ranks against one MPI_Sendrecv of
