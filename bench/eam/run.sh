@@ -49,7 +49,7 @@ thermo 50
 run $STEPS
 IN
   for r in $RANKS; do
-    ours=() theirs=() ratio=() opt=() ratio_opt=() frac=() gf=()
+    ours=() theirs=() ratio=() opt=() ratio_opt=() frac=() gf=() ratio_avx2=()
     for rep in $(seq "$REPEATS"); do
       # shellcheck disable=SC2086
       mpiexec -n "$r" "$WAFER" eam --quiet $common --set eam.potential=$file --set eam.cells=$cells \
@@ -63,6 +63,14 @@ IN
       loop=$(grep "^Loop time" "$out/log.opt" | awk '{print $4}')
       to=$($py -c "print($loop / ($STEPS * $atoms) * 1e6)")
       opt+=("$to") ratio_opt+=("$($py -c "print($o / $to)")")
+      # wafer's AVX2 loops too (the CPUs without AVX-512), where auto picked wider ones
+      if [ "$(field "$out/w.json" "j['eam']['kernel']")" = avx512 ]; then
+        # shellcheck disable=SC2086
+        mpiexec -n "$r" "$WAFER" eam --quiet $common --set eam.potential=$file --set eam.cells=$cells \
+            --set eam.steps=$STEPS --set eam.thermo=50 --set eam.crosscheck=none --set eam.kernel=avx2 \
+            --json "$out/w2.json" > /dev/null
+        ratio_avx2+=("$($py -c "print($(field "$out/w2.json" "j['eam']['us_per_atom_step']") / $to)")")
+      fi
       g=$(OPENBLAS_NUM_THREADS=1 mpiexec -n "$r" "$out/dgemm")
       gflops=$(field "$out/w.json" "j['eam']['gflops']")
       ours+=("$o") theirs+=("$t") gf+=("$gflops")
@@ -76,9 +84,13 @@ IN
     mto=$(printf '%s\n' "${opt[@]}" | median)
     mro=$(printf '%s\n' "${ratio_opt[@]}" | median)
     mf=$(printf '%s\n' "${frac[@]}" | median)
+    ma=-
+    [ ${#ratio_avx2[@]} -gt 0 ] && ma=$(printf '%s\n' "${ratio_avx2[@]}" | median | xargs printf '%.3f')
+    kernel=$(field "$out/w.json" "j['eam']['kernel']")
     model=$(field "$out/w.json" "'%.0f-%.0f' % tuple(j['model']['timesteps_per_second'])")
-    printf '| %s | %s | %s | %.3f | %.3f | %.2f | %.3f | %.2f | %.2f | %.1f%% | %s |\n' \
-        "$file" "$atoms" "$r" "$mo" "$mt" "$mr" "$mto" "$mro" "$mg" "$($py -c "print(100 * $mf)")" "$model" | tee -a "$out/rows.txt"
+    printf '| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %.2f | %.1f%% | %s |\n' \
+        "$file" "$atoms" "$r" "$kernel" "$mo" "$mt" "$mr" "$mto" "$mro" "$ma" "$mg" \
+        "$($py -c "print(100 * $mf)")" "$model" | tee -a "$out/rows.txt"
   done
 done
 
@@ -99,14 +111,17 @@ machine="$(machine), $($py -c 'import platform; print(platform.platform())')"
   echo "median of per-repeat pairs (the machine's speed drifts). GFLOP/s are estimated from"
   echo "wafer's pair counts (\`EAM_FLOPS_PER_*\` in src/md_eam/eam_force.h) and compared with"
   echo "OpenBLAS DGEMM on the same ranks (\`bench/eam/dgemm.c\`, OPENBLAS_CORETYPE as set here);"
-  echo "the EAM kernels are scalar table look-ups, far from DGEMM's FMA stream. The last column"
-  echo "is the wafer model's projection (one atom per PE, WSE-2; docs/model.md)."
+  echo "the EAM kernels are table look-ups, far from DGEMM's FMA stream. \"loops\" is the variant"
+  echo "of wafer's force loops the CPU ran (\`eam.kernel = auto\`; src/md_eam/eam_simd.c); on an"
+  echo "AVX-512 CPU the AVX2 variant (the loops of CPUs without AVX-512) is timed too, in the same"
+  echo "repeats, as its ratio to OPT. The last column is the wafer model's projection (one atom"
+  echo "per PE, WSE-2; docs/model.md)."
   echo "Target: ratio to LAMMPS OPT <= 0.35 for Cu on one rank (issue 52). (../shared/NOTES.md quotes"
   echo "LAMMPS at 0.96 us/atom-step for the Cu case on one rank, on another machine: compare the"
   echo "columns side by side, not with the note.)"
   echo
-  echo "| system | atoms | ranks | wafer us/atom-step | LAMMPS us/atom-step | ratio wafer/LAMMPS | LAMMPS OPT us/atom-step | ratio wafer/OPT | wafer GFLOP/s | % of DGEMM | model timesteps/s |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| system | atoms | ranks | loops | wafer us/atom-step | LAMMPS us/atom-step | ratio wafer/LAMMPS | LAMMPS OPT us/atom-step | ratio wafer/OPT | ratio avx2/OPT | wafer GFLOP/s | % of DGEMM | model timesteps/s |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   cat "$out/rows.txt"
 } > bench/eam/results.md
 cat bench/eam/results.md

@@ -13,6 +13,7 @@
 #include "md_atoms.h"
 #include "md_domain.h"
 #include "md_neigh.h"
+#include "eam_simd.h"
 
 /* This rank's share of the potential energy and virial (sum of r . f over
  * pairs, eV), for the owned atoms. */
@@ -31,13 +32,18 @@ typedef struct eam_sums {
 #define EAM_FLOPS_PER_ATOM 30.0
 
 /* Scratch of a force evaluation: the list's pairs within the cutoff (j and
- * r), per owned atom in the list's two runs. */
+ * r^2), per owned atom in the list's two runs; the table terms of a block of
+ * them; the variant of the loops that compute those (eam_simd.h, set by the
+ * caller). */
 typedef struct eam_work {
   int *j;
-  double *r;
+  double *r; /* r^2, made r by the density pass; EAM_SIMD_PAD readable past the last */
   size_t cap;
   int *first, *half_end, atom_cap;
   long long pairs;
+  double *terms;
+  int block_cap;
+  const eam_simd_kernel *kernel;
 } eam_work;
 
 /* Size the scratch for a freshly built list. */

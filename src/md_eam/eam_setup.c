@@ -72,6 +72,8 @@ static const wf_key eam_keys[] = {
      "thermo output every N steps (0: first and last step only)", NULL},
     {"skin", WF_KEY_REAL, "1.0", 0, 10, NULL,
      "neighbour list skin (A): lists hold pairs within cutoff + skin", NULL},
+    {"kernel", WF_KEY_CHOICE, "auto", 0, 0, "auto|avx512|avx2|scalar",
+     "the force loops' variant (auto: the widest this CPU runs; all give the same bits)", NULL},
     {"neigh_delay", WF_KEY_INT, "0", 0, 1e6, NULL,
      "steps after a list build before displacements are checked again (LAMMPS neigh_modify "
      "delay)",
@@ -224,7 +226,15 @@ int eam_read_setup(const wf_run *run, eam_setup *s, wf_status *st) {
                        .overlap = wf_deck_real(d, "eam", "overlap"),
                        .neigh_delay = (int)wf_deck_int(d, "eam", "neigh_delay"),
                        .berendsen_t = s->temperature,
-                       .berendsen_damp = thermostat ? wf_deck_real(d, "eam", "damp") : 0};
+                       .berendsen_damp = thermostat ? wf_deck_real(d, "eam", "damp") : 0,
+                       .kernel = eam_simd_pick(wf_deck_str(d, "eam", "kernel"))};
+  /* on every rank's CPU (a mixed allocation may lack it on some), before any work */
+  if (!s->par.kernel)
+    wf_deck_fail(d, "eam", "kernel", st,
+                 "this CPU (or build) does not run the %s kernel (auto picks the widest that does)",
+                 wf_deck_str(d, "eam", "kernel"));
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return st->code;
   s->steps = wf_deck_int(d, "eam", "steps");
   s->thermo = wf_deck_int(d, "eam", "thermo");
   s->crosscheck_steps = wf_deck_int(d, "eam", "crosscheck_steps");

@@ -251,6 +251,7 @@ static void report(wf_run *run, const eam_setup *s, const md_sim *sim, const eam
   wf_report_int(&rep, "steps", steps, "%d steps");
   wf_report_num(&rep, "seconds", seconds, "in %.3f s");
   wf_report_num(&rep, "us_per_atom_step", us, "%.4g us/atom-step");
+  wf_report_str(&rep, "kernel", sim->work.kernel->name, "(the %s force loops)");
   wf_report_note(&rep, "neighbour lists %.0f%%, forces %.0f%%, ghosts %.0f%%",
                  share * sim->seconds_neigh, share * sim->seconds_force, share * sim->seconds_comm);
   wf_report_int(&rep, "neighbor_builds", sim->nl.builds, "%d list builds");

@@ -55,6 +55,7 @@ int md_sim_start(md_sim *s, const md_params *par, const eam_potential *pot, md_a
                  const md_domain *dom, long long step, const md_resume *resume, wf_status *st) {
   memset(s, 0, sizeof *s);
   s->par = *par;
+  s->work.kernel = par->kernel ? par->kernel : eam_simd_pick(NULL);
   s->pot = pot;
   for (int e = 0; e < pot->nelements; e++) s->mass[e] = pot->mass[e];
   s->dom = *dom;

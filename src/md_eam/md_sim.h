@@ -19,6 +19,7 @@ typedef struct md_params {
   double dt, skin, overlap;
   int neigh_delay;                    /* steps after a build before the next check */
   double berendsen_t, berendsen_damp; /* damp 0: NVE */
+  const eam_simd_kernel *kernel;     /* NULL: the widest this CPU runs */
 } md_params;
 
 typedef struct md_sim {
