@@ -89,7 +89,9 @@ PASS void compact(const eam_potential *pot, const md_neigh *nl, const md_atoms *
   }
   w->first[a->nlocal] = n;
   w->pairs = n;
-  for (int k = n; k < n + EAM_SIMD_PAD; k++) w->r[k] = 1.0; /* read, never used */
+  /* read by the last block's whole vectors, results unused: a distance the
+   * tables take (junk could index them anywhere) */
+  for (int k = n; k < n + EAM_SIMD_PAD; k++) w->r[k] = 1.0;
 }
 
 /* The owned atoms [i0, end) whose pairs fit a block of terms (at least one). */
