@@ -13,8 +13,8 @@
 #            workload's calibration deck at 1 and 2 ranks, measured (Open MPI,
 #            this machine) and simulated on inputs/platforms/this_machine.xml
 #            in the same test: the simulated time of the main computation
-#            within 25% of the measured one, the best of 3 each (of 6 where
-#            3 fall outside) (`make test-sim`)
+#            within 25% of the measured one, the best of 3 each (of up to 15,
+#            spaced out, where 3 fall outside) (`make test-sim`)
 set -uo pipefail
 case_name=$1 ranks=$2 wafer=$3 real=${4:-}
 # smpirun's options, as slurm/scale.sh --simulate sets them (why: there)
@@ -193,14 +193,18 @@ calibration)
     for n in 1 2; do
       for k in 1 2 3; do calib_run $w $n $k; done
       read -r m s r <<< "$(calib_ratio $w $n)"
-      # Outside the band, three runs more of each (the best of 6): a CI run
-      # of unchanged code once gave the halo 0.56 and the FFT 0.73, medians
-      # of 3, each inside the band on the run before; a model that is wrong
+      # Outside the band, up to four rounds of three runs more of each, 20 s
+      # apart: CI runs of unchanged code gave the halo 0.56 and 0.63 at 2
+      # ranks and the FFT 0.73, each inside the band on the run before, the
+      # two-rank halo measured at 2-6x its usual time for a minute or more
+      # (two virtual cores not running at once); a model that is wrong
       # stays outside.
-      if ! in_band "$r"; then
-        for k in 4 5 6; do calib_run $w $n $k; done
+      for round in 1 2 3 4; do
+        in_band "$r" && break
+        [ "$round" -gt 1 ] && sleep 20
+        for k in 1 2 3; do calib_run $w $n "$round.$k"; done
         read -r m s r <<< "$(calib_ratio $w $n)"
-      fi
+      done
       printf "%-8s %5d %12.6g %12.6g %7s\n" "$w" "$n" "$m" "$s" "$r" >> calib.txt
       expect "in_band $r" "$w on $n ranks: simulated / measured $r (want 0.75 to 1.25)"
     done
