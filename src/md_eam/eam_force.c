@@ -33,12 +33,6 @@ static inline double slope(const double *c, double p) { return (c[0] * p + c[1])
 #define BLOCK_PAIRS 512
 #define TERMS_ARRAYS 5
 
-static void *grow(void *p, size_t count, size_t size, bool *ok) {
-  void *q = realloc(p, count * size);
-  *ok = *ok && q;
-  return q ? q : p;
-}
-
 int eam_work_reserve(eam_work *w, const md_neigh *nl, int nlocal, wf_status *st) {
   /* the compaction writes, and the table terms read, whole vectors past the end */
   size_t entries = (size_t)nl->first[nlocal] + EAM_SIMD_PAD;
@@ -47,24 +41,25 @@ int eam_work_reserve(eam_work *w, const md_neigh *nl, int nlocal, wf_status *st)
     const int run = nl->first[i + 1] - nl->first[i];
     longest = longest > run ? longest : run;
   }
-  bool ok = true;
+  const size_t atoms = (size_t)nlocal + 1;
+  const int block = (longest > BLOCK_PAIRS ? longest : BLOCK_PAIRS) + EAM_SIMD_PAD;
   if (entries > w->cap) {
     size_t cap = entries + entries / 4;
-    w->j = grow(w->j, cap, sizeof *w->j, &ok);
-    w->r = grow(w->r, cap, sizeof *w->r, &ok);
-    if (ok) w->cap = cap;
+    if (md_grow((void **)&w->j, cap * sizeof *w->j) || md_grow((void **)&w->r, cap * sizeof *w->r))
+      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %zu pairs", cap);
+    w->cap = cap;
   }
-  if (ok && nlocal + 1 > w->atom_cap) {
-    w->first = grow(w->first, (size_t)nlocal + 1, sizeof *w->first, &ok);
-    w->half_end = grow(w->half_end, (size_t)nlocal + 1, sizeof *w->half_end, &ok);
-    if (ok) w->atom_cap = nlocal + 1;
+  if (nlocal + 1 > w->atom_cap) {
+    if (md_grow((void **)&w->first, atoms * sizeof *w->first) ||
+        md_grow((void **)&w->half_end, atoms * sizeof *w->half_end))
+      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d atoms", nlocal);
+    w->atom_cap = nlocal + 1;
   }
-  const int block = (longest > BLOCK_PAIRS ? longest : BLOCK_PAIRS) + EAM_SIMD_PAD;
-  if (ok && block > w->block_cap) {
-    w->terms = grow(w->terms, (size_t)block * TERMS_ARRAYS, sizeof *w->terms, &ok);
-    if (ok) w->block_cap = block;
+  if (block > w->block_cap) {
+    if (md_grow((void **)&w->terms, (size_t)block * TERMS_ARRAYS * sizeof *w->terms))
+      return wf_fail(st, WF_ERR_RUNTIME, "out of memory for a block of %d pairs", block);
+    w->block_cap = block;
   }
-  if (!ok) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %zu pairs", entries);
   return WF_OK;
 }
 

@@ -12,7 +12,7 @@ void md_atoms_free(md_atoms *a) {
   md_atoms_init(a);
 }
 
-static int grow(void **p, size_t bytes) {
+int md_grow(void **p, size_t bytes) {
   void *q = realloc(*p, bytes);
   if (!q) return -1;
   *p = q;
@@ -24,10 +24,11 @@ int md_atoms_reserve(md_atoms *a, int n, wf_status *st) {
   int cap = a->cap ? a->cap : 1024;
   while (cap < n) cap += cap / 2;
   size_t c = (size_t)cap;
-  if (grow((void **)&a->id, c * sizeof *a->id) || grow((void **)&a->type, c * sizeof *a->type) ||
-      grow((void **)&a->x, c * sizeof *a->x) || grow((void **)&a->v, c * sizeof *a->v) ||
-      grow((void **)&a->f, c * sizeof *a->f) || grow((void **)&a->rho, c * sizeof *a->rho) ||
-      grow((void **)&a->fp, c * sizeof *a->fp))
+  if (md_grow((void **)&a->id, c * sizeof *a->id) ||
+      md_grow((void **)&a->type, c * sizeof *a->type) ||
+      md_grow((void **)&a->x, c * sizeof *a->x) || md_grow((void **)&a->v, c * sizeof *a->v) ||
+      md_grow((void **)&a->f, c * sizeof *a->f) || md_grow((void **)&a->rho, c * sizeof *a->rho) ||
+      md_grow((void **)&a->fp, c * sizeof *a->fp))
     return wf_fail(st, WF_ERR_RUNTIME, "out of memory for %d atoms", n);
   a->cap = cap;
   return WF_OK;

@@ -22,6 +22,9 @@ typedef struct md_atoms {
 
 void md_atoms_init(md_atoms *a);
 void md_atoms_free(md_atoms *a);
+/* *p reallocated to `bytes`, keeping its contents: 0, or -1 with *p as it
+ * was (out of memory). */
+int md_grow(void **p, size_t bytes);
 /* Room for at least n atoms (own + ghost); keeps the contents. */
 int md_atoms_reserve(md_atoms *a, int n, wf_status *st);
 /* Append an owned atom (ghosts must be cleared first). */

@@ -25,9 +25,8 @@ void md_neigh_free(md_neigh *nl) {
 }
 
 static int grow_int(int **p, size_t n, wf_status *st) {
-  int *q = realloc(*p, (n ? n : 1) * sizeof *q);
-  if (!q) return wf_fail(st, WF_ERR_RUNTIME, "out of memory for neighbour lists (%zu entries)", n);
-  *p = q;
+  if (md_grow((void **)p, (n ? n : 1) * sizeof **p))
+    return wf_fail(st, WF_ERR_RUNTIME, "out of memory for neighbour lists (%zu entries)", n);
   return WF_OK;
 }
 
