@@ -8,6 +8,8 @@
 #include "eam_workload.h"
 #include "fft_workload.h"
 #include "halo_workload.h"
+#include "life.h"
+#include "mandelbrot.h"
 #include "stencil_workload.h"
 #include "tlrmvm_workload.h"
 #include "train_workload.h"
@@ -23,6 +25,8 @@ const wf_workload *const wf_workloads[] = {
     &wf_cfd_workload,
     &wf_train_workload,
     &wf_generate_workload,
+    &wf_mandelbrot_workload,
+    &wf_life_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

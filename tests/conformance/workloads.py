@@ -138,6 +138,25 @@ WORKLOADS = {
         "excused": {"output.file": "generate writes no HDF5 output (it prints text)",
                     "oversized": "its model is the checkpoint's, which train refused if too large"},
     },
+    "mandelbrot": {
+        # the serial reference (rank 0) takes as long as the image on one rank
+        "large": ["--set", "mandelbrot.width=3200", "--set", "mandelbrot.height=2400"],
+        "oversized": ["--set", "mandelbrot.width=100000000", "--set",
+                      "mandelbrot.height=100000000"],
+        "deck": ["--set", "mandelbrot.width=128", "--set", "mandelbrot.height=96", "--set",
+                 "wafer.pe_grid=16x16"],
+        "long": ["--set", "mandelbrot.repeat=1000", "--set", "mandelbrot.check=false"],
+        "writes": {"output.file": [], "mandelbrot.plot": []},
+    },
+    "life": {
+        "large": ["--set", "life.cells_per_pe=16x16", "--set", "life.generations=2500"],
+        "oversized": ["--set", "life.cells_per_pe=65536x65536"],
+        "deck": ["--set", "life.cells_per_pe=4x4", "--set", "wafer.pe_grid=16x16", "--set",
+                 "life.generations=20"],
+        "long": ["--set", "life.cells_per_pe=16x16", "--set", "life.generations=120000", "--set",
+                 "life.check=false"],
+        "writes": {"output.file": [], "life.plot": []},
+    },
 }
 
 # Keys every workload shares ([wafer], [output]).

@@ -1,0 +1,78 @@
+/* The SDK kernels' shared pieces: the digest, the serial reference's solo
+ * phase and the plot's thumbnail (sdk_grid.h). */
+#include "sdk_grid.h"
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include "wf_io.h"
+#include "wf_signal.h"
+
+uint64_t sdk_digest_sum(const wf_run *run, uint64_t mine) {
+  uint64_t all = 0; /* unsigned: the sum wraps modulo 2^64, as the digest's definition says */
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, run->comm);
+  return all;
+}
+
+int sdk_reference_digest(const wf_run *run, sdk_reference_fn reference, const void *ctx,
+                         const char *what, uint64_t *digest, wf_status *st) {
+  bool stopped = false;
+  uint64_t d = 0;
+  if (run->rank == 0) d = reference(ctx, &stopped);
+  wf_signal_barrier(run->comm);
+  int sig = wf_signal_stop();
+  wf_status_clear(st);
+  if (sig || stopped) {
+    char where[160];
+    snprintf(where, sizeof where, "while computing %s", what);
+    wf_signal_fail(st, sig ? sig : SIGTERM, where);
+  }
+  wf_status_agree(run->comm, st);
+  MPI_Bcast(&d, 1, MPI_UINT64_T, 0, run->comm);
+  *digest = d;
+  return st->code;
+}
+
+int sdk_thumb_create(sdk_thumb *t, long long items_x, long long items_y, int max_side,
+                     wf_status *st) {
+  t->items_x = items_x, t->items_y = items_y;
+  t->nx = (int)(items_x < max_side ? items_x : max_side);
+  t->ny = (int)(items_y < max_side ? items_y : max_side);
+  t->v = calloc((size_t)t->nx * (size_t)t->ny, sizeof *t->v);
+  wf_status_clear(st);
+  if (!t->v) wf_fail(st, WF_ERR_RUNTIME, "out of memory for a %d x %d plot", t->nx, t->ny);
+  return st->code;
+}
+
+void sdk_thumb_gather(const wf_run *run, sdk_thumb *t) {
+  int n = t->nx * t->ny;
+  if (run->rank == 0)
+    MPI_Reduce(MPI_IN_PLACE, t->v, n, MPI_DOUBLE, MPI_MAX, 0, run->comm);
+  else
+    MPI_Reduce(t->v, NULL, n, MPI_DOUBLE, MPI_MAX, 0, run->comm);
+}
+
+typedef struct thumb_file {
+  const sdk_thumb *t;
+  const char *label;
+} thumb_file;
+
+static void write_thumb(FILE *f, const void *data) {
+  const thumb_file *tf = data;
+  fprintf(f, "%d %d %lld %lld %s\n", tf->t->ny, tf->t->nx, tf->t->items_y, tf->t->items_x,
+          tf->label);
+  for (int j = 0; j < tf->t->ny; j++)
+    for (int i = 0; i < tf->t->nx; i++)
+      fprintf(f, "%.17g%c", tf->t->v[(size_t)j * tf->t->nx + i], i + 1 < tf->t->nx ? ' ' : '\n');
+}
+
+int sdk_thumb_plot(const wf_run *run, const sdk_thumb *t, const char *png, const char *title,
+                   const char *label, wf_status *st) {
+  thumb_file tf = {t, label};
+  return wf_run_plot(run, "plot_grid.py", png, title, write_thumb, &tf, st);
+}
+
+void sdk_thumb_free(sdk_thumb *t) {
+  free(t->v);
+  t->v = NULL;
+}

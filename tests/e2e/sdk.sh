@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end tests of the SDK example kernels (src/sdk/): sdk.sh CASE RANKS WAFER_BINARY
+# Prints "sdk CASE (N ranks): N passed, N failed".
+set -uo pipefail
+case_name=$1 ranks=$2 wafer=$3
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+sdk() { mpiexec -n "$ranks" "$wafer" "$@" --quiet; }
+# checks J PASSED: the run's status is ok and it passed PASSED checks, failed none.
+checks() {
+  expect "json $1 \"j['status'] == 'ok' and j['checks'] == {'passed': $2, 'failed': 0}\"" \
+         "$1: $(json "$1" 'print(j.get("status"), j.get("checks")) or 1' 2>&1)"
+}
+
+case $case_name in
+mandelbrot)
+  # Every pixel's count against numpy's complex arithmetic (written here,
+  # apart from both the kernel and the run's serial reference), on this
+  # rank count and on rank grids it allows; the same counts as one rank's.
+  grids="auto"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  for g in $grids; do
+    # The imaginary range is not symmetric: a kernel that mirrors the image
+    # in y would otherwise give the same counts.
+    sdk mandelbrot --set mandelbrot.width=203 --set mandelbrot.height=151 --set wafer.pe_grid=13x7 \
+        --set wafer.rank_grid=$g --set mandelbrot.max_iters=300 --set mandelbrot.im_min=-1.0 \
+        --set mandelbrot.im_max=1.2 --set output.file=m.h5 --set mandelbrot.plot=m.png > m.json
+    expect "[ $? -eq 0 ]" "grid $g: run failed"
+    checks m.json 1
+    # The model from numpy's counts: the busiest PE (bands of floor(N k / n)
+    # pixels) at 14 cycles an iteration and 13 a pixel, at WSE-2's 1.1 GHz
+    # (the fast end; the slow end 21 and 34 at 0.85 GHz: src/sdk/mandelbrot.c).
+    expect "/usr/bin/python3 - <<'PY'
+import h5py, json, numpy as np, sys
+w, h, n, pex, pey = 203, 151, 300, 13, 7
+x = -2.25 + (np.arange(w) + 0.5) * (0.75 + 2.25) / w
+y = -1.0 + (np.arange(h) + 0.5) * (1.2 + 1.0) / h
+c = x[None, :] + 1j * y[:, None]
+z = np.zeros_like(c)
+count = np.zeros(c.shape, dtype=np.int64)
+live = np.ones(c.shape, dtype=bool)
+for _ in range(n):
+    live &= z.real * z.real + z.imag * z.imag <= 4.0
+    z = np.where(live, z * z + c, z)
+    count += live
+got = h5py.File('m.h5')['iterations'][...]
+if got.shape != (h, w) or (got != count).any():
+    sys.exit('counts differ from numpy\'s in %d pixels' % (got != count).sum())
+bx = [w * k // pex for k in range(pex + 1)]
+by = [h * k // pey for k in range(pey + 1)]
+pes = [(count[by[j]:by[j + 1], bx[i]:bx[i + 1]].sum(), (bx[i + 1] - bx[i]) * (by[j + 1] - by[j]))
+       for j in range(pey) for i in range(pex)]
+lo = max(14 * it + 13 * px for it, px in pes) / 1.1e9
+hi = max(21 * it + 34 * px for it, px in pes) / 0.85e9
+m = json.load(open('m.json'))['model']['seconds_per_unit']
+sys.exit(0 if abs(m[0] / lo - 1) < 1e-8 and abs(m[1] / hi - 1) < 1e-8 else 'model %s, numpy %s' % (m, [lo, hi]))
+PY" "grid $g: counts or model differ from numpy's"
+    expect "[ -s m.png ]" "grid $g: no plot"
+    expect "json m.json \"j['mandelbrot']['pe_imbalance'] > 1\"" \
+           "grid $g: no imbalance or model"
+  done
+  ;;
+life)
+  # The last generation against numpy's (np.roll on a periodic board, a
+  # zero border on a bounded one) from the run's own first generation; the
+  # glider's travel; boards whose PE blocks are not square.
+  for args in "--set life.periodic=true" "--set life.periodic=false" \
+              "--set life.cells_per_pe=3x5 --set wafer.pe_grid=7x5 --set life.density=0.5"; do
+    # shellcheck disable=SC2086
+    sdk life --set wafer.pe_grid=12x10 --set life.cells_per_pe=6x4 --set life.generations=37 $args \
+        --set output.file=l.h5 --set life.plot=l.png > l.json
+    expect "[ $? -eq 0 ]" "$args: run failed"
+    checks l.json 1
+    periodic=$(json l.json "'periodic=false' not in '''$args'''" && echo 1 || echo 0)
+    expect "/usr/bin/python3 - $periodic <<'PY'
+import h5py, numpy as np, sys
+f = h5py.File('l.h5')
+g, last = f['initial'][...].astype(np.int64), f['cells'][...]
+periodic = sys.argv[1] == '1'
+for _ in range(37):
+    p = np.pad(g, 1, mode='wrap' if periodic else 'constant')
+    n = sum(p[1 + dy:p.shape[0] - 1 + dy, 1 + dx:p.shape[1] - 1 + dx]
+            for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
+    g = ((n == 3) | ((g == 1) & (n == 2))).astype(np.int64)
+sys.exit(0 if (g == last).all() and g.sum() > 0 else 1)
+PY" "$args: the last generation differs from numpy's"
+    expect "[ -s l.png ]" "$args: no plot"
+  done
+  # A glider on one cell a PE (the SDK's mapping): period 4, one cell diagonally.
+  sdk life --set life.pattern=glider --set life.cells_per_pe=1x1 --set wafer.pe_grid=16x12 \
+      --set life.generations=100 > g.json
+  checks g.json 2
+  expect "json g.json \"j['life']['alive_last'] == 5\"" "the glider lost cells"
+  # Not a whole period: the travel is not checked, and the run says so.
+  sdk life --set life.pattern=glider --set life.generations=41 > g41.json
+  expect "json g41.json \"j['checks']['passed'] == 1 and 'glider' in str(j['checks'].get('unchecked', ''))\"" \
+         "a glider run out of period claims its travel"
+  ;;
+bad_input)
+  expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.width=50
+  expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.height=63
+  expect_bad_input mandelbrot "must be above re_min" --set mandelbrot.re_max=-3
+  expect_bad_input mandelbrot "must be above im_min" --set mandelbrot.im_max=-1.125
+  expect_bad_input mandelbrot "memory" --set mandelbrot.width=100000000 --set mandelbrot.height=100000000
+  expect_bad_input life "expected BXxBY" --set life.cells_per_pe=0x4
+  expect_bad_input life "expected BXxBY" --set life.cells_per_pe=4
+  expect_bad_input life "5 x 5 cells" --set life.pattern=glider --set life.cells_per_pe=1x1 --set wafer.pe_grid=4x4
+  expect_bad_input life "memory" --set life.cells_per_pe=65536x65536
+  expect_bad_input life "not one of random|glider" --set life.pattern=gun
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+finish "sdk $case_name"
