@@ -17,12 +17,24 @@ mkdir -p "$out"
 cc -O2 -std=c17 -o "$out/reference" bench/sdk/reference.c -lm
 read -ra blas <<< "$(pkg-config --cflags --libs openblas)"
 mpicc -O2 -o "$out/dgemm" bench/eam/dgemm.c "${blas[@]}"
+cc -O2 -std=c17 -o "$out/blas_reference" bench/sdk/blas_reference.c "${blas[@]}"
+export OPENBLAS_NUM_THREADS=1
 dgemm=$(OPENBLAS_NUM_THREADS=1 mpiexec -n 1 "$out/dgemm" 1000)
 
 W=1280 H=960 IT=256 MB_REP=3
 CELLS=16x16 GRID=64x64 GENS=400 # a 1024 x 1024 board
-mo=() mr=() mf=() lo=() lr=()
+GM=1024 GV=8192 # gemm: m = n = k on 64 x 64 PEs; gemv: m = n
+mo=() mr=() mf=() lo=() lr=() go=() gr=() vo=() vr=() vf=()
 for r in $(seq "$REPEATS"); do
+  mpiexec -n 1 "$WAFER" gemm --quiet --set gemm.m=$GM --set gemm.n=$GM --set gemm.k=$GM \
+      --set gemm.repeat=5 --set gemm.check=false --json "$out/g.json" > /dev/null
+  go+=("$(field "$out/g.json" "j['gemm']['seconds_per_product']")")
+  gr+=("$("$out/blas_reference" gemm $GM $GM $GM 5)")
+  mpiexec -n 1 "$WAFER" gemv --quiet --set gemv.m=$GV --set gemv.n=$GV --set gemv.repeat=20 \
+      --set gemv.check=false --json "$out/v.json" > /dev/null
+  vo+=("$(field "$out/v.json" "j['gemv']['seconds_per_product']")")
+  vf+=("$(field "$out/v.json" "j['gemv']['fraction_of_triad']")")
+  vr+=("$("$out/blas_reference" gemv $GV $GV 20)")
   mpiexec -n 1 "$WAFER" mandelbrot --quiet --set mandelbrot.width=$W --set mandelbrot.height=$H \
       --set mandelbrot.max_iters=$IT --set mandelbrot.repeat=$MB_REP --set mandelbrot.check=false \
       --json "$out/m.json" > /dev/null
@@ -39,27 +51,34 @@ done
 med() { printf '%s\n' "$@" | median; }
 m_o=$(med "${mo[@]}") m_r=$(med "${mr[@]}") m_f=$(med "${mf[@]}")
 l_o=$(med "${lo[@]}") l_r=$(med "${lr[@]}")
+g_o=$(med "${go[@]}") g_r=$(med "${gr[@]}") v_o=$(med "${vo[@]}") v_r=$(med "${vr[@]}") v_f=$(med "${vf[@]}")
 echo "mandelbrot ${W}x${H}: ours $m_o s, reference $m_r s, $m_f of DGEMM"
 echo "life 1024^2: ours $l_o s, reference $l_r s"
-$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$REPEATS" <<'PY'
+echo "gemm $GM^3: ours $g_o s, cblas_dgemm $g_r s; gemv $GV^2: ours $v_o s, cblas_dgemv $v_r s"
+$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$g_o" "$g_r" "$v_o" "$v_r" "$v_f" "$REPEATS" <<'PY'
 import sys, datetime, os
-m_o, m_r, m_f, l_o, l_r, dgemm = map(float, sys.argv[1:7])
-reps = sys.argv[7]
+m_o, m_r, m_f, l_o, l_r, dgemm, g_o, g_r, v_o, v_r, v_f = map(float, sys.argv[1:12])
+reps = sys.argv[12]
 cpu = os.environ["MACHINE"]
 lines = [
   "# SDK example kernels: benchmark", "",
   f"Command: `bench/sdk/run.sh` (medians of {reps} runs, 1 rank, checks off)  ",
   f"Machine: {cpu}  ",
   f"Date: {datetime.date.today().isoformat()}", "",
-  "The reference is a plain serial code (bench/sdk/reference.c: what a user would write,",
-  "C's complex type for Mandelbrot, a byte board with wrapped indices for life), built",
-  "with `cc -O2`. Ratio = wafer / reference (below 1: wafer is faster).", "",
+  "The references: for Mandelbrot and life a plain serial code (bench/sdk/reference.c: what a",
+  "user would write, C's complex type for Mandelbrot, a byte board with wrapped indices for",
+  "life, `cc -O2`); for GEMM and GEMV one OpenBLAS call of the whole problem on one core",
+  "(bench/sdk/blas_reference.c). Ratio = wafer / reference (below 1: wafer is faster).", "",
   "| kernel | case | wafer s | reference s | ratio | fraction of limit |",
   "| --- | --- | --- | --- | --- | --- |",
   f"| mandelbrot | 1280 x 960, 256 iterations at most | {m_o:.4g} /image | {m_r:.4g} /image | {m_o/m_r:.3f} | "
   f"{m_f:.1%} of DGEMM's {dgemm:.1f} GFLOP/s (10 flops an iteration) |",
   f"| life | 1024 x 1024 periodic, random | {l_o:.4g} /generation | {l_r:.4g} /generation | {l_o/l_r:.3f} | "
   f"{2 * 1024 * 1024 / l_o / 1e9:.1f} GB/s of cell bytes (a read and a write a cell) |",
+  f"| gemm | 1024^3 on 64 x 64 PEs (64 SUMMA steps) | {g_o:.4g} /product | {g_r:.4g} /product | {g_o/g_r:.3f} | "
+  f"{2 * 1024**3 / g_o / 1e9 / dgemm:.1%} of DGEMM's {dgemm:.1f} GFLOP/s |",
+  f"| gemv | 8192^2 on 64 x 64 PEs | {v_o:.4g} /product | {v_r:.4g} /product | {v_o/v_r:.3f} | "
+  f"{v_f:.1%} of STREAM triad (A's bytes) |",
   ""]
 open("bench/sdk/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

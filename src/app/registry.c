@@ -7,7 +7,9 @@
 #include "cfd_workload.h"
 #include "eam_workload.h"
 #include "fft_workload.h"
+#include "gemm.h"
 #include "halo_workload.h"
+#include "histogram.h"
 #include "life.h"
 #include "mandelbrot.h"
 #include "stencil_workload.h"
@@ -27,6 +29,9 @@ const wf_workload *const wf_workloads[] = {
     &wf_generate_workload,
     &wf_mandelbrot_workload,
     &wf_life_workload,
+    &wf_gemm_workload,
+    &wf_gemv_workload,
+    &wf_histogram_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -174,6 +174,20 @@ int wf_h5_write(wf_h5file *f, const char *name, wf_dtype type, const wf_h5_block
     ms[d] = b->mem_start ? b->mem_start[d] : 0;
     if (cnt[d] == 0) empty = true;
   }
+  /* A block outside the array (a caller's bug) would fail this rank's part
+   * of the collective write while the others wait in it for ever: every
+   * rank learns of it first. */
+  wf_status_clear(st);
+  for (int d = 0; d < b->ndim && !empty && st->code == WF_OK; d++)
+    if (off[d] + cnt[d] > g[d] || ms[d] + cnt[d] > md[d])
+      wf_fail(st, WF_ERR_RUNTIME,
+              "dataset '%s': a rank's block lies outside the array in dimension %d (%llu + %llu of "
+              "%llu; in memory %llu + %llu of %llu)",
+              name, d, (unsigned long long)off[d], (unsigned long long)cnt[d],
+              (unsigned long long)g[d], (unsigned long long)ms[d], (unsigned long long)cnt[d],
+              (unsigned long long)md[d]);
+  wf_status_agree(f->comm, st);
+  if (st->code != WF_OK) return st->code;
   double bytes = (double)type_size(type);
   for (int d = 0; d < b->ndim; d++) bytes *= (double)g[d];
   if (reserve_more(f, bytes, st) != WF_OK) return st->code;

@@ -199,37 +199,63 @@ static int reserve_scratch(wf_fabric *f, size_t bytes, bool both, const char *wh
 
 /* ---- multicast along rows or columns ---- */
 
+/* The multicast itself: `line` holds one element a line of this block (its
+ * PE rows along rows, its columns along columns), the root's rank's filled
+ * with the root PEs' elements; on return every rank's holds them. Counted
+ * as the wafer does it: every PE of a line takes the element in. */
+static void multicast(wf_fabric *f, void *line, size_t esz, int root_pos, wf_axis axis, double t0) {
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  int n_along = along_x ? dc->pe_nx : dc->pe_ny;
+  int parts = along_x ? dc->px : dc->py;
+  int me = along_x ? dc->cx : dc->cy;
+  int lines = along_x ? dc->ny : dc->nx;
+  int root = wf_block_owner(n_along, parts, root_pos);
+  size_t bytes = (size_t)lines * esz;
+  MPI_Bcast(line, (int)bytes, MPI_BYTE, root, along_x ? f->row_comm : f->col_comm);
+  double words = wf_model_words(f->hw, esz);
+  long long pes = (long long)dc->nx * dc->ny;
+  count(f, KIND_LINE, 0, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
+        (long long)(words * (double)(pes - (me == root ? lines : 0))),
+        me == root ? 0 : (long long)bytes);
+}
+
 /* Along rows (root column root_pos) or along columns (root row root_pos). */
 static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_axis axis,
                       wf_status *st) {
   double t0 = MPI_Wtime();
   const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
-  int n_along = along_x ? dc->pe_nx : dc->pe_ny;
-  int parts = along_x ? dc->px : dc->py;
   int lo = along_x ? dc->x0 : dc->y0;
   int me = along_x ? dc->cx : dc->cy;
   int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
-  int root = wf_block_owner(n_along, parts, root_pos);
-  MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-  size_t bytes = (size_t)lines * esz;
+  int root = wf_block_owner(along_x ? dc->pe_nx : dc->pe_ny, along_x ? dc->px : dc->py, root_pos);
 
   wf_status_clear(st);
-  if (reserve_scratch(f, bytes, false, "a multicast", st) != WF_OK) return st->code;
+  if (reserve_scratch(f, (size_t)lines * esz, false, "a multicast", st) != WF_OK) return st->code;
   char *line = f->send.data;
   if (me == root)
     for (int l = 0; l < lines; l++)
       memcpy(line + (size_t)l * esz, block + block_pe(dc, along_x, l, root_pos - lo) * esz, esz);
-  MPI_Bcast(line, (int)bytes, MPI_BYTE, root, comm);
+  multicast(f, line, esz, root_pos, axis, t0);
   for (int l = 0; l < lines; l++)
     for (int p = 0; p < (along_x ? dc->nx : dc->ny); p++)
       memcpy(block + block_pe(dc, along_x, l, p) * esz, line + (size_t)l * esz, esz);
+  return WF_OK;
+}
 
-  double words = wf_model_words(f->hw, esz);
-  long long pes = (long long)dc->nx * dc->ny;
-  count(f, KIND_LINE, 0, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
-        (long long)(words * (double)(pes - (me == root ? lines : 0))),
-        me == root ? 0 : (long long)bytes);
+int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes, int root,
+                          wf_status *st) {
+  double t0 = MPI_Wtime();
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  /* The most lines any rank has: the same decision on every rank. */
+  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
+  double most = (double)((n + parts - 1) / parts) * (double)elem_bytes;
+  wf_status_clear(st);
+  if (most > INT_MAX)
+    return wf_fail(st, WF_ERR_RUNTIME, "a multicast of %.0f bytes: over MPI's int count", most);
+  multicast(f, lines, elem_bytes, root, axis, t0);
   return WF_OK;
 }
 

@@ -95,6 +95,14 @@ double wf_fabric_slowest(wf_fabric *f, double seconds);
 int wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x, wf_status *st);
 int wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y, wf_status *st);
 
+/* The same multicast for an element every PE of a line would hold alike (a
+ * matrix tile of SUMMA): the rank keeps one copy a line of its block, in
+ * `lines` (its PE rows' along rows, x fastest order of its rows; its PE
+ * columns' along columns), which the rank owning the root fills with the
+ * root PEs' elements before the call. Counted as the per-PE multicast:
+ * every PE of the line takes the element in. */
+int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes, int root,
+                          wf_status *st);
 /* Reduction of segments: every PE holds `n` doubles; along each row (or
  * column) they are summed element by element into the segment of the PE at
  * position `root` of that row (column). Other PEs' segments are unchanged. */

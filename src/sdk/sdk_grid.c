@@ -33,6 +33,14 @@ int sdk_reference_digest(const wf_run *run, sdk_reference_fn reference, const vo
   return st->code;
 }
 
+int sdk_filled(const wf_run *run, const char *where, wf_status *st) {
+  wf_signal_barrier(run->comm);
+  int sig = wf_signal_stop();
+  if (st->code == WF_OK && sig) wf_signal_fail(st, sig, where);
+  wf_status_agree(run->comm, st);
+  return st->code;
+}
+
 int sdk_thumb_create(sdk_thumb *t, long long items_x, long long items_y, int max_side,
                      wf_status *st) {
   t->items_x = items_x, t->items_y = items_y;

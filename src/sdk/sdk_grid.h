@@ -49,6 +49,12 @@ typedef uint64_t (*sdk_reference_fn)(const void *ctx, bool *stopped);
 int sdk_reference_digest(const wf_run *run, sdk_reference_fn reference, const void *ctx,
                          const char *what, uint64_t *digest, wf_status *st);
 
+/* The end of a phase each rank works through alone, stopping early at
+ * wf_signal_stop(): after every rank is through (wf_signal_barrier), `st`
+ * fails with the signal's status, `where` saying in what, on every rank
+ * when any was signalled. Collective. */
+int sdk_filled(const wf_run *run, const char *where, wf_status *st);
+
 /* A downsampled copy of a 2D result for a plot: at most `max_side` cells a
  * side, each the largest value of the items it covers. Ranks add their
  * items with sdk_thumb_put, then sdk_thumb_gather leaves the whole on rank

@@ -148,6 +148,31 @@ WORKLOADS = {
         "long": ["--set", "mandelbrot.repeat=1000", "--set", "mandelbrot.check=false"],
         "writes": {"output.file": [], "mandelbrot.plot": []},
     },
+    "gemm": {
+        # the product and the check's dgemm take seconds; the fills poll
+        "large": ["--set", "gemm.m=2048", "--set", "gemm.n=2048", "--set", "gemm.k=2048"],
+        "oversized": ["--set", "gemm.m=1000000", "--set", "gemm.n=1000000", "--set",
+                      "gemm.k=1000000"],
+        "deck": ["--set", "wafer.pe_grid=8x8", "--set", "gemm.m=64", "--set", "gemm.n=64",
+                 "--set", "gemm.k=64"],
+        "long": ["--set", "gemm.repeat=150", "--set", "gemm.check=false"],
+        "writes": {"output.file": []},
+    },
+    "gemv": {
+        "large": ["--set", "gemv.m=5000", "--set", "gemv.n=5000", "--set", "gemv.repeat=150"],
+        "oversized": ["--set", "gemv.m=10000000", "--set", "gemv.n=10000000"],
+        "deck": ["--set", "wafer.pe_grid=8x8", "--set", "gemv.m=64", "--set", "gemv.n=64"],
+        "long": ["--set", "gemv.repeat=1500", "--set", "gemv.check=false"],
+        "writes": {"output.file": []},
+    },
+    "histogram": {
+        # the serial count and the model's walk of every path take seconds
+        "large": ["--set", "histogram.values_per_pe=4096", "--set", "histogram.repeat=3"],
+        "oversized": ["--set", "histogram.values_per_pe=100000000"],
+        "deck": ["--set", "wafer.pe_grid=8x8", "--set", "histogram.values_per_pe=32"],
+        "long": ["--set", "histogram.repeat=60", "--set", "histogram.check=false"],
+        "writes": {"output.file": []},
+    },
     "life": {
         "large": ["--set", "life.cells_per_pe=16x16", "--set", "life.generations=2500"],
         "oversized": ["--set", "life.cells_per_pe=65536x65536"],

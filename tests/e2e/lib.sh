@@ -57,6 +57,14 @@ small_deck() {
     ;;
   esac
 }
+# demo_workloads WAFER: the workloads `wafer demo` runs, as a Python set
+# literal: every one `wafer --help` lists but `generate` (it needs a
+# checkpoint), so a new workload is expected in the demo without a count to
+# update here.
+demo_workloads() {
+  "$1" --help | awk '/^workloads:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}' |
+    grep -vx -e demo -e generate | sed "s/.*/'&'/" | paste -sd, | sed 's/^/{/; s/$/}/'
+}
 finish() {
   echo "$1 ($ranks ranks): $passed passed, $failed failed"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

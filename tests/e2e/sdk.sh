@@ -96,6 +96,94 @@ PY" "$args: the last generation differs from numpy's"
   expect "json g41.json \"j['checks']['passed'] == 1 and 'glider' in str(j['checks'].get('unchecked', ''))\"" \
          "a glider run out of period claims its travel"
   ;;
+gemm)
+  # C against numpy's A @ B from the run's own A and B (HDF5), on rank grids
+  # these ranks allow, with tiles of unequal sizes; a square grid only.
+  grids="auto"
+  [ "$ranks" -eq 2 ] && grids="auto 1x2"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  for g in $grids; do
+    sdk gemm --set wafer.pe_grid=12x12 --set wafer.rank_grid=$g --set gemm.m=101 --set gemm.n=79 \
+        --set gemm.k=53 --set gemm.repeat=2 --set output.file=g.h5 > g.json
+    expect "[ $? -eq 0 ]" "grid $g: run failed"
+    checks g.json 1
+    expect "/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, sys
+f = h5py.File('g.h5')
+a, b, c = f['A'][...], f['B'][...], f['C'][...]
+want = a @ b
+gamma = 55 * 2.0**-53 / (1 - 55 * 2.0**-53)
+ok = a.shape == (101, 53) and b.shape == (53, 79) and np.all(np.abs(c - want) <= 2 * gamma * (np.abs(a) @ np.abs(b)))
+ok = ok and abs(a[3, 5]) > 0 and a.std() > 0.5  # entries uniform in [-1, 1): no zeros left unwritten
+sys.exit(0 if ok else 1)
+PY" "grid $g: C differs from numpy's A @ B"
+  done
+  ;;
+gemv)
+  # y against numpy's A @ x + b from the run's own inputs (HDF5), on a
+  # grid that is not square.
+  grids="auto"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  for g in $grids; do
+    sdk gemv --set wafer.pe_grid=9x14 --set wafer.rank_grid=$g --set gemv.m=150 --set gemv.n=61 \
+        --set output.file=v.h5 > v.json
+    expect "[ $? -eq 0 ]" "grid $g: run failed"
+    checks v.json 1
+    expect "/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, sys
+f = h5py.File('v.h5')
+a, x, b, y = f['A'][...], f['x'][...], f['b'][...], f['y'][...]
+gamma = 64 * 2.0**-53 / (1 - 64 * 2.0**-53)
+bound = 2 * gamma * (np.abs(a) @ np.abs(x) + np.abs(b))
+ok = a.shape == (150, 61) and y.shape == (150,) and np.all(np.abs(y - (a @ x + b)) <= bound)
+sys.exit(0 if ok and np.abs(y).min() > 0 else 1)
+PY" "grid $g: y differs from numpy's A @ x + b"
+  done
+  ;;
+histogram)
+  # Every bucket against numpy's count of the run's own values (HDF5), and
+  # the model's busiest PE against a walk of every value's path round the
+  # rings written here; uniform and skewed values, on rank grids these
+  # ranks allow.
+  grids="auto"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  for g in $grids; do
+    for dist in uniform skewed; do
+      sdk histogram --set wafer.pe_grid=13x9 --set wafer.rank_grid=$g --set histogram.distribution=$dist \
+          --set histogram.values_per_pe=50 --set histogram.buckets_per_pe=3 \
+          --set histogram.bucket_width=5 --set output.file=h.h5 > h.json
+      expect "[ $? -eq 0 ]" "grid $g, $dist: run failed"
+      checks h.json 1
+      expect "/usr/bin/python3 - <<'PY'
+import h5py, json, numpy as np, sys
+f = h5py.File('h.h5')
+values, counts = f['values'][...], f['counts'][...]
+nx, ny, vpp, bpp, bw = 13, 9, 50, 3, 5
+if values.shape != (ny, nx * vpp) or counts.shape != (ny, nx * bpp):
+    sys.exit('shapes %s %s' % (values.shape, counts.shape))
+want = np.bincount(values.ravel() // bw, minlength=nx * ny * bpp).reshape(ny, nx * bpp)
+if (counts != want).any():
+    sys.exit('%d buckets differ from numpy' % (counts != want).sum())
+# each value's path: along its PE column to the target row, then along the row,
+# the shorter way round each ring (ties: upward); every PE on it after the source
+load = np.zeros((ny, nx))
+def walk(a, b, n):
+    up = (b - a) % n
+    step = 1 if up <= n // 2 else -1
+    return [(a + step * s) % n for s in range(1, (up if step == 1 else n - up) + 1)]
+for y in range(ny):
+    for x in range(nx):
+        for v in values[y, x * vpp:(x + 1) * vpp]:
+            pe = v // bw // bpp
+            tx, ty = pe % nx, pe // nx
+            for yy in walk(y, ty, ny): load[yy, x] += 1
+            for xx in walk(x, tx, nx): load[ty, xx] += 1
+j = json.load(open('h.json'))
+sys.exit(0 if j['histogram']['busiest_pe_wavelets'] == load.max() else 'load %s, numpy %s' % (j['histogram']['busiest_pe_wavelets'], load.max()))
+PY" "grid $g, $dist: counts or the busiest PE differ from numpy's"
+    done
+  done
+  ;;
 bad_input)
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.width=50
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.height=63
@@ -107,6 +195,15 @@ bad_input)
   expect_bad_input life "5 x 5 cells" --set life.pattern=glider --set life.cells_per_pe=1x1 --set wafer.pe_grid=4x4
   expect_bad_input life "memory" --set life.cells_per_pe=65536x65536
   expect_bad_input life "not one of random|glider" --set life.pattern=gun
+  expect_bad_input gemm "square grid" --set wafer.pe_grid=8x4
+  expect_bad_input gemm "each PE needs a row and a column" --set gemm.k=32
+  expect_bad_input gemm "memory" --set gemm.m=1000000 --set gemm.n=1000000 --set gemm.k=1000000
+  expect_bad_input gemv "each PE needs a row" --set gemv.m=63
+  expect_bad_input gemv "each PE needs a column" --set gemv.n=10
+  expect_bad_input gemv "memory" --set gemv.m=10000000 --set gemv.n=10000000
+  expect_bad_input histogram "over the 32 bits" --set histogram.bucket_width=1000000 --set histogram.buckets_per_pe=4096
+  expect_bad_input histogram "memory" --set histogram.values_per_pe=100000000
+  expect_bad_input histogram "not one of uniform|skewed" --set histogram.distribution=zipf
   ;;
 *)
   echo "unknown case $case_name" >&2

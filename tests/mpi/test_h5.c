@@ -107,6 +107,25 @@ static void test_fields(checks *ck, const char *path) {
   wf_decomp_free(&dc);
 }
 
+/* A block outside the array on one rank (a caller's bug) fails the write
+ * on every rank, naming the dataset, and leaves no file: the collective
+ * write must not wait for ever for the rank that cannot take part. */
+static void test_block_outside(checks *ck, const char *path) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  wf_status st;
+  wf_h5file f;
+  double v[4] = {1, 2, 3, 4};
+  unsigned long long g = 8, off = rank == 0 ? 6 : 0, cnt = 4; /* rank 0's block ends at 10 */
+  wf_h5_block b = {.ndim = 1, .global = &g, .offset = &off, .count = &cnt};
+  CHECK(ck, wf_h5_create(&f, MPI_COMM_WORLD, path, &st) == WF_OK, "create: %s", st.msg);
+  int rc = wf_h5_write(&f, "v", WF_F64, &b, v, false, &st);
+  CHECK(ck, rc != WF_OK && strstr(st.msg, "'v'") && strstr(st.msg, "outside the array"),
+        "a block outside the array: rc %d, '%s'", rc, st.msg);
+  CHECK(ck, wf_h5_finish(&f, rc, &st) != WF_OK, "finish after a failed write");
+  CHECK(ck, access(path, F_OK) != 0, "a file left after a failed write");
+}
+
 static void test_checkpoint(checks *ck, const char *path) {
   wf_status st;
   int rank, size;
@@ -157,5 +176,7 @@ int main(int argc, char **argv) {
   snprintf(ckpt, sizeof ckpt, "test_ckpt_%d.h5", size);
   test_fields(&ck, path);
   test_checkpoint(&ck, ckpt);
+  snprintf(path, sizeof path, "test_h5_outside_%d.h5", size);
+  test_block_outside(&ck, path);
   return checks_finish(&ck, "test_h5");
 }

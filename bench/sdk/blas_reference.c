@@ -1,0 +1,50 @@
+/* The BLAS calls wafer's GEMM and GEMV are timed against (bench/sdk/run.sh):
+ * one cblas_dgemm or cblas_dgemv of the whole problem on one core, the
+ * median of REPEAT calls after one warm-up.
+ *
+ *   blas_reference gemm M N K REPEAT     seconds a product
+ *   blas_reference gemv M N REPEAT       seconds a product */
+#define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double *filled(long n) {
+  double *v = malloc((size_t)n * sizeof *v);
+  for (long i = 0; i < n; i++) v[i] = 1.0 / (double)(i % 7 + 1) - 0.3;
+  return v;
+}
+
+int main(int argc, char **argv) {
+  int gemm = argc == 6 && strcmp(argv[1], "gemm") == 0, gemv = argc == 5 && strcmp(argv[1], "gemv") == 0;
+  if (!gemm && !gemv) return fprintf(stderr, "usage: blas_reference gemm M N K REPEAT | gemv M N REPEAT\n"), 2;
+  int m = atoi(argv[2]), n = atoi(argv[3]), k = gemm ? atoi(argv[4]) : 1, repeat = atoi(argv[argc - 1]);
+  double *a = filled((long)m * (gemm ? k : n)), *b = filled((long)(gemm ? k : 1) * n),
+         *c = filled((long)m * (gemm ? n : 1));
+  double *t = malloc((size_t)(repeat + 1) * sizeof *t);
+  for (int r = 0; r <= repeat; r++) {
+    double t0 = now();
+    if (gemm)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+    else
+      cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, a, n, b, 1, 1.0, c, 1);
+    t[r] = now() - t0;
+  }
+  qsort(t + 1, (size_t)repeat, sizeof *t, by_value); /* t[0]: the warm-up */
+  printf("%.9g\n", t[1 + repeat / 2]);
+  free(a), free(b), free(c), free(t);
+  return 0;
+}
