@@ -48,6 +48,9 @@ rows="$out/quick_rows.txt"
 read -ra blas <<< "$(pkg-config --cflags --libs openblas)"
 mpicc -O2 -o "$out/dgemm" bench/eam/dgemm.c "${blas[@]}"
 mpicc -O2 -o "$out/sendrecv_ref" bench/halo/sendrecv_ref.c
+cc -O2 -std=c17 -o "$out/sdk_reference" bench/sdk/reference.c -lm
+cc -O2 -std=c17 -o "$out/blas_reference" bench/sdk/blas_reference.c "${blas[@]}"
+cc -O2 -std=c17 -o "$out/gmp_reference" bench/sdk/gmp_reference.c -lgmp
 dgemm=$(OPENBLAS_NUM_THREADS=1 mpiexec -n 1 "$out/dgemm" 1000)
 
 # row NAME CASE RANKS UNIT: the medians of the arrays ours, ref and frac
@@ -172,5 +175,45 @@ if $py -c "import torch" 2> /dev/null; then
   done
   row "train" "4x256, T 64, B 4, vs PyTorch" 1 "s/step" "OpenBLAS SGEMM"
 fi
+
+# The SDK's example kernels (bench/sdk/run.sh's cases, smaller), each
+# against its plain serial code, BLAS call or GMP on one core.
+# sdk_row NAME CASE UNIT FRAC-LIMIT ARGS...: ours from the JSON (OURS_KEY),
+# the reference from REF_CMD, the fraction from FRAC_EXPR (empty: none).
+sdk_row() {
+  local name=$1 case=$2 unit=$3 limit=$4
+  shift 4
+  ours=() ref=() frac=()
+  for _ in $(seq "$REPEATS"); do
+    "$WAFER" "$@" --quiet --json "$out/s.json" > /dev/null
+    ok "$out/s.json"
+    ours+=("$(field "$out/s.json" "$OURS_KEY")")
+    ref+=("$(eval "$REF_CMD")")
+    [ -z "$FRAC_EXPR" ] || frac+=("$(field "$out/s.json" "$FRAC_EXPR")")
+  done
+  row "$name" "$case" 1 "$unit" "$limit"
+}
+export OPENBLAS_NUM_THREADS=1
+OURS_KEY="j['mandelbrot']['seconds_per_image']" REF_CMD="$out/sdk_reference mandelbrot 640 480 256 3" \
+FRAC_EXPR="10 * j['mandelbrot']['iterations'] / j['mandelbrot']['seconds_per_image'] / ($dgemm * 1e9)" \
+  sdk_row mandelbrot "640x480, vs a serial loop" "s/image" "OpenBLAS DGEMM" mandelbrot \
+  --set mandelbrot.repeat=3 --set mandelbrot.check=false
+OURS_KEY="j['life']['seconds_per_generation']" REF_CMD="$out/sdk_reference life 512 512 20" \
+FRAC_EXPR="" sdk_row life "512^2, vs a serial loop" "s/generation" "-" life \
+  --set life.generations=400 --set life.check=false
+OURS_KEY="j['gemm']['seconds_per_product']" REF_CMD="$out/blas_reference gemm 512 512 512 5" \
+FRAC_EXPR="2 * 512**3 / j['gemm']['seconds_per_product'] / ($dgemm * 1e9)" \
+  sdk_row gemm "512^3 on 64x64 PEs, vs cblas_dgemm" "s/product" "OpenBLAS DGEMM" gemm \
+  --set gemm.repeat=5 --set gemm.check=false
+OURS_KEY="j['gemv']['seconds_per_product']" REF_CMD="$out/blas_reference gemv 4096 4096 20" \
+FRAC_EXPR="j['gemv']['fraction_of_triad']" \
+  sdk_row gemv "4096^2, vs cblas_dgemv" "s/product" "STREAM triad" gemv \
+  --set gemv.m=4096 --set gemv.n=4096 --set gemv.repeat=20 --set gemv.check=false
+OURS_KEY="j['histogram']['seconds_per_histogram']" REF_CMD="$out/sdk_reference histogram 1048576 65536 4" \
+FRAC_EXPR="" sdk_row histogram "64x64 PEs of 256 values, vs a serial count" "s/histogram" "-" \
+  histogram --set histogram.check=false
+OURS_KEY="j['widemul']['seconds_per_round']" REF_CMD="$out/gmp_reference 16384 64 5" \
+FRAC_EXPR="" sdk_row widemul "64 x 16384-bit products, vs GMP" "s/round" "-" widemul \
+  --set widemul.repeat=5 --set widemul.check=false
 
 MACHINE=$(machine) $py bench/quick_table.py "$rows" bench/quick.md "$REPEATS" "$record"

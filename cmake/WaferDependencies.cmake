@@ -8,7 +8,8 @@
 # single), BLAS with CBLAS, LAPACKE, inih, zlib.
 # Optional references, each WAFER_WITH_<X> = AUTO (use when found), ON
 # (required) or OFF: PETSC (stencil and convection cross-checks), FFTW_MPI
-# (the FFT's 3D reference). wf_config.h says which were built in.
+# (the FFT's 3D reference), GMP (the wide multiplication's reference).
+# wf_config.h says which were built in.
 include(CheckCSourceCompiles)
 include(CMakePushCheckState)
 find_package(PkgConfig QUIET)
@@ -354,6 +355,28 @@ endif()
 add_library(wafer_inih INTERFACE IMPORTED GLOBAL)
 target_include_directories(wafer_inih INTERFACE ${INIH_INCLUDE_DIR})
 target_link_libraries(wafer_inih INTERFACE ${INIH_LIBRARY})
+
+# GMP: the wide multiplication's reference (mpz_mul), optional. A plain C
+# library with no MPI in it, so the simulated build has it too.
+wafer_option(GMP "GMP, the wide multiplication's reference")
+set(_gmp_hints ${GMP_ROOT} $ENV{GMP_ROOT})
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(PC_GMP QUIET gmp)
+  list(APPEND _gmp_hints ${PC_GMP_PREFIX})
+endif()
+find_path(GMP_INCLUDE_DIR gmp.h HINTS ${_gmp_hints} ${PC_GMP_INCLUDE_DIRS} PATH_SUFFIXES include)
+find_library(GMP_LIBRARY gmp HINTS ${_gmp_hints} ${PC_GMP_LIBRARY_DIRS} PATH_SUFFIXES lib lib64)
+if(GMP_INCLUDE_DIR AND GMP_LIBRARY)
+  set(_found TRUE)
+else()
+  set(_found FALSE)
+endif()
+wafer_optional(GMP ${_found} "GMP (gmp.h, libgmp) was not found" "point GMP_ROOT at its prefix")
+add_library(wafer_gmp INTERFACE IMPORTED GLOBAL)
+if(WAFER_HAVE_GMP)
+  target_include_directories(wafer_gmp INTERFACE ${GMP_INCLUDE_DIR})
+  target_link_libraries(wafer_gmp INTERFACE ${GMP_LIBRARY})
+endif()
 
 find_package(ZLIB QUIET)
 if(NOT ZLIB_FOUND)

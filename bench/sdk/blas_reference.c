@@ -9,18 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "clock.h"
 
 static double *filled(long n) {
   double *v = malloc((size_t)n * sizeof *v);
@@ -43,8 +33,7 @@ int main(int argc, char **argv) {
       cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, a, n, b, 1, 1.0, c, 1);
     t[r] = now() - t0;
   }
-  qsort(t + 1, (size_t)repeat, sizeof *t, by_value); /* t[0]: the warm-up */
-  printf("%.9g\n", t[1 + repeat / 2]);
+  printf("%.9g\n", median(t + 1, repeat)); /* t[0]: the warm-up */
   free(a), free(b), free(c), free(t);
   return 0;
 }

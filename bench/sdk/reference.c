@@ -4,22 +4,19 @@
  *
  *   reference mandelbrot WIDTH HEIGHT MAX_ITERS REPEAT   seconds an image
  *   reference life WIDTH HEIGHT GENERATIONS              seconds a generation
+ *   reference histogram VALUES BUCKETS WIDTH              seconds a histogram
  *
  * Mandelbrot: the same window as wafer's default deck, z <- z^2 + c in C's
  * complex type. Life: a periodic board of bytes, neighbours by wrapped
  * row and column indices, random start at density 0.35. */
 #define _POSIX_C_SOURCE 200809L
 #include <complex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "clock.h"
 
 static double mandelbrot(long w, long h, int max_iters, int repeat) {
   int *count = malloc((size_t)(w * h) * sizeof *count);
@@ -70,9 +67,33 @@ static double life(long w, long h, long generations) {
   return t;
 }
 
+/* VALUES values drawn uniformly (the same hash as wafer's, a pure function
+ * of the index) into BUCKETS buckets of WIDTH values: one loop, one array. */
+static uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+static double histogram(long long values, long long buckets, long long width) {
+  long long *count = calloc((size_t)buckets, sizeof *count), range = buckets * width;
+  double t0 = now();
+  for (long long i = 0; i < values; i++) {
+    double u = (double)(mix(mix(7) ^ (uint64_t)i) >> 11) * 0x1.0p-53;
+    count[(long long)(u * (double)range) / width]++;
+  }
+  double t = now() - t0;
+  fprintf(stderr, "bucket 0: %lld\n", count[0]);
+  free(count);
+  return t;
+}
+
 int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "mandelbrot") == 0)
     printf("%.9g\n", mandelbrot(atol(argv[2]), atol(argv[3]), atoi(argv[4]), atoi(argv[5])));
+  else if (argc == 5 && strcmp(argv[1], "histogram") == 0)
+    printf("%.9g\n", histogram(atoll(argv[2]), atoll(argv[3]), atoll(argv[4])));
   else if (argc == 5 && strcmp(argv[1], "life") == 0)
     printf("%.9g\n", life(atol(argv[2]), atol(argv[3]), atol(argv[4])));
   else

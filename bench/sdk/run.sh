@@ -18,14 +18,25 @@ cc -O2 -std=c17 -o "$out/reference" bench/sdk/reference.c -lm
 read -ra blas <<< "$(pkg-config --cflags --libs openblas)"
 mpicc -O2 -o "$out/dgemm" bench/eam/dgemm.c "${blas[@]}"
 cc -O2 -std=c17 -o "$out/blas_reference" bench/sdk/blas_reference.c "${blas[@]}"
+cc -O2 -std=c17 -o "$out/gmp_reference" bench/sdk/gmp_reference.c -lgmp
 export OPENBLAS_NUM_THREADS=1
 dgemm=$(OPENBLAS_NUM_THREADS=1 mpiexec -n 1 "$out/dgemm" 1000)
 
 W=1280 H=960 IT=256 MB_REP=3
 CELLS=16x16 GRID=64x64 GENS=400 # a 1024 x 1024 board
 GM=1024 GV=8192 # gemm: m = n = k on 64 x 64 PEs; gemv: m = n
-mo=() mr=() mf=() lo=() lr=() go=() gr=() vo=() vr=() vf=()
+HV=256 # histogram: values a PE on 64 x 64 PEs, 16 buckets of 4 a PE
+WB=16384 # widemul: 64 products of two WB-bit integers (one a PE row of 64 x 64 PEs)
+mo=() mr=() mf=() lo=() lr=() go=() gr=() vo=() vr=() vf=() wo=() wr=() ho=() hr=()
 for r in $(seq "$REPEATS"); do
+  mpiexec -n 1 "$WAFER" histogram --quiet --set histogram.values_per_pe=$HV --set histogram.repeat=3 \
+      --set histogram.check=false --json "$out/h.json" > /dev/null
+  ho+=("$(field "$out/h.json" "j['histogram']['seconds_per_histogram']")")
+  hr+=("$("$out/reference" histogram $((HV * 4096)) 65536 4 2> /dev/null)")
+  mpiexec -n 1 "$WAFER" widemul --quiet --set widemul.bits=$WB --set widemul.repeat=5 \
+      --set widemul.check=false --json "$out/w.json" > /dev/null
+  wo+=("$(field "$out/w.json" "j['widemul']['seconds_per_round']")")
+  wr+=("$("$out/gmp_reference" $WB 64 5)")
   mpiexec -n 1 "$WAFER" gemm --quiet --set gemm.m=$GM --set gemm.n=$GM --set gemm.k=$GM \
       --set gemm.repeat=5 --set gemm.check=false --json "$out/g.json" > /dev/null
   go+=("$(field "$out/g.json" "j['gemm']['seconds_per_product']")")
@@ -51,14 +62,16 @@ done
 med() { printf '%s\n' "$@" | median; }
 m_o=$(med "${mo[@]}") m_r=$(med "${mr[@]}") m_f=$(med "${mf[@]}")
 l_o=$(med "${lo[@]}") l_r=$(med "${lr[@]}")
+w_o=$(med "${wo[@]}") w_r=$(med "${wr[@]}") h_o=$(med "${ho[@]}") h_r=$(med "${hr[@]}")
 g_o=$(med "${go[@]}") g_r=$(med "${gr[@]}") v_o=$(med "${vo[@]}") v_r=$(med "${vr[@]}") v_f=$(med "${vf[@]}")
 echo "mandelbrot ${W}x${H}: ours $m_o s, reference $m_r s, $m_f of DGEMM"
 echo "life 1024^2: ours $l_o s, reference $l_r s"
 echo "gemm $GM^3: ours $g_o s, cblas_dgemm $g_r s; gemv $GV^2: ours $v_o s, cblas_dgemv $v_r s"
-$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$g_o" "$g_r" "$v_o" "$v_r" "$v_f" "$REPEATS" <<'PY'
+echo "widemul 64 x $WB bits: ours $w_o s, GMP $w_r s"
+$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$g_o" "$g_r" "$v_o" "$v_r" "$v_f" "$w_o" "$w_r" "$h_o" "$h_r" "$REPEATS" <<'PY'
 import sys, datetime, os
-m_o, m_r, m_f, l_o, l_r, dgemm, g_o, g_r, v_o, v_r, v_f = map(float, sys.argv[1:12])
-reps = sys.argv[12]
+m_o, m_r, m_f, l_o, l_r, dgemm, g_o, g_r, v_o, v_r, v_f, w_o, w_r, h_o, h_r = map(float, sys.argv[1:16])
+reps = sys.argv[16]
 cpu = os.environ["MACHINE"]
 lines = [
   "# SDK example kernels: benchmark", "",
@@ -68,7 +81,9 @@ lines = [
   "The references: for Mandelbrot and life a plain serial code (bench/sdk/reference.c: what a",
   "user would write, C's complex type for Mandelbrot, a byte board with wrapped indices for",
   "life, `cc -O2`); for GEMM and GEMV one OpenBLAS call of the whole problem on one core",
-  "(bench/sdk/blas_reference.c). Ratio = wafer / reference (below 1: wafer is faster).", "",
+  "(bench/sdk/blas_reference.c); for the wide multiplication GMP's mpz_mul of as many products",
+  "(bench/sdk/gmp_reference.c); for the histogram a serial count of as many values drawn",
+  "alike (bench/sdk/reference.c). Ratio = wafer / reference (below 1: wafer is faster).", "",
   "| kernel | case | wafer s | reference s | ratio | fraction of limit |",
   "| --- | --- | --- | --- | --- | --- |",
   f"| mandelbrot | 1280 x 960, 256 iterations at most | {m_o:.4g} /image | {m_r:.4g} /image | {m_o/m_r:.3f} | "
@@ -79,6 +94,10 @@ lines = [
   f"{2 * 1024**3 / g_o / 1e9 / dgemm:.1%} of DGEMM's {dgemm:.1f} GFLOP/s |",
   f"| gemv | 8192^2 on 64 x 64 PEs | {v_o:.4g} /product | {v_r:.4g} /product | {v_o/v_r:.3f} | "
   f"{v_f:.1%} of STREAM triad (A's bytes) |",
+  f"| widemul | 64 products of two 16384-bit integers on 64 x 64 PEs | {w_o:.4g} /round | {w_r:.4g} /round | {w_o/w_r:.3f} | "
+  f"{(16384 / 32)**2 * 64 / w_o / 1e9:.2f} G limb products/s (schoolbook; GMP is subquadratic) |",
+  f"| histogram | 64 x 64 PEs of 256 values, 16 buckets of 4 a PE | {h_o:.4g} /histogram | {h_r:.4g} /histogram | {h_o/h_r:.3f} | "
+  f"{256 * 4096 / h_o / 1e6:.1f} M values/s |",
   ""]
 open("bench/sdk/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

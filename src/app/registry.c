@@ -13,6 +13,7 @@
 #include "life.h"
 #include "mandelbrot.h"
 #include "stencil_workload.h"
+#include "widemul.h"
 #include "tlrmvm_workload.h"
 #include "train_workload.h"
 #include "generate_workload.h"
@@ -32,6 +33,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_gemm_workload,
     &wf_gemv_workload,
     &wf_histogram_workload,
+    &wf_widemul_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -332,36 +332,14 @@ static void report(wf_run *run, const gm_case *g, double seconds, long repeat, d
            per > 0 ? flops / per * 1e-9 : 0);
 }
 
-/* The timed products; a signal stops them between two. Collective. */
-static int run_products(wf_run *run, const gm_case *g, gm_rank *r, long repeat, double *seconds,
-                        wf_status *st) {
-  wf_fabric *fab = &run->wafer->fab;
-  wf_progress prog;
-  wf_progress_start(&prog, "gemm", repeat, run->verbose, stdout);
-  wf_signal_poll sig;
-  wf_signal_poll_start(&sig, run->comm);
-  double t = 0;
-  long done = 0;
-  int signal = 0, rc = WF_OK;
-  wf_fabric_main_begin(fab);
-  for (long i = 0; i < repeat && rc == WF_OK; i++) {
-    if ((signal = wf_signal_poll_next(&sig)) != 0) break;
-    wf_fabric_barrier(fab);
-    double t0 = MPI_Wtime();
-    rc = product(run, g, r, st);
-    t += MPI_Wtime() - t0;
-    if (rc == WF_OK) done = i + 1;
-    wf_progress_tick(&prog, done);
-  }
-  wf_fabric_main_end(fab, done);
-  wf_signal_poll_end(&sig);
-  *seconds = wf_fabric_slowest(fab, t);
-  if (rc == WF_OK && signal) {
-    char where[96];
-    snprintf(where, sizeof where, "after %ld of %ld products (nothing written)", done, repeat);
-    rc = wf_signal_fail(st, signal, where);
-  }
-  return rc;
+/* sdk_repeat's unit: one product. */
+typedef struct gm_job {
+  const gm_case *g;
+  gm_rank *r;
+} gm_job;
+static int product_unit(wf_run *run, void *ctx, wf_status *st) {
+  gm_job *job = ctx;
+  return product(run, job->g, job->r, st);
 }
 
 static int gemm_run(wf_run *run, wf_status *st) {
@@ -376,7 +354,8 @@ static int gemm_run(wf_run *run, wf_status *st) {
     printf("gemm: C = A B, %lld x %lld x %lld, on %d x %d PEs (tiles of %lld x %lld x %lld)\n",
            g.m, g.n, g.k, g.P, g.P, most(g.m, g.P), most(g.n, g.P), most(g.k, g.P));
   double seconds = 0, worst = 0;
-  if (rc == WF_OK) rc = run_products(run, &g, &r, repeat, &seconds, st);
+  gm_job job = {&g, &r};
+  if (rc == WF_OK) rc = sdk_repeat(run, "gemm", "products", repeat, product_unit, &job, &seconds, st);
   bool checked = wf_deck_bool(d, "gemm", "check");
   if (rc == WF_OK) {
     project(run, &g);

@@ -274,35 +274,14 @@ static void report(wf_run *run, const gv_case *g, double seconds, long repeat, d
            per > 0 ? bytes / per * 1e-9 : 0);
 }
 
-static int run_products(wf_run *run, const gv_case *g, gv_rank *r, long repeat, double *seconds,
-                        wf_status *st) {
-  wf_fabric *fab = &run->wafer->fab;
-  wf_progress prog;
-  wf_progress_start(&prog, "gemv", repeat, run->verbose, stdout);
-  wf_signal_poll sig;
-  wf_signal_poll_start(&sig, run->comm);
-  double t = 0;
-  long done = 0;
-  int signal = 0, rc = WF_OK;
-  wf_fabric_main_begin(fab);
-  for (long i = 0; i < repeat && rc == WF_OK; i++) {
-    if ((signal = wf_signal_poll_next(&sig)) != 0) break;
-    wf_fabric_barrier(fab);
-    double t0 = MPI_Wtime();
-    rc = product(run, g, r, st);
-    t += MPI_Wtime() - t0;
-    if (rc == WF_OK) done = i + 1;
-    wf_progress_tick(&prog, done);
-  }
-  wf_fabric_main_end(fab, done);
-  wf_signal_poll_end(&sig);
-  *seconds = wf_fabric_slowest(fab, t);
-  if (rc == WF_OK && signal) {
-    char where[96];
-    snprintf(where, sizeof where, "after %ld of %ld products (nothing written)", done, repeat);
-    rc = wf_signal_fail(st, signal, where);
-  }
-  return rc;
+/* sdk_repeat's unit: one product. */
+typedef struct gv_job {
+  const gv_case *g;
+  gv_rank *r;
+} gv_job;
+static int product_unit(wf_run *run, void *ctx, wf_status *st) {
+  gv_job *job = ctx;
+  return product(run, job->g, job->r, st);
 }
 
 static int gemv_run(wf_run *run, wf_status *st) {
@@ -329,7 +308,8 @@ static int gemv_run(wf_run *run, wf_status *st) {
     printf("gemv: y = A x + b, %lld x %lld, on %d x %d PEs (tiles of %lld x %lld)\n", g.m, g.n,
            dc->pe_nx, dc->pe_ny, r.mt, r.nt);
   double seconds = 0, worst = 0;
-  if (rc == WF_OK) rc = run_products(run, &g, &r, repeat, &seconds, st);
+  gv_job job = {&g, &r};
+  if (rc == WF_OK) rc = sdk_repeat(run, "gemv", "products", repeat, product_unit, &job, &seconds, st);
   bool checked = wf_deck_bool(d, "gemv", "check");
   if (rc == WF_OK) {
     project(run, &g, &r);

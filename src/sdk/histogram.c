@@ -146,6 +146,13 @@ static int leg(wf_run *run, hg_rank *r, int axis, wf_status *st) {
   return st->code;
 }
 
+/* Count a value whose bucket's PE is this rank's. */
+static void count_here(hg_rank *r, hg_target t) {
+  const wf_decomp *dc = r->dc;
+  r->count[((size_t)(t.y - dc->y0) * dc->nx + (size_t)(t.x - dc->x0)) * r->c->buckets_per_pe +
+           t.bucket]++;
+}
+
 /* One histogram: the values from the rank's PEs, the two legs, the counts.
  * Collective. */
 static int histogram(wf_run *run, hg_rank *r, wf_status *st) {
@@ -154,21 +161,24 @@ static int histogram(wf_run *run, hg_rank *r, wf_status *st) {
   r->home.len = r->up.len = r->down.len = 0;
   memset(r->count, 0, (size_t)(dc->nx * dc->ny * c->buckets_per_pe) * sizeof *r->count);
   wf_status_clear(st);
+  /* A value whose bucket this rank's PEs own is counted at once (its
+   * journey is between PEs of the rank: free on the cluster, counted by the
+   * model); the others set out. */
   for (int j = 0; j < dc->ny && st->code == WF_OK; j++)
     for (int i = 0; i < dc->nx && st->code == WF_OK; i++)
       for (long long k = 0; k < c->values_per_pe && st->code == WF_OK; k++) {
         uint32_t v = hg_value(c, dc->x0 + i, dc->y0 + j, k);
-        wf_buffer_append(&r->home, &v, sizeof v, st);
+        hg_target t = target_of(c, v);
+        if (t.x >= dc->x0 && t.x < dc->x0 + dc->nx && t.y >= dc->y0 && t.y < dc->y0 + dc->ny)
+          count_here(r, t);
+        else
+          wf_buffer_append(&r->home, &v, sizeof v, st);
       }
   wf_status_agree(run->comm, st);
   if (st->code != WF_OK || leg(run, r, 1, st) != WF_OK || leg(run, r, 0, st) != WF_OK)
     return st->code;
   const uint32_t *v = (const uint32_t *)(const void *)r->home.data;
-  for (size_t k = 0; k < r->home.len / sizeof *v; k++) {
-    hg_target t = target_of(c, v[k]);
-    r->count[((size_t)(t.y - dc->y0) * dc->nx + (size_t)(t.x - dc->x0)) * c->buckets_per_pe +
-             t.bucket]++;
-  }
+  for (size_t k = 0; k < r->home.len / sizeof *v; k++) count_here(r, target_of(c, v[k]));
   return WF_OK;
 }
 
@@ -318,34 +328,9 @@ static int read_case(const wf_run *run, hg_case *c, wf_status *st) {
   return WF_OK;
 }
 
-static int run_histograms(wf_run *run, hg_rank *r, long repeat, double *seconds, wf_status *st) {
-  wf_fabric *fab = &run->wafer->fab;
-  wf_progress prog;
-  wf_progress_start(&prog, "histogram", repeat, run->verbose, stdout);
-  wf_signal_poll sig;
-  wf_signal_poll_start(&sig, run->comm);
-  double t = 0;
-  long done = 0;
-  int signal = 0, rc = WF_OK;
-  wf_fabric_main_begin(fab);
-  for (long i = 0; i < repeat && rc == WF_OK; i++) {
-    if ((signal = wf_signal_poll_next(&sig)) != 0) break;
-    wf_fabric_barrier(fab);
-    double t0 = MPI_Wtime();
-    rc = histogram(run, r, st);
-    t += MPI_Wtime() - t0;
-    if (rc == WF_OK) done = i + 1;
-    wf_progress_tick(&prog, done);
-  }
-  wf_fabric_main_end(fab, done);
-  wf_signal_poll_end(&sig);
-  *seconds = wf_fabric_slowest(fab, t);
-  if (rc == WF_OK && signal) {
-    char where[96];
-    snprintf(where, sizeof where, "after %ld of %ld histograms (nothing written)", done, repeat);
-    rc = wf_signal_fail(st, signal, where);
-  }
-  return rc;
+/* sdk_repeat's unit: one histogram. */
+static int histogram_unit(wf_run *run, void *ctx, wf_status *st) {
+  return histogram(run, ctx, st);
 }
 
 static int histogram_run(wf_run *run, wf_status *st) {
@@ -373,7 +358,8 @@ static int histogram_run(wf_run *run, wf_status *st) {
            c.values_per_pe, c.buckets_per_pe, c.bucket_width, c.skewed ? "skewed" : "uniform",
            dc->pe_nx, dc->pe_ny);
   double seconds = 0;
-  if (rc == WF_OK) rc = run_histograms(run, &r, repeat, &seconds, st);
+  if (rc == WF_OK)
+    rc = sdk_repeat(run, "histogram", "histograms", repeat, histogram_unit, &r, &seconds, st);
   if (rc == WF_OK) {
     wf_fabric_counters moved = wf_fabric_totals(&run->wafer->fab);
     uint64_t got = sdk_digest_sum(run, count_digest(&r));

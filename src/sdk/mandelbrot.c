@@ -22,6 +22,7 @@
 #include "wf_progress.h"
 #include "wf_report.h"
 #include "wf_signal.h"
+#include "wf_config.h"
 #include "wf_wafer.h"
 
 static const wf_key mandelbrot_keys[] = {
@@ -60,18 +61,32 @@ static const wf_section *const mandelbrot_sections[] = {&mandelbrot_section};
 #define MB_PIXEL_CYCLES_LO 13.0
 #define MB_PIXEL_CYCLES_HI 34.0
 
-/* The escape count of c: iterations of z <- z^2 + c from 0 until |z|^2 > 4,
- * at most max_iters. */
-static inline int escape(double cr, double ci, int max_iters) {
-  double x = 0, y = 0, x2 = 0, y2 = 0;
-  int n = 0;
-  while (n < max_iters && x2 + y2 <= 4.0) {
-    y = 2.0 * x * y + ci;
-    x = x2 - y2 + cr;
-    x2 = x * x, y2 = y * y;
-    n++;
+/* The escape counts of a row of n pixels (points cr[k] + i ci): iterations
+ * of z <- z^2 + c from 0 until |z|^2 > 4, at most max_iters. Eight pixels
+ * at a time, as vector lanes: a lane that has escaped keeps its z (so it
+ * stays out) and stops counting, and each lane does a pixel's own
+ * arithmetic, operation for operation (no fused multiply-add: the
+ * library's -ffp-contract=off), so the counts are the scalar loop's. */
+WF_HOT static void escape_row(const double *restrict cr, double ci, long long n, int max_iters,
+                              int32_t *restrict count) {
+  enum { LANES = 8 };
+  for (long long p0 = 0; p0 < n; p0 += LANES) {
+    double x[LANES] = {0}, y[LANES] = {0}, x2[LANES] = {0}, y2[LANES] = {0}, c[LANES];
+    int32_t k[LANES] = {0};
+    for (int l = 0; l < LANES; l++) c[l] = p0 + l < n ? cr[p0 + l] : 4.0; /* a spare lane escapes at once */
+    for (int it = 0; it < max_iters; it++) {
+      int live = 0;
+      for (int l = 0; l < LANES; l++) {
+        int in = x2[l] + y2[l] <= 4.0;
+        double ny = 2.0 * x[l] * y[l] + ci, nx = x2[l] - y2[l] + c[l];
+        x[l] = in ? nx : x[l], y[l] = in ? ny : y[l];
+        x2[l] = x[l] * x[l], y2[l] = y[l] * y[l];
+        k[l] += in, live |= in;
+      }
+      if (!live) break;
+    }
+    for (int l = 0; l < LANES && p0 + l < n; l++) count[p0 + l] = k[l];
   }
-  return n;
 }
 
 /* This rank's pixels: [x.lo, x.hi) x [y.lo, y.hi), and their counts. */
@@ -79,6 +94,7 @@ typedef struct mb_block {
   sdk_span x, y;
   long long w, h;
   int32_t *count; /* h x w, x fastest */
+  double *cr;     /* w: the real parts of a row's points */
 } mb_block;
 
 /* What the PEs did: the largest of a PE's cycles (each end of the model's
@@ -88,22 +104,29 @@ typedef struct mb_work {
   double sum[2]; /* iterations, pixels reaching max_iters */
 } mb_work;
 
-/* One image: every PE of the block its own pixels; the iterations by PE.
- * Stops early (the image partial) when wf_signal_stop() says so, polled a
- * row of PEs at a time. */
-static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, mb_work *work) {
+/* One image: the block's pixels row by row (a row's points along x once),
+ * then each PE's iterations from its pixels' counts. Stops early (the
+ * image partial) when wf_signal_stop() says so, polled a row at a time. */
+static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, double *cr,
+                    mb_work *work) {
   *work = (mb_work){{0}, {0}};
-  for (int pj = dc->y0; pj < dc->y0 + dc->ny && !wf_signal_stop(); pj++)
+  for (long long x = 0; x < b->w; x++) {
+    double ci;
+    mb_pixel_point(im, b->x.lo + x, 0, &cr[x], &ci);
+  }
+  for (long long y = 0; y < b->h && !wf_signal_stop(); y++) {
+    double cre, ci;
+    mb_pixel_point(im, b->x.lo, b->y.lo + y, &cre, &ci);
+    escape_row(cr, ci, b->w, im->max_iters, b->count + y * b->w);
+  }
+  for (int pj = dc->y0; pj < dc->y0 + dc->ny; pj++)
     for (int pi = dc->x0; pi < dc->x0 + dc->nx; pi++) {
       sdk_span xs = sdk_span_of(im->width, dc->pe_nx, pi, 1);
       sdk_span ys = sdk_span_of(im->height, dc->pe_ny, pj, 1);
       double iters = 0, inside = 0;
       for (long long y = ys.lo; y < ys.hi; y++)
         for (long long x = xs.lo; x < xs.hi; x++) {
-          double cr, ci;
-          mb_pixel_point(im, x, y, &cr, &ci);
-          int n = escape(cr, ci, im->max_iters);
-          b->count[(y - b->y.lo) * b->w + (x - b->x.lo)] = n;
+          int n = b->count[(y - b->y.lo) * b->w + (x - b->x.lo)];
           iters += n;
           inside += n == im->max_iters;
         }
@@ -242,31 +265,38 @@ static void report(wf_run *run, const mb_image *im, const mb_work *w, double sec
            per * 1e3, per > 0 ? pixels / per * 1e-6 : 0, imbalance);
 }
 
-/* The timed images; stops cleanly at a signal, which every rank learns
- * after the image it cut short (an image is one long phase with no
- * collective inside: wf_signal_stop, then wf_signal_check). Collective. */
+/* The timed images; stops cleanly at a signal. An image is one long phase
+ * with no collective inside: a rank that catches a signal cuts its image
+ * short (wf_signal_stop), every rank learns of it at the next image's poll,
+ * and one check after the last image catches a signal during it.
+ * Collective. */
 static int run_images(wf_run *run, const mb_image *im, mb_block *b, mb_work *w, long repeat,
                       double *seconds, wf_status *st) {
   wf_fabric *fab = &run->wafer->fab;
   wf_progress prog;
   wf_progress_start(&prog, "mandelbrot", repeat, run->verbose, stdout);
+  wf_signal_poll sig;
+  wf_signal_poll_start(&sig, run->comm);
   double t = 0;
   long done = 0;
-  int rc = WF_OK;
+  int signal = 0;
   wf_fabric_main_begin(fab);
-  for (long r = 0; r < repeat && rc == WF_OK; r++) {
+  for (long r = 0; r < repeat; r++) {
+    if ((signal = wf_signal_poll_next(&sig)) != 0) break;
     wf_fabric_barrier(fab);
     double t0 = MPI_Wtime();
-    compute(&run->wafer->dc, im, b, w);
+    compute(&run->wafer->dc, im, b, b->cr, w);
     t += MPI_Wtime() - t0;
-    char where[96];
-    snprintf(where, sizeof where, "in image %ld of %ld (nothing written)", r + 1, repeat);
-    if ((rc = wf_signal_check(run->comm, where, st)) == WF_OK) done = r + 1;
+    done = r + 1;
     wf_progress_tick(&prog, done);
   }
   wf_fabric_main_end(fab, done);
+  wf_signal_poll_end(&sig);
   *seconds = wf_fabric_slowest(fab, t);
-  return rc;
+  char where[96];
+  snprintf(where, sizeof where, "in image %ld of %ld (nothing written)", done, repeat);
+  if (signal) return wf_signal_fail(st, signal, where);
+  return wf_signal_check(run->comm, where, st);
 }
 
 static int mandelbrot_run(wf_run *run, wf_status *st) {
@@ -282,10 +312,11 @@ static int mandelbrot_run(wf_run *run, wf_status *st) {
                      "a smaller [mandelbrot] width and height, or more nodes", st) != WF_OK)
     return st->code;
   b.count = malloc((size_t)need > 0 ? (size_t)need : 1);
+  b.cr = malloc((size_t)(b.w + 1) * sizeof *b.cr);
   wf_status_clear(st);
-  if (!b.count) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the image's counts");
+  if (!b.count || !b.cr) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the image's counts");
   wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return free(b.count), st->code;
+  if (st->code != WF_OK) return free(b.count), free(b.cr), st->code;
   long repeat = wf_deck_int(d, "mandelbrot", "repeat");
   if (run->verbose)
     printf("mandelbrot: %lld x %lld pixels, at most %d iterations, on %d x %d PEs\n", im.width,
@@ -316,7 +347,7 @@ static int mandelbrot_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && out[0]) rc = write_output(run, &b, &im, out, st);
   const char *png = wf_deck_str(d, "mandelbrot", "plot");
   if (rc == WF_OK && png[0]) rc = plot(run, &b, &im, png, st);
-  free(b.count);
+  free(b.count), free(b.cr);
   return rc;
 }
 

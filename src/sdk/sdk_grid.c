@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "wf_io.h"
+#include "wf_progress.h"
+#include "wf_wafer.h"
 #include "wf_signal.h"
 
 uint64_t sdk_digest_sum(const wf_run *run, uint64_t mine) {
@@ -39,6 +41,37 @@ int sdk_filled(const wf_run *run, const char *where, wf_status *st) {
   if (st->code == WF_OK && sig) wf_signal_fail(st, sig, where);
   wf_status_agree(run->comm, st);
   return st->code;
+}
+
+int sdk_repeat(wf_run *run, const char *what, const char *units, long repeat, sdk_unit_fn one,
+               void *ctx, double *seconds, wf_status *st) {
+  wf_fabric *fab = &run->wafer->fab;
+  wf_progress prog;
+  wf_progress_start(&prog, what, repeat, run->verbose, stdout);
+  wf_signal_poll sig;
+  wf_signal_poll_start(&sig, run->comm);
+  double t = 0;
+  long done = 0;
+  int signal = 0, rc = WF_OK;
+  wf_fabric_main_begin(fab);
+  for (long i = 0; i < repeat && rc == WF_OK; i++) {
+    if ((signal = wf_signal_poll_next(&sig)) != 0) break;
+    wf_fabric_barrier(fab);
+    double t0 = MPI_Wtime();
+    rc = one(run, ctx, st);
+    t += MPI_Wtime() - t0;
+    if (rc == WF_OK) done = i + 1;
+    wf_progress_tick(&prog, done);
+  }
+  wf_fabric_main_end(fab, done);
+  wf_signal_poll_end(&sig);
+  *seconds = wf_fabric_slowest(fab, t);
+  if (rc == WF_OK && signal) {
+    char where[96];
+    snprintf(where, sizeof where, "after %ld of %ld %s (nothing written)", done, repeat, units);
+    rc = wf_signal_fail(st, signal, where);
+  }
+  return rc;
 }
 
 int sdk_thumb_create(sdk_thumb *t, long long items_x, long long items_y, int max_side,

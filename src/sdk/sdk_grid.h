@@ -55,6 +55,16 @@ int sdk_reference_digest(const wf_run *run, sdk_reference_fn reference, const vo
  * when any was signalled. Collective. */
 int sdk_filled(const wf_run *run, const char *where, wf_status *st);
 
+/* `repeat` timed units of work (`what`: the progress line's name; `units`:
+ * "products", for the message of a stop): each a call of `one`, with a
+ * signal poll before it and a barrier (the timing's) before it starts; the
+ * fabric's counters of the main computation around them; the slowest
+ * rank's seconds in `*seconds`. Stops cleanly at a signal or at the first
+ * failing unit. Collective. */
+typedef int (*sdk_unit_fn)(wf_run *run, void *ctx, wf_status *st);
+int sdk_repeat(wf_run *run, const char *what, const char *units, long repeat, sdk_unit_fn one,
+               void *ctx, double *seconds, wf_status *st);
+
 /* A downsampled copy of a 2D result for a plot: at most `max_side` cells a
  * side, each the largest value of the items it covers. Ranks add their
  * items with sdk_thumb_put, then sdk_thumb_gather leaves the whole on rank

@@ -14,7 +14,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/wafer-e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 # The optional references this build has, 0 or 1 (ctest sets them).
-have_petsc=${WAFER_HAVE_PETSC:-1} have_fftw_mpi=${WAFER_HAVE_FFTW_MPI:-1}
+have_petsc=${WAFER_HAVE_PETSC:-1} have_fftw_mpi=${WAFER_HAVE_FFTW_MPI:-1} have_gmp=${WAFER_HAVE_GMP:-1}
 passed=0 failed=0
 ok()   { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }

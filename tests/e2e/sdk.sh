@@ -184,6 +184,39 @@ PY" "grid $g, $dist: counts or the busiest PE differ from numpy's"
     done
   done
   ;;
+widemul)
+  # Every product against Python's own integers from the run's limbs (HDF5:
+  # /x, /y, /z), for random operands, all ones (every carry ripples across
+  # every rank) and powers of two, with a width that is not a whole number
+  # of limbs, on rank grids these ranks allow.
+  grids="auto"
+  [ "$ranks" -eq 4 ] && grids="auto 2x2 1x4"
+  gmp_checks=$((have_gmp ? 2 : 1))
+  for g in $grids; do
+    for kind in random ones powers; do
+      sdk widemul --set wafer.pe_grid=7x5 --set wafer.rank_grid=$g --set widemul.bits=1000 \
+          --set widemul.operands=$kind --set output.file=w.h5 > w.json
+      expect "[ $? -eq 0 ]" "grid $g, $kind: run failed"
+      checks w.json $gmp_checks
+      expect "/usr/bin/python3 - $kind <<'PY'
+import h5py, sys
+f = h5py.File('w.h5')
+x, y, z = f['x'][...], f['y'][...], f['z'][...]
+def number(limbs):
+    return sum(int(v) << (32 * k) for k, v in enumerate(limbs))
+ok = x.shape == (5, 32) and z.shape == (5, 64)
+for j in range(5):
+    a, b, c = number(x[j]), number(y[j]), number(z[j])
+    ok = ok and c == a * b and a < 2**1000 and b < 2**1000
+    if sys.argv[1] == 'ones':
+        ok = ok and a == b == 2**1000 - 1
+    if sys.argv[1] == 'powers':
+        ok = ok and a == 2**999 and b == 2**(999 - j)
+sys.exit(0 if ok else 1)
+PY" "grid $g, $kind: a product differs from Python's"
+    done
+  done
+  ;;
 bad_input)
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.width=50
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.height=63
@@ -204,6 +237,8 @@ bad_input)
   expect_bad_input histogram "over the 32 bits" --set histogram.bucket_width=1000000 --set histogram.buckets_per_pe=4096
   expect_bad_input histogram "memory" --set histogram.values_per_pe=100000000
   expect_bad_input histogram "not one of uniform|skewed" --set histogram.distribution=zipf
+  expect_bad_input widemul "each PE needs a limb" --set widemul.bits=2000
+  expect_bad_input widemul "memory" --set widemul.bits=100000000 --set wafer.pe_grid=64x100000
   ;;
 *)
   echo "unknown case $case_name" >&2
