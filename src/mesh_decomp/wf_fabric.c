@@ -206,13 +206,12 @@ static int reserve_scratch(wf_fabric *f, size_t bytes, bool both, const char *wh
 static void multicast(wf_fabric *f, void *line, size_t esz, int root_pos, wf_axis axis, double t0) {
   const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
-  int n_along = along_x ? dc->pe_nx : dc->pe_ny;
-  int parts = along_x ? dc->px : dc->py;
-  int me = along_x ? dc->cx : dc->cy;
-  int lines = along_x ? dc->ny : dc->nx;
+  int n_along = along_x ? dc->pe_nx : dc->pe_ny, parts = along_x ? dc->px : dc->py;
+  int me = along_x ? dc->cx : dc->cy, lines = along_x ? dc->ny : dc->nx;
   int root = wf_block_owner(n_along, parts, root_pos);
   size_t bytes = (size_t)lines * esz;
-  MPI_Bcast(line, (int)bytes, MPI_BYTE, root, along_x ? f->row_comm : f->col_comm);
+  if (parts > 1) /* with one rank along the line the data is where it goes */
+    MPI_Bcast(line, (int)bytes, MPI_BYTE, root, along_x ? f->row_comm : f->col_comm);
   double words = wf_model_words(f->hw, esz);
   long long pes = (long long)dc->nx * dc->ny;
   count(f, KIND_LINE, 0, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
@@ -226,11 +225,9 @@ static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_ax
   double t0 = MPI_Wtime();
   const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
-  int lo = along_x ? dc->x0 : dc->y0;
-  int me = along_x ? dc->cx : dc->cy;
+  int lo = along_x ? dc->x0 : dc->y0, me = along_x ? dc->cx : dc->cy;
   int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
   int root = wf_block_owner(along_x ? dc->pe_nx : dc->pe_ny, along_x ? dc->px : dc->py, root_pos);
-
   wf_status_clear(st);
   if (reserve_scratch(f, (size_t)lines * esz, false, "a multicast", st) != WF_OK) return st->code;
   char *line = f->send.data;
@@ -244,17 +241,22 @@ static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_ax
   return WF_OK;
 }
 
+bool wf_fabric_lines_fit(const wf_fabric *f, wf_axis axis, double elem_bytes) {
+  const wf_decomp *dc = f->dc;
+  const int along_x = axis == WF_ALONG_ROWS;
+  /* The most lines any rank has: the same answer on every rank. */
+  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
+  double most = (double)((n + parts - 1) / parts) * elem_bytes;
+  return (along_x ? dc->px : dc->py) == 1 || most <= INT_MAX;
+}
+
 int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes, int root,
                           wf_status *st) {
   double t0 = MPI_Wtime();
-  const wf_decomp *dc = f->dc;
-  const int along_x = axis == WF_ALONG_ROWS;
-  /* The most lines any rank has: the same decision on every rank. */
-  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
-  double most = (double)((n + parts - 1) / parts) * (double)elem_bytes;
   wf_status_clear(st);
-  if (most > INT_MAX)
-    return wf_fail(st, WF_ERR_RUNTIME, "a multicast of %.0f bytes: over MPI's int count", most);
+  if (!wf_fabric_lines_fit(f, axis, (double)elem_bytes))
+    return wf_fail(st, WF_ERR_RUNTIME, "a multicast of %zu bytes a line: over MPI's int count",
+                   elem_bytes);
   multicast(f, lines, elem_bytes, root, axis, t0);
   return WF_OK;
 }

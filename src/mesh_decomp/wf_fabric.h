@@ -15,6 +15,7 @@
 #define WF_FABRIC_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "wf_decomp.h"
@@ -100,9 +101,14 @@ int wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y
  * `lines` (its PE rows' along rows, x fastest order of its rows; its PE
  * columns' along columns), which the rank owning the root fills with the
  * root PEs' elements before the call. Counted as the per-PE multicast:
- * every PE of the line takes the element in. */
+ * every PE of the line takes the element in. A line's copies over MPI's
+ * int count (2^31 - 1 bytes) fail when the line spans ranks (callers
+ * refuse such a problem up front: wf_fabric_lines_fit). */
 int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes, int root,
                           wf_status *st);
+/* Whether wf_fabric_bcast_lines can multicast elements of `elem_bytes`
+ * along `axis` on this decomposition (the same answer on every rank). */
+bool wf_fabric_lines_fit(const wf_fabric *f, wf_axis axis, double elem_bytes);
 /* Reduction of segments: every PE holds `n` doubles; along each row (or
  * column) they are summed element by element into the segment of the PE at
  * position `root` of that row (column). Other PEs' segments are unchanged. */

@@ -120,8 +120,11 @@ static int product_steps(wf_run *run, const gm_case *g, gm_rank *r, int s0, int 
     return st->code;
   compact(r->aline, dc->ny, aesz, kw, g->m, g->P, dc->y0);
   compact(r->bline, dc->nx, besz, kw, g->n, g->P, dc->x0);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->nr, (int)r->nc, (int)kw, 1.0,
-              r->aline, (int)kw, r->bline, (int)kw, 1.0, r->c, (int)r->nc);
+  /* After a signal the rank keeps to the multicasts (its partners wait in
+   * them) but skips the work; sdk_repeat's check ends the run. */
+  if (!wf_signal_stop())
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->nr, (int)r->nc, (int)kw, 1.0,
+                r->aline, (int)kw, r->bline, (int)kw, 1.0, r->c, (int)r->nc);
   return WF_OK;
 }
 
@@ -283,6 +286,13 @@ static int create_rank(const wf_run *run, const gm_case *g, gm_rank *r, wf_statu
   if (wf_memory_fits(run->comm, 8.0 * (lines + held + check), "the matrices' blocks",
                      "smaller [gemm] m, n and k, or more nodes", st) != WF_OK)
     return st->code;
+  /* A step group's multicast holds at most all of k for a line's tiles. */
+  const wf_fabric *fab = &run->wafer->fab;
+  if (!wf_fabric_lines_fit(fab, WF_ALONG_ROWS, 8.0 * (double)most(g->m, g->P) * (double)g->k) ||
+      !wf_fabric_lines_fit(fab, WF_ALONG_COLUMNS, 8.0 * (double)most(g->n, g->P) * (double)g->k))
+    return wf_deck_fail(run->deck, "gemm", "k", st,
+                        "the tiles a rank multicasts would pass MPI's 2 GB a message (more "
+                        "ranks, so smaller blocks, or smaller m, n and k)");
   /* a group of steps multicasts at most the whole of k (one rank) */
   r->aline = malloc((size_t)(dc->ny * most(g->m, g->P) * g->k) * sizeof(double));
   r->bline = malloc((size_t)(dc->nx * most(g->n, g->P) * g->k) * sizeof(double));

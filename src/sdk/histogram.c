@@ -164,8 +164,9 @@ static int histogram(wf_run *run, hg_rank *r, wf_status *st) {
   /* A value whose bucket this rank's PEs own is counted at once (its
    * journey is between PEs of the rank: free on the cluster, counted by the
    * model); the others set out. */
+  /* (A signal cuts this short, a PE at a time: sdk_repeat ends the run.) */
   for (int j = 0; j < dc->ny && st->code == WF_OK; j++)
-    for (int i = 0; i < dc->nx && st->code == WF_OK; i++)
+    for (int i = 0; i < dc->nx && st->code == WF_OK && !wf_signal_stop(); i++)
       for (long long k = 0; k < c->values_per_pe && st->code == WF_OK; k++) {
         uint32_t v = hg_value(c, dc->x0 + i, dc->y0 + j, k);
         hg_target t = target_of(c, v);
@@ -206,14 +207,19 @@ static int ring_steps(int a, int b, int n, int *dir) {
 /* The wavelets every PE takes in on the wafer: each value, along its PE
  * column to its target row and along that row to its target, the shorter
  * way round each ring, as the SDK's torus routes it. Summed over the ranks
- * (a model's bookkeeping, not fabric traffic); the busiest PE's count. */
-static double busiest_pe_load(const wf_run *run, const hg_case *c) {
+ * (a model's bookkeeping, not fabric traffic: one counter a PE on every
+ * rank, in the run's memory estimate); the busiest PE's count in *most.
+ * Polls for signals a PE at a time. Collective. */
+static int busiest_pe_load(const wf_run *run, const hg_case *c, double *most, wf_status *st) {
   const wf_decomp *dc = &run->wafer->dc;
   size_t npe = (size_t)dc->pe_nx * dc->pe_ny;
-  double *load = calloc(npe, sizeof *load), most = 0;
-  if (!load) return -1;
+  double *load = calloc(npe, sizeof *load);
+  wf_status_clear(st);
+  if (!load) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the model's counter of each PE");
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return st->code;
   for (int j = 0; j < dc->ny; j++)
-    for (int i = 0; i < dc->nx; i++)
+    for (int i = 0; i < dc->nx && !wf_signal_stop(); i++)
       for (long long k = 0; k < c->values_per_pe; k++) {
         int x = dc->x0 + i, y = dc->y0 + j, dir;
         hg_target t = target_of(c, hg_value(c, x, y, k));
@@ -223,10 +229,11 @@ static double busiest_pe_load(const wf_run *run, const hg_case *c) {
           x = (x + dir + dc->pe_nx) % dc->pe_nx, load[(size_t)y * dc->pe_nx + x]++;
       }
   MPI_Allreduce(MPI_IN_PLACE, load, (int)npe, MPI_DOUBLE, MPI_SUM, run->comm);
+  *most = 0;
   for (size_t p = 0; p < npe; p++)
-    if (load[p] > most) most = load[p];
+    if (load[p] > *most) *most = load[p];
   free(load);
-  return most;
+  return wf_signal_check(run->comm, "while walking the values' paths for the model", st);
 }
 
 static void project(wf_run *run, const hg_case *c, double load) {
@@ -325,6 +332,11 @@ static int read_case(const wf_run *run, hg_case *c, wf_status *st) {
                         "narrower ones)",
                         range);
   c->range = (long long)range;
+  if ((double)dc->pe_nx * dc->pe_ny > 2147483647.0)
+    return wf_deck_fail(d, "wafer", "pe_grid", st,
+                        "%.0f PEs: the model counts each PE's wavelets in one reduction, of at "
+                        "most 2^31 - 1 (a smaller grid)",
+                        (double)dc->pe_nx * dc->pe_ny);
   return WF_OK;
 }
 
@@ -340,7 +352,8 @@ static int histogram_run(wf_run *run, wf_status *st) {
   if (read_case(run, &c, st) != WF_OK) return st->code;
   /* the values twice (start and arrivals) and the buckets; a skewed run
    * may pile more on a rank: the estimate is the mean's */
-  double need = (double)dc->nx * dc->ny * (12.0 * c.values_per_pe + 8.0 * c.buckets_per_pe);
+  double need = (double)dc->nx * dc->ny * (12.0 * c.values_per_pe + 8.0 * c.buckets_per_pe) +
+                8.0 * dc->pe_nx * dc->pe_ny; /* the model's counter of each PE */
   if (run->rank == 0 && wf_deck_bool(d, "histogram", "check"))
     need += 8.0 * (double)c.range / (double)c.bucket_width;
   if (wf_memory_fits(run->comm, need, "the values and buckets",
@@ -363,9 +376,11 @@ static int histogram_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK) {
     wf_fabric_counters moved = wf_fabric_totals(&run->wafer->fab);
     uint64_t got = sdk_digest_sum(run, count_digest(&r));
-    double load = busiest_pe_load(run, &c);
-    project(run, &c, load);
-    if (wf_deck_bool(d, "histogram", "check")) {
+    double load = 0;
+    rc = busiest_pe_load(run, &c, &load, st);
+    if (rc == WF_OK) project(run, &c, load);
+    if (rc != WF_OK) {
+    } else if (wf_deck_bool(d, "histogram", "check")) {
       uint64_t want;
       rc = sdk_reference_digest(run, hg_reference_digest, &c, "the serial count", &want, st);
       if (rc == WF_OK)

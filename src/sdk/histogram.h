@@ -32,7 +32,7 @@ static inline uint32_t hg_value(const hg_case *c, long long x, long long y, long
 
 /* The serial reference (histogram_check.c): every value counted into one
  * array of all the buckets; the digest (sdk_grid.h) of the counts by
- * global bucket. Polls wf_signal_stop() a PE row at a time. */
+ * global bucket. Polls wf_signal_stop() a PE at a time. */
 uint64_t hg_reference_digest(const void *hg_case_ptr, bool *stopped);
 
 #endif

@@ -227,7 +227,7 @@ static int write_output(const wf_run *run, const life_board *board, life_block *
 static int plot(const wf_run *run, const life_board *board, const life_block *b, const char *png,
                 wf_status *st) {
   sdk_thumb t;
-  if (sdk_thumb_create(&t, board->width, board->height, 512, st) != WF_OK) return st->code;
+  if (sdk_thumb_create(run, &t, board->width, board->height, 512, st) != WF_OK) return st->code;
   for (int j = 0; j < b->h; j++)
     for (int i = 0; i < b->w; i++)
       sdk_thumb_put(&t, b->x.lo + i, b->y.lo + j, b->cur[wf_halo_index(&b->halo, i, j)]);
@@ -338,6 +338,11 @@ static int life_run(wf_run *run, wf_status *st) {
                       .density = wf_deck_real(d, "life", "density"),
                       .seed = (uint64_t)wf_deck_int(d, "life", "seed"),
                       .generations = wf_deck_int(d, "life", "generations")};
+  if (board.width > (1LL << 30) || board.height > (1LL << 30))
+    return wf_deck_fail(d, "life", "cells_per_pe", st,
+                        "a board of %lld x %lld cells: at most 2^30 a side (fewer cells a PE or "
+                        "a smaller [wafer] pe_grid)",
+                        board.width, board.height);
   if (board.pattern == LIFE_GLIDER && (board.width < 5 || board.height < 5))
     return wf_deck_fail(d, "life", "pattern", st,
                         "a glider needs a board of 5 x 5 cells at least; this one is %lld x %lld",

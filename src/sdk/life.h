@@ -34,7 +34,7 @@ bool life_initial(const life_board *b, long long x, long long y);
 /* The serial reference (life_check.c): the whole board on one rank, every
  * cell's eight neighbours counted by index arithmetic, generation after
  * generation; the digest (sdk_grid.h) of the last. Polls wf_signal_stop()
- * every generation; *stopped when it asked to stop. */
+ * every 64 rows; *stopped when it asked to stop. */
 uint64_t life_reference_digest(const void *board, bool *stopped);
 
 #endif

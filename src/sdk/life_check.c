@@ -29,12 +29,13 @@ uint64_t life_reference_digest(const void *board, bool *stopped) {
   for (long long y = 0; y < b->height; y++)
     for (long long x = 0; x < b->width; x++) g[y * b->width + x] = life_initial(b, x, y);
   for (long gen = 0; gen < b->generations; gen++) {
-    if (wf_signal_stop()) {
+    if (*stopped || wf_signal_stop()) {
       *stopped = true;
       break;
     }
-    for (long long y = 0; y < b->height; y++)
+    for (long long y = 0; y < b->height && !*stopped; y++)
       for (long long x = 0; x < b->width; x++) {
+        if (x == 0 && y % 64 == 63 && wf_signal_stop()) *stopped = true;
         int around = 0;
         for (int dy = -1; dy <= 1; dy++) {
           long long ny = neighbour(y, dy, b->height, b->periodic);

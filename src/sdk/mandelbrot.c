@@ -106,7 +106,7 @@ typedef struct mb_work {
 
 /* One image: the block's pixels row by row (a row's points along x once),
  * then each PE's iterations from its pixels' counts. Stops early (the
- * image partial) when wf_signal_stop() says so, polled a row at a time. */
+ * image partial) when wf_signal_stop() says so, polled every 512 pixels. */
 static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, double *cr,
                     mb_work *work) {
   *work = (mb_work){{0}, {0}};
@@ -114,10 +114,13 @@ static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, double
     double ci;
     mb_pixel_point(im, b->x.lo + x, 0, &cr[x], &ci);
   }
+  const long long piece = 512; /* pixels between two polls */
   for (long long y = 0; y < b->h && !wf_signal_stop(); y++) {
     double cre, ci;
     mb_pixel_point(im, b->x.lo, b->y.lo + y, &cre, &ci);
-    escape_row(cr, ci, b->w, im->max_iters, b->count + y * b->w);
+    for (long long x = 0; x < b->w && (x == 0 || !wf_signal_stop()); x += piece)
+      escape_row(cr + x, ci, b->w - x < piece ? b->w - x : piece, im->max_iters,
+                 b->count + y * b->w + x);
   }
   for (int pj = dc->y0; pj < dc->y0 + dc->ny; pj++)
     for (int pi = dc->x0; pi < dc->x0 + dc->nx; pi++) {
@@ -189,7 +192,7 @@ static int write_output(const wf_run *run, const mb_block *b, const mb_image *im
 static int plot(const wf_run *run, const mb_block *b, const mb_image *im, const char *png,
                 wf_status *st) {
   sdk_thumb t;
-  if (sdk_thumb_create(&t, im->width, im->height, 512, st) != WF_OK) return st->code;
+  if (sdk_thumb_create(run, &t, im->width, im->height, 512, st) != WF_OK) return st->code;
   for (long long y = 0; y < b->h; y++)
     for (long long x = 0; x < b->w; x++)
       sdk_thumb_put(&t, b->x.lo + x, b->y.lo + y, b->count[y * b->w + x]);
@@ -307,11 +310,12 @@ static int mandelbrot_run(wf_run *run, wf_status *st) {
   mb_block b = {.x = sdk_span_of(im.width, dc->pe_nx, dc->x0, dc->nx),
                 .y = sdk_span_of(im.height, dc->pe_ny, dc->y0, dc->ny)};
   b.w = b.x.hi - b.x.lo, b.h = b.y.hi - b.y.lo;
-  double need = 4.0 * (double)b.w * (double)b.h;
+  /* the counts, and the output's copy of them (8 bytes a pixel) */
+  double need = (wf_deck_str(d, "output", "file")[0] ? 12.0 : 4.0) * (double)b.w * (double)b.h;
   if (wf_memory_fits(run->comm, need, "the image's iteration counts",
                      "a smaller [mandelbrot] width and height, or more nodes", st) != WF_OK)
     return st->code;
-  b.count = malloc((size_t)need > 0 ? (size_t)need : 1);
+  b.count = malloc((size_t)(b.w * b.h + 1) * sizeof *b.count);
   b.cr = malloc((size_t)(b.w + 1) * sizeof *b.cr);
   wf_status_clear(st);
   if (!b.count || !b.cr) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the image's counts");

@@ -27,8 +27,8 @@ static inline void mb_pixel_point(const mb_image *im, long long x, long long y, 
 
 /* The serial reference (mandelbrot_check.c): every pixel of the image in
  * order, z <- z^2 + c in C's complex arithmetic, escaping when |z|^2 > 4;
- * the digest (sdk_grid.h) of the counts. Polls wf_signal_stop() a row at a
- * time; *stopped when it asked to stop. */
+ * the digest (sdk_grid.h) of the counts. Polls wf_signal_stop() every 512
+ * pixels; *stopped when it asked to stop. */
 uint64_t mb_reference_digest(const void *image, bool *stopped);
 
 #endif

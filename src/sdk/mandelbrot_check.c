@@ -29,6 +29,10 @@ uint64_t mb_reference_digest(const void *image, bool *stopped) {
       return 0;
     }
     for (long long x = 0; x < im->width; x++) {
+      if (x % 512 == 511 && wf_signal_stop()) {
+        *stopped = true;
+        return 0;
+      }
       double cr, ci;
       mb_pixel_point(im, x, y, &cr, &ci);
       int n = escape_count(CMPLX(cr, ci), im->max_iters);

@@ -66,22 +66,24 @@ int sdk_repeat(wf_run *run, const char *what, const char *units, long repeat, sd
   wf_fabric_main_end(fab, done);
   wf_signal_poll_end(&sig);
   *seconds = wf_fabric_slowest(fab, t);
-  if (rc == WF_OK && signal) {
-    char where[96];
-    snprintf(where, sizeof where, "after %ld of %ld %s (nothing written)", done, repeat, units);
-    rc = wf_signal_fail(st, signal, where);
-  }
+  char where[96];
+  snprintf(where, sizeof where, "after %ld of %ld %s (nothing written)", done, repeat, units);
+  if (rc == WF_OK && signal) rc = wf_signal_fail(st, signal, where);
+  /* A unit a signal cut short (its ranks skip their work but keep to its
+   * collectives) is not done: one check after the last. */
+  if (rc == WF_OK) rc = wf_signal_check(run->comm, where, st);
   return rc;
 }
 
-int sdk_thumb_create(sdk_thumb *t, long long items_x, long long items_y, int max_side,
-                     wf_status *st) {
+int sdk_thumb_create(const wf_run *run, sdk_thumb *t, long long items_x, long long items_y,
+                     int max_side, wf_status *st) {
   t->items_x = items_x, t->items_y = items_y;
   t->nx = (int)(items_x < max_side ? items_x : max_side);
   t->ny = (int)(items_y < max_side ? items_y : max_side);
   t->v = calloc((size_t)t->nx * (size_t)t->ny, sizeof *t->v);
   wf_status_clear(st);
   if (!t->v) wf_fail(st, WF_ERR_RUNTIME, "out of memory for a %d x %d plot", t->nx, t->ny);
+  wf_status_agree(run->comm, st);
   return st->code;
 }
 

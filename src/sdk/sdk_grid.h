@@ -74,8 +74,9 @@ typedef struct sdk_thumb {
   long long items_x, items_y; /* the result's */
   double *v;             /* ny x nx, x fastest */
 } sdk_thumb;
-int sdk_thumb_create(sdk_thumb *t, long long items_x, long long items_y, int max_side,
-                     wf_status *st);
+/* Collective: every rank gets the first failure. */
+int sdk_thumb_create(const wf_run *run, sdk_thumb *t, long long items_x, long long items_y,
+                     int max_side, wf_status *st);
 static inline void sdk_thumb_put(sdk_thumb *t, long long x, long long y, double value) {
   double *c = &t->v[(long long)(y * t->ny / t->items_y) * t->nx + x * t->nx / t->items_x];
   if (value > *c) *c = value;

@@ -131,13 +131,14 @@ WF_HOT static wm_u128 column(const uint32_t *restrict x, const uint32_t *restric
 }
 
 /* Step 2: the column sums of the rank's block of each product; false when
- * wf_signal_stop() (polled a product at a time) stopped them. */
+ * wf_signal_stop() (polled every 256 columns) stopped them. */
 static bool column_sums(const wm_case *c, const wf_decomp *dc, wm_rank *r) {
   long long w = span_len(r->out);
   for (int l = 0; l < dc->ny; l++) {
     if (wf_signal_stop()) return false;
     const uint32_t *x = r->x + l * c->L, *y = r->y + l * c->L;
     for (long long k = r->out.lo; k < r->out.hi; k++) {
+      if ((k - r->out.lo) % 256 == 255 && wf_signal_stop()) return false;
       long long lo = k - c->L + 1 > 0 ? k - c->L + 1 : 0, hi = k < c->L - 1 ? k : c->L - 1;
       r->sum[l * w + (k - r->out.lo)] = column(x, y, k, lo, hi);
     }
@@ -239,7 +240,7 @@ static int check(wf_run *run, const wm_case *c, const wm_rank *r, wf_status *st)
   for (int j = 0; j < c->rows; j++) wrong += res[j] % wm_prime() != wm_product_residue(c, j);
   free(res);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, run->comm);
-  wf_run_check(run, wrong == 0, "every product modulo 2^31 - 1 equals its operands' residues "
+  wf_run_check(run, wrong == 0, "every product modulo 2^31 - 19 equals its operands' residues "
                                 "multiplied");
   if (wm_have_gmp())
     wf_run_check(run, bad == 0, "every limb of every product equals GMP's mpz_mul");
@@ -314,6 +315,10 @@ static int create_rank(const wf_run *run, const wm_case *c, wm_rank *r, wf_statu
   if (wf_memory_fits(run->comm, need, "the operands' and products' limbs",
                      "fewer [widemul] bits or PE rows, or more nodes", st) != WF_OK)
     return st->code;
+  if (!wf_fabric_lines_fit(&run->wafer->fab, WF_ALONG_ROWS, 8.0 * (double)c->L))
+    return wf_deck_fail(run->deck, "widemul", "bits", st,
+                        "the limbs a rank multicasts would pass MPI's 2 GB a message (more ranks "
+                        "along the PE rows, or fewer bits)");
   r->x = malloc((size_t)(dc->ny * c->L) * sizeof *r->x);
   r->y = malloc((size_t)(dc->ny * c->L) * sizeof *r->y);
   r->line = malloc((size_t)(dc->ny * 2 * c->L) * sizeof *r->line);

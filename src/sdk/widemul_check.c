@@ -1,8 +1,11 @@
 /* The wide multiplication's references: GMP's mpz_mul of the same operands
  * (when this build has GMP), and a residue check that needs nothing: the
- * product modulo the prime 2^31 - 1 equals the operands' residues
- * multiplied. Both take the operands from their definition (wm_limb), not
- * from what the run gathered. */
+ * product modulo the prime 2^31 - 19 equals the operands' residues
+ * multiplied. (Not a Mersenne prime: modulo 2^31 - 1, 2^32 is 2, of order
+ * 31, so limbs 31 places apart weigh the same and a misplaced limb could
+ * pass; modulo 2^31 - 19, 2^32 has order 536870907.) Both take the
+ * operands from their definition (wm_limb), not from what the run
+ * gathered. */
 #include "widemul_check.h"
 
 #include <stdlib.h>
@@ -12,7 +15,7 @@
 #include <gmp.h>
 #endif
 
-#define WM_PRIME 2147483647ull /* 2^31 - 1 */
+#define WM_PRIME 2147483629ull /* 2^31 - 19 */
 
 /* sum of limbs[k] 2^(32 (first + k)) mod p, k < n */
 uint64_t wm_residue(const uint32_t *limbs, long long first, long long n) {

@@ -7,7 +7,7 @@
 
 #include "widemul_case.h"
 
-/* The prime of the residue check, 2^31 - 1. */
+/* The prime of the residue check, 2^31 - 19. */
 uint64_t wm_prime(void);
 /* Limbs [first, first + n) of a number, given from limbs[0]: their part of
  * the number modulo the prime. */
