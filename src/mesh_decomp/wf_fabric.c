@@ -280,11 +280,9 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   int lines = along_x ? dc->ny : dc->nx, here = along_x ? dc->nx : dc->ny;
   int root_rank = wf_block_owner(n_along, parts, root), me = along_x ? dc->cx : dc->cy;
   size_t vals = (size_t)lines * (size_t)n;
-
   wf_status_clear(st);
-  if (reserve_scratch(f, vals * sizeof(double), false, "a segment reduction", st) != WF_OK)
+  if (reserve_scratch(f, vals * sizeof(double), true, "a segment reduction", st) != WF_OK)
     return st->code;
-
   double *part = (double *)(void *)f->send.data;
   memset(part, 0, vals * sizeof *part);
   for (int l = 0; l < lines; l++)
@@ -294,12 +292,13 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
       for (int e = 0; e < n; e++) sum[e] += seg[e];
     }
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
-  MPI_Reduce(me == root_rank ? MPI_IN_PLACE : part, part, (int)vals, MPI_DOUBLE, MPI_SUM,
-             root_rank, comm);
+  /* Not in place: MPICH 4.0's reduce of 16 kB in place crashed (gemv). */
+  double *sum = (double *)(void *)f->recv.data;
+  MPI_Reduce(part, me == root_rank ? sum : NULL, (int)vals, MPI_DOUBLE, MPI_SUM, root_rank, comm);
   if (me == root_rank)
     for (int l = 0; l < lines; l++)
       memcpy(block + block_pe(dc, along_x, l, root - (along_x ? dc->x0 : dc->y0)) * (size_t)n,
-             part + (size_t)l * n, (size_t)n * sizeof *block);
+             sum + (size_t)l * n, (size_t)n * sizeof *block);
   long long seg_words = 2LL * n; /* doubles */
   count(f, KIND_LINE, 0, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
         seg_words * lines * (here - 1),
