@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cfd_workload.h"
+#include "cholesky.h"
 #include "eam_workload.h"
 #include "fft_workload.h"
 #include "gemm.h"
@@ -34,6 +35,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_gemv_workload,
     &wf_histogram_workload,
     &wf_widemul_workload,
+    &wf_cholesky_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -3,6 +3,8 @@
  * words counted and its wafer cycles modelled. */
 #include "wf_fabric.h"
 
+#include "wf_fabric_parts.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,13 +76,8 @@ void wf_fabric_count(wf_fabric *f, const wf_fabric_counters *d) {
   c->seconds += d->seconds;
 }
 
-/* What one operation is, for the counts by kind. */
-typedef enum { KIND_NEIGHBOUR, KIND_LINE, KIND_GLOBAL } op_kind;
-
-/* One operation: its kind, its messages to other ranks, its wall time, its
- * modelled cycles, the words it moved. */
-static void count(wf_fabric *f, op_kind kind, long long messages, double t0, double cycles,
-                  long long intra_words, long long inter_bytes) {
+void wf_fabric_count_op(wf_fabric *f, wf_fabric_kind kind, long long messages, double t0,
+                        double cycles, long long intra_words, long long inter_bytes) {
   wf_fabric_counters d = {.ops = 1, .collectives = kind == KIND_GLOBAL,
                           .line_collectives = kind == KIND_LINE, .messages = messages,
                           .model_cycles = cycles, .words_intra = intra_words,
@@ -145,8 +142,8 @@ static void reduce_common(wf_fabric *f, double *vals, int n, wf_reduce_op op, in
    * result coming back); one partial per rank crosses to another rank. */
   long long words = (long long)n * 2, pes = (long long)f->dc->nx * f->dc->ny;
   int k = all ? 2 : 1;
-  count(f, KIND_GLOBAL, 0, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all),
-        words * (pes - 1) * k, f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
+  wf_fabric_count_op(f, KIND_GLOBAL, 0, t0, wf_model_reduce_cycles(f->hw, f->grid, n, all),
+                     words * (pes - 1) * k, f->dc->rank == 0 ? 0 : (long long)n * 8 * k);
 }
 
 void wf_fabric_allreduce(wf_fabric *f, double *vals, int n, wf_reduce_op op) {
@@ -161,112 +158,35 @@ void wf_fabric_allreduce_line(wf_fabric *f, wf_axis axis, double *vals, int n, w
   double t0 = MPI_Wtime();
   MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, op == WF_SUM ? MPI_SUM : MPI_MAX,
                 axis == WF_ALONG_ROWS ? f->row_comm : f->col_comm);
-  count(f, KIND_LINE, 0, t0, 0, 0, 0);
+  wf_fabric_count_op(f, KIND_LINE, 0, t0, 0, 0, 0);
 }
 
 void wf_fabric_barrier(wf_fabric *f) {
   double t0 = MPI_Wtime();
   MPI_Barrier(f->dc->comm);
-  count(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
+  wf_fabric_count_op(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
 }
 
 double wf_fabric_slowest(wf_fabric *f, double seconds) {
   double t0 = MPI_Wtime();
   MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, f->dc->comm);
-  count(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
+  wf_fabric_count_op(f, KIND_GLOBAL, 0, t0, 0, 0, 0);
   return seconds;
 }
 
-/* Along rows, the lines are this block's rows and a line's PEs its columns;
- * along columns the other way round. pe(line, p) is the PE's index in the
- * block (x fastest). */
-static size_t block_pe(const wf_decomp *dc, int along_x, int line, int p) {
+/* ---- what the line collectives share (wf_fabric_parts.h) ---- */
+
+size_t wf_fabric_block_pe(const wf_decomp *dc, int along_x, int line, int p) {
   return along_x ? (size_t)line * dc->nx + (size_t)p : (size_t)p * dc->nx + (size_t)line;
 }
 
-/* The scratch a row/column collective needs (the receive buffer too when
- * `both`), within MPI's int counts; every rank gets the first failure, the
- * caller's own ones in `st` (cleared by the caller) included. Collective. */
-static int reserve_scratch(wf_fabric *f, size_t bytes, bool both, const char *what,
-                           wf_status *st) {
+int wf_fabric_reserve(wf_fabric *f, size_t bytes, bool both, const char *what, wf_status *st) {
   if (st->code == WF_OK && bytes > INT_MAX)
     wf_fail(st, WF_ERR_RUNTIME, "%s of %zu bytes: over MPI's int count", what, bytes);
   if (st->code == WF_OK && wf_buffer_reserve(&f->send, bytes, st) == WF_OK && both)
     wf_buffer_reserve(&f->recv, bytes, st);
   wf_status_agree(f->dc->comm, st);
   return st->code;
-}
-
-/* ---- multicast along rows or columns ---- */
-
-/* The multicast itself: `line` holds one element a line of this block (its
- * PE rows along rows, its columns along columns), the root's rank's filled
- * with the root PEs' elements; on return every rank's holds them. Counted
- * as the wafer does it: every PE of a line takes the element in. */
-static void multicast(wf_fabric *f, void *line, size_t esz, int root_pos, wf_axis axis, double t0) {
-  const wf_decomp *dc = f->dc;
-  const int along_x = axis == WF_ALONG_ROWS;
-  int n_along = along_x ? dc->pe_nx : dc->pe_ny, parts = along_x ? dc->px : dc->py;
-  int me = along_x ? dc->cx : dc->cy, lines = along_x ? dc->ny : dc->nx;
-  int root = wf_block_owner(n_along, parts, root_pos);
-  size_t bytes = (size_t)lines * esz;
-  if (parts > 1) /* with one rank along the line the data is where it goes */
-    MPI_Bcast(line, (int)bytes, MPI_BYTE, root, along_x ? f->row_comm : f->col_comm);
-  double words = wf_model_words(f->hw, esz);
-  long long pes = (long long)dc->nx * dc->ny;
-  count(f, KIND_LINE, 0, t0, wf_model_bcast_cycles(f->hw, f->grid, esz, n_along, root_pos),
-        (long long)(words * (double)(pes - (me == root ? lines : 0))),
-        me == root ? 0 : (long long)bytes);
-}
-
-/* Along rows (root column root_pos) or along columns (root row root_pos). */
-static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_axis axis,
-                      wf_status *st) {
-  double t0 = MPI_Wtime();
-  const wf_decomp *dc = f->dc;
-  const int along_x = axis == WF_ALONG_ROWS;
-  int lo = along_x ? dc->x0 : dc->y0, me = along_x ? dc->cx : dc->cy;
-  int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
-  int root = wf_block_owner(along_x ? dc->pe_nx : dc->pe_ny, along_x ? dc->px : dc->py, root_pos);
-  wf_status_clear(st);
-  if (reserve_scratch(f, (size_t)lines * esz, false, "a multicast", st) != WF_OK) return st->code;
-  char *line = f->send.data;
-  if (me == root)
-    for (int l = 0; l < lines; l++)
-      memcpy(line + (size_t)l * esz, block + block_pe(dc, along_x, l, root_pos - lo) * esz, esz);
-  multicast(f, line, esz, root_pos, axis, t0);
-  for (int l = 0; l < lines; l++)
-    for (int p = 0; p < (along_x ? dc->nx : dc->ny); p++)
-      memcpy(block + block_pe(dc, along_x, l, p) * esz, line + (size_t)l * esz, esz);
-  return WF_OK;
-}
-
-bool wf_fabric_lines_fit(const wf_fabric *f, wf_axis axis, double elem_bytes) {
-  const wf_decomp *dc = f->dc;
-  const int along_x = axis == WF_ALONG_ROWS;
-  /* The most lines any rank has: the same answer on every rank. */
-  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
-  double most = (double)((n + parts - 1) / parts) * elem_bytes;
-  return (along_x ? dc->px : dc->py) == 1 || most <= INT_MAX;
-}
-
-int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes, int root,
-                          wf_status *st) {
-  double t0 = MPI_Wtime();
-  wf_status_clear(st);
-  if (!wf_fabric_lines_fit(f, axis, (double)elem_bytes))
-    return wf_fail(st, WF_ERR_RUNTIME, "a multicast of %zu bytes a line: over MPI's int count",
-                   elem_bytes);
-  multicast(f, lines, elem_bytes, root, axis, t0);
-  return WF_OK;
-}
-
-int wf_fabric_bcast_row(wf_fabric *f, void *block, size_t elem_bytes, int root_x, wf_status *st) {
-  return bcast_axis(f, block, elem_bytes, root_x, WF_ALONG_ROWS, st);
-}
-
-int wf_fabric_bcast_col(wf_fabric *f, void *block, size_t elem_bytes, int root_y, wf_status *st) {
-  return bcast_axis(f, block, elem_bytes, root_y, WF_ALONG_COLUMNS, st);
 }
 
 /* ---- reduction of segments along rows or columns ---- */
@@ -281,13 +201,13 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   int root_rank = wf_block_owner(n_along, parts, root), me = along_x ? dc->cx : dc->cy;
   size_t vals = (size_t)lines * (size_t)n;
   wf_status_clear(st);
-  if (reserve_scratch(f, vals * sizeof(double), true, "a segment reduction", st) != WF_OK)
+  if (wf_fabric_reserve(f, vals * sizeof(double), true, "a segment reduction", st) != WF_OK)
     return st->code;
   double *part = (double *)(void *)f->send.data;
   memset(part, 0, vals * sizeof *part);
   for (int l = 0; l < lines; l++)
     for (int p = 0; p < here; p++) {
-      const double *seg = block + block_pe(dc, along_x, l, p) * (size_t)n;
+      const double *seg = block + wf_fabric_block_pe(dc, along_x, l, p) * (size_t)n;
       double *sum = part + (size_t)l * (size_t)n;
       for (int e = 0; e < n; e++) sum[e] += seg[e];
     }
@@ -295,14 +215,16 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   /* Not in place: MPICH 4.0's reduce of 16 kB in place crashed (gemv). */
   double *sum = (double *)(void *)f->recv.data;
   MPI_Reduce(part, me == root_rank ? sum : NULL, (int)vals, MPI_DOUBLE, MPI_SUM, root_rank, comm);
+  int root_here = root - (along_x ? dc->x0 : dc->y0);
   if (me == root_rank)
     for (int l = 0; l < lines; l++)
-      memcpy(block + block_pe(dc, along_x, l, root - (along_x ? dc->x0 : dc->y0)) * (size_t)n,
+      memcpy(block + wf_fabric_block_pe(dc, along_x, l, root_here) * (size_t)n,
              sum + (size_t)l * n, (size_t)n * sizeof *block);
   long long seg_words = 2LL * n; /* doubles */
-  count(f, KIND_LINE, 0, t0, wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
-        seg_words * lines * (here - 1),
-        me == root_rank ? (long long)(parts - 1) * (long long)vals * 8 : 0);
+  wf_fabric_count_op(f, KIND_LINE, 0, t0,
+                     wf_model_segment_reduce_cycles(f->hw, f->grid, n_along, root, n),
+                     seg_words * lines * (here - 1),
+                     me == root_rank ? (long long)(parts - 1) * (long long)vals * 8 : 0);
   return WF_OK;
 }
 
@@ -323,7 +245,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   int *counts = calloc(4 * (size_t)parts, sizeof *counts);
   wf_status_clear(st);
   if (!counts) wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
-  if (reserve_scratch(f, total, true, "an all-to-all", st) != WF_OK) {
+  if (wf_fabric_reserve(f, total, true, "an all-to-all", st) != WF_OK) {
     free(counts);
     return st->code;
   }
@@ -337,7 +259,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
     sdispl[r] = (int)off;
     for (int l = 0; l < lines; l++)
       for (int p = 0; p < here; p++) {
-        size_t src = (block_pe(dc, along_x, l, p) * (size_t)L + (size_t)rlo) * chunk;
+        size_t src = (wf_fabric_block_pe(dc, along_x, l, p) * (size_t)L + (size_t)rlo) * chunk;
         memcpy(f->send.data + off, send + src, (size_t)rn * chunk);
         off += (size_t)rn * chunk;
       }
@@ -355,8 +277,9 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
     for (int l = 0; l < lines; l++)
       for (int s = 0; s < rn; s++)
         for (int p = 0; p < here; p++, in += chunk)
-          memcpy(recv + (block_pe(dc, along_x, l, p) * (size_t)L + (size_t)(rlo + s)) * chunk, in,
-                 chunk);
+          memcpy(recv + (wf_fabric_block_pe(dc, along_x, l, p) * (size_t)L + (size_t)(rlo + s)) *
+                            chunk,
+                 in, chunk);
   }
   int me = along_x ? dc->cx : dc->cy;
   long long inter = (long long)(total - (size_t)rcount[me]);
@@ -364,7 +287,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   free(counts);
   /* a run's fabric count is one figure: the all-to-all's fast structure */
   double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo;
-  count(f, KIND_LINE, 0, t0, cycles, intra_words, inter);
+  wf_fabric_count_op(f, KIND_LINE, 0, t0, cycles, intra_words, inter);
   return WF_OK;
 }
 
@@ -413,7 +336,7 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
   int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
   /* a run's fabric count is one figure: the all-to-all's fast structure */
   double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo;
-  count(f, KIND_NEIGHBOUR, nsend, t0, cycles, (long long)(self_bytes / 4), inter);
+  wf_fabric_count_op(f, KIND_NEIGHBOUR, nsend, t0, cycles, (long long)(self_bytes / 4), inter);
   return WF_OK;
 }
 
@@ -432,9 +355,9 @@ static void count_swap(wf_fabric *f, int axis, double t0, size_t received, bool 
   const wf_decomp *dc = f->dc;
   int face = axis == 0 ? dc->ny : dc->nx;
   long long r = (long long)received;
-  count(f, KIND_NEIGHBOUR, self ? 0 : 1, t0,
-        wf_model_exchange_cycles(f->hw, f->grid, (double)r / 4, face), self ? r / 4 : 0,
-        self ? 0 : r);
+  wf_fabric_count_op(f, KIND_NEIGHBOUR, self ? 0 : 1, t0,
+                     wf_model_exchange_cycles(f->hw, f->grid, (double)r / 4, face),
+                     self ? r / 4 : 0, self ? 0 : r);
 }
 
 int wf_fabric_exchange(wf_fabric *f, int axis, int side, wf_pack_fn pack, wf_unpack_fn unpack,

@@ -109,6 +109,18 @@ int wf_fabric_bcast_lines(wf_fabric *f, wf_axis axis, void *lines, size_t elem_b
 /* Whether wf_fabric_bcast_lines can multicast elements of `elem_bytes`
  * along `axis` on this decomposition (the same answer on every rank). */
 bool wf_fabric_lines_fit(const wf_fabric *f, wf_axis axis, double elem_bytes);
+/* Multicast within parts of lines (the triangle of PEs of a Cholesky
+ * factorisation): along `axis`, line l of this block (its PE rows along
+ * rows, its columns along columns, in block order) takes the element of its
+ * PE root[l] onward, to its PEs root[l] + 1 .. last[l] (east along a row,
+ * south down a column); a line with last[l] <= root[l] carries nothing. The
+ * lines are held as in wf_fabric_bcast_lines, one copy a line, filled by the
+ * ranks owning the roots before the call; every rank sharing a line must
+ * give it the same root and end. Lines whose roots sit on one rank go in
+ * one message. Counted for the PEs the spans reach. Collective over this
+ * rank's row (column) of ranks. */
+int wf_fabric_bcast_spans(wf_fabric *f, wf_axis axis, void *lines, size_t elem_bytes,
+                          const int *root, const int *last, wf_status *st);
 /* Reduction of segments: every PE holds `n` doubles; along each row (or
  * column) they are summed element by element into the segment of the PE at
  * position `root` of that row (column). Other PEs' segments are unchanged. */

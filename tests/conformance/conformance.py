@@ -178,6 +178,16 @@ def make_input(suite, kind, path, work):
         with open(path, "w") as f:
             f.write("the quick brown fox jumps over the lazy dog. " * 2000)
         return
+    if kind == "mtx_spd":  # a 2D Laplacian on 10 x 10 points, symmetric storage
+        k = 10
+        ents = [(j * k + i, j * k + i, 4.0) for j in range(k) for i in range(k)]
+        ents += [(j * k + i, j * k + i - 1, -1.0) for j in range(k) for i in range(1, k)]
+        ents += [(j * k + i, (j - 1) * k + i, -1.0) for j in range(1, k) for i in range(k)]
+        with open(path, "w") as f:
+            f.write("%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n"
+                    % (k * k, k * k, len(ents)))
+            f.writelines("%d %d %g\n" % (r + 1, c + 1, v) for r, c, v in ents)
+        return
     import h5py
     with h5py.File(path, "w") as f:
         if kind == "fft_field":
@@ -199,7 +209,8 @@ def made(suite, kind, work):
     """A valid input of `kind`, made once per suite in `work`."""
     name = kind if isinstance(kind, str) else "%s-%s" % kind
     if name not in _made:
-        ext = ".txt" if kind == "corpus" else ".data" if name.endswith("write_data") else ".h5"
+        ext = (".txt" if kind == "corpus" else ".mtx" if kind.startswith("mtx") else
+               ".data" if name.endswith("write_data") else ".h5")
         path = os.path.join(work, "valid-" + name + ext)
         make_input(suite, kind, path, work)
         _made[name] = path
@@ -471,6 +482,15 @@ def trial_values(suite, workload, keys, work):
                 f = ls[at + 2].split()
                 f[-1] = word
                 ls[at + 2] = " ".join(f)
+                open(p, "w").write("\n".join(ls) + "\n")
+                bad.append((label, p))
+        elif valid.endswith(".mtx"):  # the first entry's value
+            lines = open(valid).read().splitlines()
+            at = next(i for i, l in enumerate(lines) if not l.startswith("%")) + 1
+            for label, word in (("NaN", "nan"), ("Inf", "inf"), ("huge", "1e308")):
+                p = os.path.join(work, "bad-%s-%s.mtx" % (key, label))
+                ls = list(lines)
+                ls[at] = " ".join(ls[at].split()[:2] + [word])
                 open(p, "w").write("\n".join(ls) + "\n")
                 bad.append((label, p))
         elif kind == "corpus":

@@ -10,7 +10,7 @@ workload or key gets the trials by being declared, not by being remembered.
 
 # `deck`: --set arguments of a run of about a second. `inputs`: how to make
 # a valid file for each input key, either a kind the suite builds
-# (conformance.py: fft_field, tlr_dense, corpus) or (workload, key): the file
+# (conformance.py: fft_field, tlr_dense, corpus, mtx_spd) or (workload, key): the file
 # a run of that workload writes under that key (a checkpoint, a data file).
 # `needs`: input keys the run cannot go without. `reading`: --set arguments
 # a run needs to read an input (a restart must have steps left). `writes`: each output or
@@ -156,6 +156,16 @@ WORKLOADS = {
         "deck": ["--set", "wafer.pe_grid=8x8", "--set", "gemm.m=64", "--set", "gemm.n=64",
                  "--set", "gemm.k=64"],
         "long": ["--set", "gemm.repeat=100000", "--set", "gemm.check=false"],
+        "writes": {"output.file": []},
+    },
+    "cholesky": {
+        # the factorisation and the check's LAPACK reference take seconds
+        "large": ["--set", "cholesky.n=2400"],
+        "oversized": ["--set", "cholesky.n=1000000"],
+        "deck": ["--set", "wafer.pe_grid=8x8", "--set", "cholesky.n=64"],
+        "inputs": {"cholesky.matrix": "mtx_spd"},
+        "long": ["--set", "cholesky.n=512", "--set", "cholesky.repeat=200", "--set",
+                 "cholesky.check=false"],
         "writes": {"output.file": []},
     },
     "gemv": {

@@ -217,6 +217,69 @@ PY" "grid $g, $kind: a product differs from Python's"
     done
   done
   ;;
+cholesky)
+  # L against numpy's Cholesky of the run's own A (HDF5), L L' = A, a zero
+  # upper triangle and the generated matrix's condition, on rank grids these
+  # ranks allow, with tiles of unequal sizes; then a user's Matrix Market
+  # file (a 2D Laplacian written here, some entries stored above the
+  # diagonal), and an indefinite one refused naming the pivot numpy finds.
+  grids="auto"
+  [ "$ranks" -eq 2 ] && grids="auto 1x2"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  for g in $grids; do
+    sdk cholesky --set wafer.pe_grid=7x7 --set wafer.rank_grid=$g --set cholesky.n=103 \
+        --set cholesky.cond=1e5 --set cholesky.repeat=2 --set output.file=c.h5 > c.json
+    expect "[ $? -eq 0 ]" "grid $g: run failed"
+    checks c.json 2
+    expect "/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, sys
+f = h5py.File('c.h5')
+l, a = f['L'][...], f['A'][...]
+a = np.tril(a) + np.tril(a, -1).T
+want = np.linalg.cholesky(a)
+gamma = 105 * 2.0**-53 / (1 - 105 * 2.0**-53)
+ok = l.shape == (103, 103) and not np.triu(l, 1).any()
+ok = ok and abs(np.linalg.cond(a) / 1e5 - 1) < 1e-6
+ok = ok and np.all(np.abs(l @ l.T - a) <= 2 * gamma * (np.abs(l) @ np.abs(l).T))
+ok = ok and np.linalg.norm(l - want) <= 1e5 * 1e3 * 2.0**-53 * np.linalg.norm(want)
+sys.exit(0 if ok else 1)
+PY" "grid $g: L differs from numpy's Cholesky of A"
+  done
+  /usr/bin/python3 - <<'PY'
+k = 12
+for name, diag in (('lap.mtx', 4.0), ('indef.mtx', 2.0)):
+    ents = []
+    for j in range(k):
+        for i in range(k):
+            r = j * k + i
+            ents.append((r, r, diag))
+            if i > 0: ents.append((r, r - 1, -1.0))
+            if j > 0: ents.append((r - k, r, -1.0))  # the upper triangle: mirrored on reading
+    with open(name, 'w') as f:
+        f.write('%%%%MatrixMarket matrix coordinate real symmetric\n%% a 2D Laplacian\n%d %d %d\n' % (k * k, k * k, len(ents)))
+        f.writelines('%d %d %.17g\n' % (r + 1, c + 1, v) for r, c, v in ents)
+PY
+  sdk cholesky --set wafer.pe_grid=5x5 --set cholesky.matrix=lap.mtx --set output.file=lap.h5 > lap.json
+  expect "[ $? -eq 0 ]" "Laplacian: run failed"
+  checks lap.json 2
+  expect "/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, scipy.io, sys
+a = scipy.io.mmread('lap.mtx').toarray()
+l = h5py.File('lap.h5')['L'][...]
+sys.exit(0 if np.abs(l - np.linalg.cholesky(a)).max() < 1e-13 else 1)
+PY" "Laplacian: L differs from numpy's"
+  pivot=$(/usr/bin/python3 -c "
+import numpy as np, scipy.io
+a = scipy.io.mmread('indef.mtx').toarray()
+print(next(m for m in range(1, len(a) + 1) if np.linalg.eigvalsh(a[:m, :m]).min() <= 0))")
+  mpiexec -n "$ranks" "$wafer" cholesky --quiet --set wafer.pe_grid=5x5 --set cholesky.matrix=indef.mtx \
+      --set output.file=indef.h5 > /dev/null 2> err.txt
+  rc=$?
+  expect "[ $rc -eq 2 ]" "indefinite: exit status $rc"
+  expect "grep -q 'not positive definite: the pivot of row and column $pivot ' err.txt" \
+         "indefinite: no pivot $pivot named: $(cat err.txt)"
+  expect "[ ! -e indef.h5 ]" "indefinite: output written"
+  ;;
 bad_input)
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.width=50
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.height=63
@@ -239,6 +302,17 @@ bad_input)
   expect_bad_input histogram "not one of uniform|skewed" --set histogram.distribution=zipf
   expect_bad_input widemul "each PE needs a limb" --set widemul.bits=2000
   expect_bad_input widemul "memory" --set widemul.bits=100000000 --set wafer.pe_grid=64x100000
+  expect_bad_input cholesky "square grid" --set wafer.pe_grid=8x4
+  expect_bad_input cholesky "each PE needs a row" --set cholesky.n=63
+  expect_bad_input cholesky "memory" --set cholesky.n=1000000
+  printf 'hello\n' > not.mtx
+  expect_bad_input cholesky "not a Matrix Market file" --set cholesky.matrix=not.mtx
+  printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n' > general.mtx
+  expect_bad_input cholesky "symmetric storage" --set cholesky.matrix=general.mtx
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n80 80 2\n1 1 1\n81 1 2\n' > range.mtx
+  expect_bad_input cholesky "line 4: the entry's row or column is outside" --set cholesky.matrix=range.mtx
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n80 80 3\n1 1 1\n2 2 2\n' > short.mtx
+  expect_bad_input cholesky "ends after 2 of its 3 entries" --set cholesky.matrix=short.mtx
   ;;
 *)
   echo "unknown case $case_name" >&2

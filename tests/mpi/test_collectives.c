@@ -1,5 +1,6 @@
 /* Fabric collectives against direct sums and closed forms. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "mpi_check.h"
@@ -68,11 +69,59 @@ static void run_grid(checks *ck, int nx, int ny) {
   test_wafer_free(&t);
 }
 
+/* Multicasts within parts of lines: line l's element from PE root(l) to
+ * root(l) + 1 .. last(l), some lines carrying nothing; every rank of a line
+ * ends with the root's element (the others keep theirs), and the words
+ * counted are those of the PEs the spans reach. */
+static void run_spans(checks *ck, int nx, int ny) {
+  test_wafer t;
+  if (test_wafer_create(ck, &t, nx, ny) != 0) return;
+  const wf_decomp dc = t.dc;
+  wf_fabric *fab = &t.fab;
+  for (int axis = 0; axis < 2; axis++) {
+    int nlines = axis == 0 ? dc.ny : dc.nx, lo = axis == 0 ? dc.y0 : dc.x0;
+    int n_along = axis == 0 ? nx : ny, plo = axis == 0 ? dc.x0 : dc.y0;
+    int pn = axis == 0 ? dc.nx : dc.ny;
+    double *lines = malloc(sizeof(double) * (size_t)nlines);
+    int *root = malloc(sizeof(int) * 2 * (size_t)nlines), *last = root + nlines;
+    long long want_words = 0;
+    for (int l = 0; l < nlines; l++) {
+      int g = lo + l;
+      root[l] = (3 * g) % n_along;
+      last[l] = g % 5 == 4 ? -1 : root[l] + g % 4 < n_along ? root[l] + g % 4 : n_along - 1;
+      bool own = root[l] >= plo && root[l] < plo + pn;
+      lines[l] = own ? pe_val(root[l], g) : -1.0 - g;
+      for (int p = plo; p < plo + pn; p++)
+        if (p > root[l] && p <= last[l]) want_words += 2;
+    }
+    long long words0 = fab->c.words_intra;
+    wf_status st;
+    int rc = wf_fabric_bcast_spans(fab, axis == 0 ? WF_ALONG_ROWS : WF_ALONG_COLUMNS, lines,
+                                   sizeof(double), root, last, &st);
+    CHECK(ck, rc == WF_OK, "bcast_spans: %s", st.msg);
+    long bad = 0;
+    for (int l = 0; l < nlines; l++) {
+      int g = lo + l;
+      bool own = root[l] >= plo && root[l] < plo + pn;
+      double want = last[l] > root[l] || own ? pe_val(root[l], g) : -1.0 - g;
+      if (lines[l] != want) bad++;
+    }
+    CHECK(ck, bad == 0, "grid %dx%d spans along %s: %ld lines wrong", nx, ny,
+          axis ? "columns" : "rows", bad);
+    CHECK(ck, fab->c.words_intra - words0 == want_words, "spans counted %lld words, want %lld",
+          fab->c.words_intra - words0, want_words);
+    free(lines), free(root);
+  }
+  test_wafer_free(&t);
+}
+
 int main(int argc, char **argv) {
   checks ck = checks_start(&argc, &argv);
   run_grid(&ck, 12, 9);
   run_grid(&ck, 13, 11);
   run_grid(&ck, 5, 31);
+  run_spans(&ck, 12, 9);
+  run_spans(&ck, 7, 23);
   int rc = checks_finish(&ck, "test_collectives");
   return rc;
 }
