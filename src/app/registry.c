@@ -13,6 +13,7 @@
 #include "histogram.h"
 #include "life.h"
 #include "mandelbrot.h"
+#include "spmv.h"
 #include "stencil_workload.h"
 #include "widemul.h"
 #include "tlrmvm_workload.h"
@@ -36,6 +37,7 @@ const wf_workload *const wf_workloads[] = {
     &wf_histogram_workload,
     &wf_widemul_workload,
     &wf_cholesky_workload,
+    &wf_spmv_workload,
 };
 const int wf_nworkloads = (int)(sizeof wf_workloads / sizeof wf_workloads[0]);
 

@@ -168,6 +168,15 @@ WORKLOADS = {
                  "cholesky.check=false"],
         "writes": {"output.file": []},
     },
+    "spmv": {
+        # the passes over a large R-MAT's entries and the check's take seconds
+        "large": ["--set", "spmv.scale=18", "--set", "spmv.balance=true"],
+        "oversized": ["--set", "spmv.scale=30", "--set", "spmv.edge_factor=1024"],
+        "deck": ["--set", "wafer.pe_grid=8x8", "--set", "spmv.scale=8"],
+        "inputs": {"spmv.matrix": "mtx_spd"},
+        "long": ["--set", "spmv.scale=14", "--set", "spmv.repeat=4000", "--set", "spmv.check=false"],
+        "writes": {"output.file": []},
+    },
     "gemv": {
         "large": ["--set", "gemv.m=5000", "--set", "gemv.n=5000", "--set", "gemv.repeat=150"],
         "oversized": ["--set", "gemv.m=10000000", "--set", "gemv.n=10000000"],

@@ -280,6 +280,88 @@ print(next(m for m in range(1, len(a) + 1) if np.linalg.eigvalsh(a[:m, :m]).min(
          "indefinite: no pivot $pivot named: $(cat err.txt)"
   expect "[ ! -e indef.h5 ]" "indefinite: output written"
   ;;
+spmv)
+  # y against scipy's A @ x from the run's own x (HDF5) for Matrix Market
+  # files written here: a rectangular general one in no order with repeated
+  # entries, a symmetric pattern one, an integer one; the imbalance from the
+  # file's entries over the bands; the generated Laplacian against scipy's
+  # own; balanced bands give the same y as equal ones, and less imbalance.
+  grids="auto"
+  [ "$ranks" -eq 2 ] && grids="auto 1x2"
+  [ "$ranks" -eq 4 ] && grids="auto 4x1 1x4"
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+rng = np.random.default_rng(5)
+def write(name, head, m, n, ents, fmt):
+    with open(name, 'w') as f:
+        f.write('%%%%MatrixMarket matrix coordinate %s\n%% made by tests/e2e/sdk.sh\n%d %d %d\n' % (head, m, n, len(ents)))
+        f.writelines(fmt % e for e in ents)
+# rectangular, general, skewed toward low rows and columns, with repeats
+r = (rng.random(900) ** 3 * 150).astype(int); c = (rng.random(900) ** 2 * 97).astype(int)
+write('gen.mtx', 'real general', 150, 97, [(a + 1, b + 1, v) for a, b, v in zip(r, c, rng.standard_normal(900))], '%d %d %.17g\n')
+r = rng.integers(0, 100, 400); c = rng.integers(0, 100, 400)
+write('pat.mtx', 'pattern symmetric', 100, 100, sorted({(max(a, b) + 1, min(a, b) + 1) for a, b in zip(r, c)}), '%d %d\n')
+write('int.mtx', 'integer general', 40, 60, [(a + 1, b + 1, int(v)) for a, b, v in zip(rng.integers(0, 40, 200), rng.integers(0, 60, 200), rng.integers(-9, 9, 200))], '%d %d %d\n')
+PY
+  for g in $grids; do
+    for f in gen pat int; do
+      sdk spmv --set wafer.pe_grid=9x7 --set wafer.rank_grid=$g --set spmv.matrix=$f.mtx \
+          --set spmv.repeat=2 --set output.file=$f.h5 > $f.json
+      expect "[ $? -eq 0 ]" "$f grid $g: run failed"
+      checks $f.json 1
+      expect "/usr/bin/python3 - $f <<'PY'
+import h5py, json, numpy as np, scipy.io, sys
+f = sys.argv[1]
+a = scipy.io.mmread(f + '.mtx').tocsr()
+h = h5py.File(f + '.h5')
+x, y = h['x'][...], h['y'][...]
+want = a @ x
+ok = x.shape == (a.shape[1],) and np.abs(x).max() <= 1 and x.std() > 0.3
+ok = ok and np.all(np.abs(y - want) <= 1e-13 * (abs(a) @ abs(x)) + 1e-300)
+# entries a PE (equal bands: floor(N k / P)): the imbalance
+coo = scipy.io.mmread(f + '.mtx').tocoo()  # a symmetric file's both triangles, repeats apart
+rows, cols = coo.row, coo.col
+by = (rows + 1) * 7 - 1; by //= a.shape[0]
+bx = (cols + 1) * 9 - 1; bx //= a.shape[1]
+per = np.bincount(by * 9 + bx, minlength=63)
+imb = json.load(open(f + '.json'))['spmv']['pe_imbalance']
+ok = ok and abs(imb / (per.max() / per.mean()) - 1) < 1e-7  # the JSON keeps 9 digits
+sys.exit(0 if ok else 'y or the imbalance differ: %s' % imb)
+PY" "$f grid $g: y differs from scipy's A @ x"
+    done
+  done
+  sdk spmv --set wafer.pe_grid=6x6 --set spmv.generate=laplace2d --set spmv.side=13 \
+      --set output.file=lap.h5 > lap.json
+  expect "[ $? -eq 0 ]" "Laplacian: run failed"
+  checks lap.json 1
+  expect "/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, scipy.sparse as sp, sys
+t = sp.diags([-1, 2, -1], [-1, 0, 1], shape=(13, 13))
+a = sp.kronsum(t, t).tocsr()
+h = h5py.File('lap.h5')
+sys.exit(0 if np.abs(h['y'][...] - a @ h['x'][...]).max() < 1e-13 else 1)
+PY" "Laplacian: y differs from scipy's"
+  for b in false true; do
+    sdk spmv --set wafer.pe_grid=8x8 --set spmv.scale=11 --set spmv.balance=$b \
+        --set output.file=r$b.h5 > r$b.json
+    expect "[ $? -eq 0 ]" "rmat balance=$b: run failed"
+    checks r$b.json 1
+  done
+  # the matrices shipped in inputs/matrices (scripts/make-matrix), factored or multiplied
+  shipped=$(cd "$(dirname "$0")/../../inputs/matrices" && pwd)
+  sdk spmv --set wafer.pe_grid=8x8 --set spmv.matrix="$shipped/rmat9.mtx" > shipped.json
+  expect "[ $? -eq 0 ]" "inputs/matrices/rmat9.mtx: run failed"
+  checks shipped.json 1
+  sdk cholesky --set wafer.pe_grid=8x8 --set cholesky.matrix="$shipped/laplace3d-10.mtx" > shipped.json
+  expect "[ $? -eq 0 ]" "inputs/matrices/laplace3d-10.mtx: run failed"
+  checks shipped.json 2
+  expect "/usr/bin/python3 - <<'PY'
+import h5py, json, numpy as np, sys
+y0, y1 = (h5py.File('r%s.h5' % b)['y'][...] for b in ('false', 'true'))
+i0, i1 = (json.load(open('r%s.json' % b))['spmv']['pe_imbalance'] for b in ('false', 'true'))
+sys.exit(0 if np.abs(y0 - y1).max() < 1e-12 and i1 < i0 / 3 and i1 < 2 else 'imbalance %s, %s' % (i0, i1))
+PY" "rmat: balanced bands change y or do not balance"
+  ;;
 bad_input)
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.width=50
   expect_bad_input mandelbrot "each PE needs a pixel" --set mandelbrot.height=63
@@ -313,6 +395,12 @@ bad_input)
   expect_bad_input cholesky "line 4: the entry's row or column is outside" --set cholesky.matrix=range.mtx
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n80 80 3\n1 1 1\n2 2 2\n' > short.mtx
   expect_bad_input cholesky "ends after 2 of its 3 entries" --set cholesky.matrix=short.mtx
+  expect_bad_input spmv "each PE needs a row and a column" --set spmv.generate=laplace2d --set spmv.side=5
+  expect_bad_input spmv "memory" --set spmv.scale=30 --set spmv.edge_factor=1024
+  expect_bad_input spmv "not a Matrix Market file" --set spmv.matrix=not.mtx
+  printf '%%%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 0\n' > complex.mtx
+  expect_bad_input spmv "complex is not read" --set spmv.matrix=complex.mtx
+  expect_bad_input spmv "line 4: the entry's row or column is outside" --set spmv.matrix=range.mtx
   ;;
 *)
   echo "unknown case $case_name" >&2
