@@ -49,7 +49,7 @@ read -ra blas <<< "$(pkg-config --cflags --libs openblas)"
 mpicc -O2 -o "$out/dgemm" bench/eam/dgemm.c "${blas[@]}"
 mpicc -O2 -o "$out/sendrecv_ref" bench/halo/sendrecv_ref.c
 cc -O2 -std=c17 -o "$out/sdk_reference" bench/sdk/reference.c -lm
-cc -O2 -std=c17 -o "$out/blas_reference" bench/sdk/blas_reference.c "${blas[@]}"
+cc -O2 -std=c17 -o "$out/blas_reference" bench/sdk/blas_reference.c "${blas[@]}" -llapacke
 cc -O2 -std=c17 -o "$out/gmp_reference" bench/sdk/gmp_reference.c -lgmp
 dgemm=$(OPENBLAS_NUM_THREADS=1 mpiexec -n 1 "$out/dgemm" 1000)
 
@@ -215,5 +215,9 @@ FRAC_EXPR="" sdk_row histogram "64x64 PEs of 256 values, vs a serial count" "s/h
 OURS_KEY="j['widemul']['seconds_per_round']" REF_CMD="$out/gmp_reference 16384 64 5" \
 FRAC_EXPR="" sdk_row widemul "64 x 16384-bit products, vs GMP" "s/round" "-" widemul \
   --set widemul.repeat=5 --set widemul.check=false
+OURS_KEY="j['cholesky']['seconds_per_factorisation']" REF_CMD="$out/blas_reference potrf 1024 5" \
+FRAC_EXPR="1024**3 / 3 / j['cholesky']['seconds_per_factorisation'] / ($dgemm * 1e9)" \
+  sdk_row cholesky "1024^2 on 64x64 PEs, vs LAPACKE_dpotrf" "s/factorisation" "OpenBLAS DGEMM" \
+  cholesky --set cholesky.n=1024 --set cholesky.repeat=5 --set cholesky.check=false
 
 MACHINE=$(machine) $py bench/quick_table.py "$rows" bench/quick.md "$REPEATS" "$record"

@@ -27,6 +27,7 @@
 #include "cholesky.h"
 #include "wf_cblas.h"
 #include "wf_h5.h"
+#include "wf_io.h"
 #include "wf_lapacke.h"
 #include "wf_memory.h"
 #include "wf_model.h"

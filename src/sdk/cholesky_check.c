@@ -24,6 +24,7 @@
 
 #include "cholesky.h"
 #include "sdk_dense.h"
+#include "wf_io.h"
 #include "wf_lapacke.h"
 #include "wf_memory.h"
 #include "wf_signal.h"

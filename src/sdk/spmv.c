@@ -26,6 +26,7 @@
 #include "wf_h5.h"
 #include "wf_io.h"
 #include "wf_memory.h"
+#include "wf_reference.h"
 #include "wf_report.h"
 #include "wf_signal.h"
 #include "wf_wafer.h"
@@ -45,7 +46,9 @@ static const wf_key spmv_keys[] = {
      "bands of equal entries instead of equal widths (another pass over the matrix)", NULL},
     {"repeat", WF_KEY_INT, "1", 1, 1e9, NULL, "timed products", NULL},
     {"check", WF_KEY_BOOL, "true", 0, 0, NULL,
-     "compare y with a plain CSR product of each rank's rows", NULL},
+     "compare y with a plain product of each rank's rows", NULL},
+    {"crosscheck", WF_KEY_CHOICE, "auto", 0, 0, "auto|none|petsc",
+     "compare y with PETSc's MatMult of the same matrix (and time it beside ours)", NULL},
 };
 static const wf_section spmv_section = {
     "spmv", "The SDK's hypersparse SpMV example: y = A x with A's blocks over the PE grid.",
@@ -120,7 +123,7 @@ static int product(wf_run *run, sp_rank *r, wf_status *st) {
   return reduce_y(run, r, st);
 }
 
-static int read_case(const wf_run *run, sp_case *c, wf_status *st) {
+static int read_case(const wf_run *run, sp_case *c, wf_ref_use *petsc, wf_status *st) {
   const wf_deck *d = run->deck;
   const wf_decomp *dc = &run->wafer->dc;
   const char *file = wf_deck_str(d, "spmv", "matrix"), *gen = wf_deck_str(d, "spmv", "generate");
@@ -133,7 +136,9 @@ static int read_case(const wf_run *run, sp_case *c, wf_status *st) {
                  .edge_factor = (int)wf_deck_int(d, "spmv", "edge_factor"),
                  .side = (int)wf_deck_int(d, "spmv", "side"),
                  .seed = (uint64_t)wf_deck_int(d, "spmv", "seed")};
-  if (sp_matrix_size(c, st) != WF_OK) return st->code;
+  if (wf_ref_choose(d, "spmv", "crosscheck", "petsc", wf_ref_petsc_absent(), petsc, st) != WF_OK ||
+      sp_matrix_size(c, st) != WF_OK)
+    return st->code;
   const char *key = file[0] ? "matrix" : c->source == SP_RMAT ? "scale" : "side";
   if (c->m < dc->pe_ny || c->n < dc->pe_nx)
     return wf_deck_fail(d, "spmv", key, st,
@@ -216,6 +221,18 @@ static void report(wf_run *run, const sp_case *c, const sp_rank *r, double nnz, 
            per > 0 ? 2 * nnz / per * 1e-9 : 0);
 }
 
+static void report_petsc(wf_run *run, double ours, double petsc, double ratio) {
+  wf_report rep;
+  wf_report_open(&rep, run, "spmv");
+  wf_report_begin(&rep, "petsc");
+  wf_report_line(&rep, "PETSc");
+  wf_report_scaled(&rep, "seconds_per_product", petsc, 1e3, "MatMult %.3f ms/product");
+  wf_report_num(&rep, "ours_over_petsc", petsc > 0 ? ours / petsc : 0, "ours / PETSc's %.3f");
+  wf_report_num(&rep, "error_over_bound", ratio, "projection's error %.3g of its bound");
+  wf_report_end(&rep);
+  wf_report_close(&rep);
+}
+
 /* sdk_repeat's unit: one product. */
 static int product_unit(wf_run *run, void *ctx, wf_status *st) { return product(run, ctx, st); }
 
@@ -231,10 +248,37 @@ static int check(wf_run *run, const sp_case *c, const sp_rank *r, double *worst,
   return WF_OK;
 }
 
+/* PETSc's product of the same matrix in its own layout, compared by the
+ * projection w . y (one number over all rows, whichever rank holds them):
+ * within the two products' bounds, 2 gamma_(k + px) sum |w_i| (|A| |x|)_i,
+ * and the two projections' own, 2 gamma_(m + 1) the same sum. Sets
+ * *ratio (error over bound) and *petsc_seconds. Collective. */
+static int petsc_compare(wf_run *run, const sp_case *c, const sp_rank *r, long repeat,
+                         double *ratio, double *petsc_seconds, wf_status *st) {
+  sp_petsc_part p = {0};
+  wf_status_clear(st);
+  sp_petsc_product(c, run->comm, repeat, &p, st);
+  wf_status_agree(run->comm, st);
+  if (st->code != WF_OK) return st->code;
+  double ours = 0;
+  for (long long i = r->yo0; i < r->yo1; i++) ours += sp_weight(c, i) * r->y[i - r->yo0];
+  double sums[3] = {ours, p.proj, p.abs_proj}, most[2] = {p.kmax, p.seconds};
+  wf_fabric_allreduce(&run->wafer->fab, sums, 3, WF_SUM);
+  wf_fabric_allreduce(&run->wafer->fab, most, 2, WF_MAX);
+  double bound = (2 * wf_gamma(most[0] + run->wafer->dc.px, 0x1p-53) +
+                  2 * wf_gamma((double)c->m + 1, 0x1p-53)) * sums[2];
+  double err = fabs(sums[0] - sums[1]);
+  *ratio = err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
+  if (err != err) *ratio = err;
+  *petsc_seconds = most[1];
+  return WF_OK;
+}
+
 static int spmv_run(wf_run *run, wf_status *st) {
   const wf_deck *d = run->deck;
   sp_case c;
-  if (read_case(run, &c, st) != WF_OK) return st->code;
+  wf_ref_use petsc;
+  if (read_case(run, &c, &petsc, st) != WF_OK) return st->code;
   sp_rank r;
   int rc = sp_rank_create(run, &c, wf_deck_bool(d, "spmv", "balance"), &r, st);
   double nnz = (double)r.nnz;
@@ -257,7 +301,16 @@ static int spmv_run(wf_run *run, wf_status *st) {
       wf_run_unchecked(run, "the product", "spmv.check = false");
     }
   }
+  double petsc_ratio = 0, petsc_seconds = 0;
+  if (rc == WF_OK && petsc == WF_REF_USE) {
+    rc = petsc_compare(run, &c, &r, repeat, &petsc_ratio, &petsc_seconds, st);
+    if (rc == WF_OK)
+      wf_run_check(run, petsc_ratio <= 1.0, "y equals PETSc's MatMult (projected) within the bound");
+  } else if (rc == WF_OK && petsc == WF_REF_UNAVAILABLE) {
+    wf_run_unavailable(run, "PETSc's MatMult", wf_ref_petsc_absent());
+  }
   if (rc == WF_OK) report(run, &c, &r, nnz, seconds, repeat, worst, checked);
+  if (rc == WF_OK && petsc == WF_REF_USE) report_petsc(run, seconds / (double)repeat, petsc_seconds, petsc_ratio);
   const char *out = wf_deck_str(d, "output", "file");
   if (rc == WF_OK && out[0]) rc = write_output(run, &c, &r, out, st);
   sp_rank_free(&r);
@@ -271,4 +324,5 @@ const wf_workload wf_spmv_workload = {
     .sections = spmv_sections,
     .nsections = 1,
     .run = spmv_run,
+    .finalize = sp_petsc_finalize,
 };

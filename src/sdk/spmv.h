@@ -4,6 +4,7 @@
 #define SPMV_H
 
 #include <stdbool.h>
+#include <mpi.h>
 #include <stdint.h>
 
 #include "wf_error.h"
@@ -42,6 +43,24 @@ int sp_matrix_each(const sp_case *c, sp_entry_fn fn, void *ctx, wf_status *st);
 
 /* x_j: uniform in [-1, 1) from the seed (any rank makes any entry). */
 double sp_x(const sp_case *c, long long j);
+
+/* The weight of row i in the projection w . y that compares y with
+ * PETSc's, whose rows sit on other ranks: uniform in [-1, 1). */
+double sp_weight(const sp_case *c, long long i);
+
+/* PETSc's MatMult of the same matrix and x (spmv_petsc.c; a build without
+ * PETSc has spmv_petsc_absent.c, which refuses): in PETSc's own row layout
+ * (rank r of P owns rows [m r / P, m (r + 1) / P)), assembled from two
+ * passes over the entries (counts, then values), `repeat` products timed.
+ * This rank's share of the projection w . y, of its bound's sum
+ * |w_i| (|A| |x|)_i, the most entries of one of its rows (repeats apart),
+ * and its seconds a product. Collective over `comm`. */
+typedef struct sp_petsc_part {
+  double proj, abs_proj, kmax, seconds;
+} sp_petsc_part;
+int sp_petsc_product(const sp_case *c, MPI_Comm comm, long repeat, sp_petsc_part *p,
+                     wf_status *st);
+void sp_petsc_finalize(void);
 
 /* What a rank holds (spmv_setup.c). The matrix's rows are cut into pe_ny
  * bands at rb[], its columns into pe_nx bands at cb[] (equal widths, or

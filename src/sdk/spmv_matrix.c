@@ -28,6 +28,10 @@ double sp_x(const sp_case *c, long long j) {
   return 2 * wf_uniform(c->seed * 4 + 3, (uint64_t)j) - 1;
 }
 
+double sp_weight(const sp_case *c, long long i) {
+  return 2 * wf_uniform(c->seed * 4 + 4, (uint64_t)i) - 1;
+}
+
 /* R-MAT: each edge descends `scale` levels, choosing a quadrant with
  * probabilities a, b, c, d by a uniform draw from the edge's counter. */
 static int each_rmat(const sp_case *c, sp_entry_fn fn, void *ctx, wf_status *st) {
