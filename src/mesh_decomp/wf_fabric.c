@@ -36,6 +36,14 @@ int wf_buffer_append(wf_buffer *b, const void *src, size_t bytes, wf_status *st)
   return WF_OK;
 }
 
+void wf_buffer_push(wf_buffer *b, const void *src, size_t bytes) {
+  wf_status st = {0};
+  if (wf_buffer_append(b, src, bytes, &st) != WF_OK) {
+    fprintf(stderr, "wafer: error: %s\n", st.msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
 void wf_buffer_free(wf_buffer *b) {
   free(b->data);
   *b = (wf_buffer){0};
@@ -180,14 +188,23 @@ size_t wf_fabric_block_pe(const wf_decomp *dc, int along_x, int line, int p) {
   return along_x ? (size_t)line * dc->nx + (size_t)p : (size_t)p * dc->nx + (size_t)line;
 }
 
-int wf_fabric_reserve(wf_fabric *f, size_t bytes, bool both, const char *what, wf_status *st) {
-  if (st->code == WF_OK && bytes > INT_MAX)
-    wf_fail(st, WF_ERR_RUNTIME, "%s of %zu bytes: over MPI's int count", what, bytes);
-  if (st->code == WF_OK && wf_buffer_reserve(&f->send, bytes, st) == WF_OK && both)
-    wf_buffer_reserve(&f->recv, bytes, st);
-  wf_status_agree(f->dc->comm, st);
-  return st->code;
+int wf_fabric_reserve(wf_fabric *f, size_t bytes, size_t most, bool both, const char *what,
+                      wf_status *st) {
+  if (most > INT_MAX)
+    return wf_fail(st, WF_ERR_RUNTIME, "%s of %zu bytes: over MPI's int count", what, most);
+  wf_status oom = {0};
+  if (wf_buffer_reserve(&f->send, bytes, &oom) != WF_OK ||
+      (both && wf_buffer_reserve(&f->recv, bytes, &oom) != WF_OK)) {
+    fprintf(stderr, "wafer: error: %s: %s\n", what, oom.msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return WF_OK;
 }
+
+int wf_fabric_most(int n, int parts) { return (n + parts - 1) / parts; }
+
+/* Ranks across the lines of `along_x` (rank rows along rows). */
+static int parts_other(const wf_decomp *dc, int along_x) { return along_x ? dc->py : dc->px; }
 
 /* ---- reduction of segments along rows or columns ---- */
 
@@ -201,7 +218,9 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   int root_rank = wf_block_owner(n_along, parts, root), me = along_x ? dc->cx : dc->cy;
   size_t vals = (size_t)lines * (size_t)n;
   wf_status_clear(st);
-  if (wf_fabric_reserve(f, vals * sizeof(double), true, "a segment reduction", st) != WF_OK)
+  size_t most = (size_t)wf_fabric_most(along_x ? dc->pe_ny : dc->pe_nx, along_x ? dc->py : dc->px) *
+                (size_t)n * sizeof(double);
+  if (wf_fabric_reserve(f, vals * sizeof(double), most, true, "a segment reduction", st) != WF_OK)
     return st->code;
   double *part = (double *)(void *)f->send.data;
   memset(part, 0, vals * sizeof *part);
@@ -242,13 +261,11 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
   size_t total = (size_t)lines * here * (size_t)L * chunk;
 
-  int *counts = calloc(4 * (size_t)parts, sizeof *counts);
+  size_t most = (size_t)wf_fabric_most(along_x ? dc->pe_ny : dc->pe_nx, parts_other(dc, along_x)) *
+                (size_t)wf_fabric_most(L, parts) * (size_t)L * chunk;
   wf_status_clear(st);
-  if (!counts) wf_fail(st, WF_ERR_RUNTIME, "out of memory for an all-to-all");
-  if (wf_fabric_reserve(f, total, true, "an all-to-all", st) != WF_OK) {
-    free(counts);
-    return st->code;
-  }
+  if (wf_fabric_reserve(f, total, most, true, "an all-to-all", st) != WF_OK) return st->code;
+  int *counts = wf_alloc_small(4 * (size_t)parts, sizeof *counts, "an all-to-all's counts");
   int *scount = counts, *sdispl = counts + parts, *rcount = counts + 2 * parts,
       *rdispl = counts + 3 * parts;
   /* Pack for rank r: for each line, each of my PEs, the chunks of r's PEs. */

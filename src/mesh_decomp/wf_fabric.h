@@ -46,6 +46,10 @@ typedef struct wf_buffer {
 int wf_buffer_reserve(wf_buffer *b, size_t bytes, wf_status *st);
 /* Append `bytes` from `src`. */
 int wf_buffer_append(wf_buffer *b, const void *src, size_t bytes, wf_status *st);
+/* Append, or end the job when out of memory: for a unit of work's loop,
+ * where a failure could not reach the other ranks without a collective a
+ * unit (as MPI's own allocations end it). */
+void wf_buffer_push(wf_buffer *b, const void *src, size_t bytes);
 void wf_buffer_free(wf_buffer *b);
 
 typedef struct wf_fabric {

@@ -23,8 +23,14 @@ void wf_fabric_count_op(wf_fabric *f, wf_fabric_kind kind, long long messages, d
 size_t wf_fabric_block_pe(const wf_decomp *dc, int along_x, int line, int p);
 
 /* The scratch a row/column collective needs (the receive buffer too when
- * `both`), within MPI's int counts; every rank gets the first failure, the
- * caller's own ones in `st` (cleared by the caller) included. Collective. */
-int wf_fabric_reserve(wf_fabric *f, size_t bytes, bool both, const char *what, wf_status *st);
+ * `both`): `bytes` on this rank, `most` the largest any rank asks, from the
+ * decomposition alone, so that over MPI's int count fails `st` on every
+ * rank alike without a message; out of memory ends the job, as MPI's own
+ * would (the callers have checked their data's memory up front). Local: no
+ * agreement, so a line collective is one operation the fabric counts. */
+int wf_fabric_reserve(wf_fabric *f, size_t bytes, size_t most, bool both, const char *what,
+                      wf_status *st);
+/* The most lines (PE rows or columns) a rank holds: ceil(n / parts). */
+int wf_fabric_most(int n, int parts);
 
 #endif

@@ -74,12 +74,7 @@ int ch_panels(wf_run *run, const ch_case *c, ch_rank *r, int s, int from, wf_sta
   const wf_decomp *dc = &run->wafer->dc;
   wf_fabric *fab = &run->wafer->fab;
   sdk_span k = band(c, s);
-  int nmax = dc->nx > dc->ny ? dc->nx : dc->ny;
-  int *root = malloc(2 * (size_t)nmax * sizeof *root), *last = root + nmax;
-  wf_status_clear(st);
-  if (!root) wf_fail(st, WF_ERR_RUNTIME, "out of memory for a multicast's lines");
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return st->code;
+  int *root = r->root, *last = r->last;
   bool col_here = dc->x0 <= s && s < dc->x0 + dc->nx;
   for (int l = 0; l < dc->ny; l++) { /* east: PE (s, y) to the diagonal (y, y) */
     int y = dc->y0 + l;
@@ -104,7 +99,6 @@ int ch_panels(wf_run *run, const ch_case *c, ch_rank *r, int s, int from, wf_sta
   if (rc == WF_OK)
     rc = wf_fabric_bcast_spans(fab, WF_ALONG_COLUMNS, r->cline, (size_t)r->esz * sizeof(double),
                                root, last, st);
-  free(root);
   if (rc != WF_OK) return rc;
   for (int l = 0; l < dc->ny; l++)
     if (dc->y0 + l >= from) learn(r, elem(r->rline, r, l));
@@ -156,15 +150,9 @@ static int factor_panel(wf_run *run, const ch_case *c, ch_rank *r, int s, wf_sta
                d + 1 + (i - k.lo) * len(k), (size_t)(i - k.lo + 1) * sizeof(double));
     }
   }
-  int nx = dc->nx, *root = malloc(2 * (size_t)nx * sizeof *root), *last = root + nx;
-  wf_status_clear(st);
-  if (!root) wf_fail(st, WF_ERR_RUNTIME, "out of memory for a multicast's lines");
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return st->code;
-  for (int l = 0; l < nx; l++) root[l] = s, last[l] = dc->x0 + l == s ? c->P - 1 : -1;
+  for (int l = 0; l < dc->nx; l++) r->root[l] = s, r->last[l] = dc->x0 + l == s ? c->P - 1 : -1;
   int rc = wf_fabric_bcast_spans(&run->wafer->fab, WF_ALONG_COLUMNS, r->dline,
-                                 (size_t)r->esz * sizeof(double), root, last, st);
-  free(root);
+                                 (size_t)r->esz * sizeof(double), r->root, r->last, st);
   if (rc != WF_OK || !col_here) return rc;
   learn(r, d);
   long long i0 = k.hi > r->b.rows.lo ? k.hi : r->b.rows.lo; /* the rows below the tile */
@@ -294,8 +282,11 @@ static int create_rank(const wf_run *run, const ch_case *c, ch_rank *r, wf_statu
   r->rline = malloc((size_t)(dc->ny * r->esz) * sizeof(double));
   r->cline = malloc((size_t)(dc->nx * r->esz) * sizeof(double));
   r->panel = malloc((size_t)(b->nc * r->mt + 1) * sizeof(double));
+  int most = dc->nx > dc->ny ? dc->nx : dc->ny;
+  r->root = malloc(2 * (size_t)most * sizeof *r->root);
+  r->last = r->root ? r->root + most : NULL;
   wf_status_clear(st);
-  if (!b->a || !r->a0 || !r->dline || !r->rline || !r->cline || !r->panel)
+  if (!b->a || !r->a0 || !r->dline || !r->rline || !r->cline || !r->panel || !r->root)
     wf_fail(st, WF_ERR_RUNTIME, "out of memory for the matrix's blocks");
   wf_status_agree(run->comm, st);
   if (st->code != WF_OK) return st->code;
@@ -306,6 +297,7 @@ static int create_rank(const wf_run *run, const ch_case *c, ch_rank *r, wf_statu
 
 static void free_rank(ch_rank *r) {
   free(r->b.a), free(r->a0), free(r->dline), free(r->rline), free(r->cline), free(r->panel);
+  free(r->root);
 }
 
 static void report(wf_run *run, const ch_case *c, double seconds, long repeat,

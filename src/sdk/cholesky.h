@@ -70,6 +70,7 @@ typedef struct ch_rank {
   double *dline;         /* nx elements: the diagonal tile down its column */
   double *rline, *cline; /* ny elements along rows, nx down columns */
   double *panel;         /* nc x mt: the column tiles packed */
+  int *root, *last;      /* a multicast's lines' roots and ends: max(nx, ny) each */
   long long failed;      /* the first failed pivot's row (1-based), 0 */
 } ch_rank;
 

@@ -77,6 +77,7 @@ typedef struct hg_rank {
   int axis;             /* the leg under way: 1 along columns (y), 0 along rows (x) */
   wf_buffer up, down;   /* values (uint32) going to higher / lower places on the ring */
   wf_buffer home;       /* values at their leg's end on this rank */
+  wf_buffer start;      /* a leg's values as it starts (the last leg's home) */
   long long *count;     /* buckets of the rank's PEs: [PE, x fastest][bucket] */
 } hg_rank;
 
@@ -91,11 +92,11 @@ static int distance(const hg_rank *r, uint32_t v) {
 }
 
 /* Sort one value into home, up (the shorter way is upward, ties too) or
- * down. */
-static int route(hg_rank *r, uint32_t v, wf_status *st) {
+ * down. Out of memory ends the job: a unit of work agrees on nothing. */
+static void route(hg_rank *r, uint32_t v) {
   int n = r->axis ? r->dc->py : r->dc->px, d = distance(r, v);
   wf_buffer *to = d == 0 ? &r->home : d <= n / 2 ? &r->up : &r->down;
-  return wf_buffer_append(to, &v, sizeof v, st);
+  wf_buffer_push(to, &v, sizeof v);
 }
 
 typedef struct hg_side {
@@ -106,8 +107,9 @@ typedef struct hg_side {
 
 static int pack_side(void *ctx, wf_buffer *out, wf_status *st) {
   hg_side *s = ctx;
-  if (wf_buffer_append(out, s->leaving->data, s->leaving->len, st) != WF_OK) return st->code;
+  wf_buffer_push(out, s->leaving->data, s->leaving->len);
   s->leaving->len = 0;
+  (void)st;
   return WF_OK;
 }
 
@@ -116,8 +118,9 @@ static int unpack_side(void *ctx, const char *data, size_t bytes, wf_status *st)
   for (size_t at = 0; at + sizeof(uint32_t) <= bytes; at += sizeof(uint32_t)) {
     uint32_t v;
     memcpy(&v, data + at, sizeof v);
-    if (route(s->r, v, st) != WF_OK) return st->code;
+    route(s->r, v);
   }
+  (void)st;
   return WF_OK;
 }
 
@@ -128,22 +131,22 @@ static int leg(wf_run *run, hg_rank *r, int axis, wf_status *st) {
   wf_fabric *fab = &run->wafer->fab;
   r->axis = axis;
   /* Values that came home on the last leg start this one. */
-  size_t n = r->home.len / sizeof(uint32_t);
-  uint32_t *start = malloc(r->home.len + 1);
-  wf_status_clear(st);
-  if (!start) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the values");
-  else memcpy(start, r->home.data, r->home.len);
-  r->home.len = 0;
-  for (size_t k = 0; k < n && st->code == WF_OK; k++) route(r, start[k], st);
-  free(start);
+  wf_buffer start = r->home;
+  r->home = r->start, r->home.len = 0;
+  const uint32_t *v = (const uint32_t *)(const void *)start.data;
+  for (size_t k = 0; k < start.len / sizeof *v; k++) route(r, v[k]);
+  r->start = start;
+  /* No agreement after the exchanges: nothing in them can fail (a pack
+   * that runs out of memory ends the job), so a unit has no collective
+   * but its multicast-free exchanges and sdk_repeat's barrier. */
   int rounds = (axis ? run->wafer->dc.py : run->wafer->dc.px) / 2;
   for (int round = 0; round < rounds; round++) {
     hg_side up = {r, &r->up, {0}}, down = {r, &r->down, {0}};
-    wf_fabric_exchange(fab, axis, 1, pack_side, unpack_side, &up, st);
-    wf_fabric_exchange(fab, axis, 0, pack_side, unpack_side, &down, st);
+    if (wf_fabric_exchange(fab, axis, 1, pack_side, unpack_side, &up, st) != WF_OK ||
+        wf_fabric_exchange(fab, axis, 0, pack_side, unpack_side, &down, st) != WF_OK)
+      return st->code;
   }
-  wf_status_agree(run->comm, st);
-  return st->code;
+  return WF_OK;
 }
 
 /* Count a value whose bucket's PE is this rank's. */
@@ -165,19 +168,17 @@ static int histogram(wf_run *run, hg_rank *r, wf_status *st) {
    * journey is between PEs of the rank: free on the cluster, counted by the
    * model); the others set out. */
   /* (A signal cuts this short, a PE at a time: sdk_repeat ends the run.) */
-  for (int j = 0; j < dc->ny && st->code == WF_OK; j++)
-    for (int i = 0; i < dc->nx && st->code == WF_OK && !wf_signal_stop(); i++)
-      for (long long k = 0; k < c->values_per_pe && st->code == WF_OK; k++) {
+  for (int j = 0; j < dc->ny; j++)
+    for (int i = 0; i < dc->nx && !wf_signal_stop(); i++)
+      for (long long k = 0; k < c->values_per_pe; k++) {
         uint32_t v = hg_value(c, dc->x0 + i, dc->y0 + j, k);
         hg_target t = target_of(c, v);
         if (t.x >= dc->x0 && t.x < dc->x0 + dc->nx && t.y >= dc->y0 && t.y < dc->y0 + dc->ny)
           count_here(r, t);
         else
-          wf_buffer_append(&r->home, &v, sizeof v, st);
+          wf_buffer_push(&r->home, &v, sizeof v);
       }
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK || leg(run, r, 1, st) != WF_OK || leg(run, r, 0, st) != WF_OK)
-    return st->code;
+  if (leg(run, r, 1, st) != WF_OK || leg(run, r, 0, st) != WF_OK) return st->code;
   const uint32_t *v = (const uint32_t *)(const void *)r->home.data;
   for (size_t k = 0; k < r->home.len / sizeof *v; k++) count_here(r, target_of(c, v[k]));
   return WF_OK;
@@ -394,6 +395,7 @@ static int histogram_run(wf_run *run, wf_status *st) {
   if (rc == WF_OK && out[0]) rc = write_output(run, &r, out, st);
   free(r.count);
   wf_buffer_free(&r.up), wf_buffer_free(&r.down), wf_buffer_free(&r.home);
+  wf_buffer_free(&r.start);
   return rc;
 }
 

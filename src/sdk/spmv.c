@@ -59,11 +59,7 @@ static const wf_section *const spmv_sections[] = {&spmv_section};
 static int gather_x(wf_run *run, sp_rank *r, wf_status *st) {
   const wf_decomp *dc = &run->wafer->dc;
   int py = dc->py, k = 0;
-  wf_piece *p = malloc(2 * (size_t)py * sizeof *p);
-  wf_status_clear(st);
-  if (!p) wf_fail(st, WF_ERR_RUNTIME, "out of memory for x's exchange");
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return st->code;
+  wf_piece *p = r->pieces;
   long long nc = r->c1 - r->c0;
   for (int q = 0; q < py; q++)
     if (q != dc->cy)
@@ -75,10 +71,8 @@ static int gather_x(wf_run *run, sp_rank *r, wf_status *st) {
   /* inside the rank, each PE takes its column band but its own piece */
   size_t self = (size_t)(r->c1 - r->c0) * (size_t)(dc->ny - 1) * sizeof(double);
   double piece = (double)(nc / dc->nx) / dc->pe_ny * 2; /* words, for the fabric's count */
-  int rc = wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_COLUMNS, p, py - 1, p + py - 1,
-                                     py - 1, self, piece, st);
-  free(p);
-  return rc;
+  return wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_COLUMNS, p, py - 1, p + py - 1,
+                                   py - 1, self, piece, st);
 }
 
 /* The partial sums to the ranks of the rank row owning their rows, and y. */
@@ -89,11 +83,7 @@ static int reduce_y(wf_run *run, sp_rank *r, wf_status *st) {
   memset(r->y, 0, (size_t)(r->yo1 - r->yo0) * sizeof *r->y);
   for (long long i = r->send_off[dc->cx]; i < r->send_off[dc->cx + 1]; i++) /* its own rows */
     r->y[r->send_rows[i] - (r->yo0 - r->r0)] += r->send_vals[i];
-  wf_piece *p = malloc(2 * (size_t)px * sizeof *p);
-  wf_status_clear(st);
-  if (!p) wf_fail(st, WF_ERR_RUNTIME, "out of memory for y's exchange");
-  wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return st->code;
+  wf_piece *p = r->pieces;
   for (int q = 0; q < px; q++)
     if (q != dc->cx)
       p[k++] = (wf_piece){q, r->send_vals + r->send_off[q],
@@ -105,7 +95,6 @@ static int reduce_y(wf_run *run, sp_rank *r, wf_status *st) {
   size_t self = (size_t)(r->send_off[dc->cx + 1] - r->send_off[dc->cx]) * 12;
   int rc = wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_ROWS, p, px - 1, p + px - 1,
                                      px - 1, self, 2, st);
-  free(p);
   if (rc != WF_OK) return rc;
   for (long long i = 0; i < r->recv_off[px]; i++) r->y[r->recv_rows[i]] += r->recv_vals[i];
   return WF_OK;

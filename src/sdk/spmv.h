@@ -86,6 +86,7 @@ typedef struct sp_rank {
   long long *send_off, *recv_off;
   int32_t *send_rows, *recv_rows;
   double *send_vals, *recv_vals;
+  struct wf_piece *pieces; /* an exchange's messages: 2 max(px, py) */
   /* The busiest PE's work for the model, and the largest count of entries
    * on one PE (the imbalance). */
   double pe_nnz_max, cycles_lo, cycles_hi;

@@ -265,8 +265,9 @@ int sp_rank_create(wf_run *run, const sp_case *c, bool balance, sp_rank *r, wf_s
   r->x = malloc((size_t)(r->c1 - r->c0) * sizeof *r->x + 1);
   r->ypart = malloc((size_t)(r->r1 - r->r0) * sizeof *r->ypart + 1);
   r->y = malloc((size_t)(r->yo1 - r->yo0) * sizeof *r->y + 1);
+  r->pieces = malloc(2 * (size_t)(dc->px > dc->py ? dc->px : dc->py) * sizeof *r->pieces);
   wf_status_clear(st);
-  if (!r->x || !r->ypart || !r->y) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the vectors");
+  if (!r->x || !r->ypart || !r->y || !r->pieces) wf_fail(st, WF_ERR_RUNTIME, "out of memory for the vectors");
   wf_status_agree(run->comm, st);
   if (st->code != WF_OK) return st->code;
   for (long long j = r->xo0; j < r->xo1; j++) r->x[j - r->c0] = sp_x(c, j);
@@ -277,6 +278,6 @@ int sp_rank_create(wf_run *run, const sp_case *c, bool balance, sp_rank *r, wf_s
 void sp_rank_free(sp_rank *r) {
   free(r->rb), free(r->cb), free(r->rowptr), free(r->colidx), free(r->val), free(r->x);
   free(r->ypart), free(r->y), free(r->send_off), free(r->recv_off), free(r->send_rows);
-  free(r->recv_rows), free(r->send_vals), free(r->recv_vals);
+  free(r->recv_rows), free(r->send_vals), free(r->recv_vals), free(r->pieces);
   *r = (sp_rank){0};
 }

@@ -54,6 +54,23 @@ CASES = {
     "train": (["train.channels=64", "train.heads=4", "train.layers=2", "train.batch=4",
                "train.warmup=0", "train.eval_every=1000", "train.sgemm=false"],
               "train.steps", (3, 9)),
+    # the SDK's example kernels (src/sdk/): small decks, their checks off
+    "mandelbrot": (["mandelbrot.width=128", "mandelbrot.height=96", "wafer.pe_grid=16x16",
+                    "mandelbrot.check=false"], "mandelbrot.repeat", (2, 6)),
+    "life": (["wafer.pe_grid=16x16", "life.cells_per_pe=4x4", "life.check=false"],
+             "life.generations", (10, 30)),
+    "gemm": (["wafer.pe_grid=8x8", "gemm.m=64", "gemm.n=64", "gemm.k=64", "gemm.check=false"],
+             "gemm.repeat", (2, 6)),
+    "gemv": (["wafer.pe_grid=8x8", "gemv.m=64", "gemv.n=64", "gemv.check=false"],
+             "gemv.repeat", (2, 6)),
+    "histogram": (["wafer.pe_grid=8x8", "histogram.values_per_pe=32", "histogram.check=false"],
+                  "histogram.repeat", (2, 6)),
+    "widemul": (["wafer.pe_grid=8x8", "widemul.bits=2048", "widemul.check=false"],
+                "widemul.repeat", (2, 6)),
+    "cholesky": (["wafer.pe_grid=8x8", "cholesky.n=64", "cholesky.check=false"],
+                 "cholesky.repeat", (2, 6)),
+    "spmv": (["wafer.pe_grid=8x8", "spmv.scale=8", "spmv.check=false", "spmv.crosscheck=none"],
+             "spmv.repeat", (2, 6)),
 }
 
 # The blocking collectives (over every rank) a unit of work may make, and
@@ -71,6 +88,19 @@ TARGETS = {
     # shares a layer, the gradient norm's sum, and the loop's barrier,
     # slowest time and loss: 54 + 1 + 4 + 1 + 3
     "train": {"global": (63, 63), "sends": (0, 0)},
+    # the SDK's kernels on 2 x 2 ranks: the timing barrier of each unit and
+    # their multicasts along lines, no other collective. GEMM's 8 SUMMA
+    # steps in 2 groups (a rank row's and column's roots), a multicast each
+    # way a group; GEMV's x down the columns and the row reduction;
+    # Cholesky's 8 tile columns, each the diagonal tile down its column
+    # (the column's ranks) and the panel east and south (every rank, while
+    # it has rows or columns below the step); the SpMV's messages: x to the
+    # other rank of the column, partial sums to the other rank of the row.
+    "mandelbrot": {"global": (1, 1), "sends": (0, 0)},
+    "gemm": {"global": (5, 5)},
+    "gemv": {"global": (3, 3)},
+    "cholesky": {"global": (1, 25)},  # at most 3 a tile column
+    "spmv": {"global": (1, 1), "sends": (2, 2)},
 }
 
 
