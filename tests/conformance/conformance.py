@@ -22,6 +22,8 @@ CLASS is one of:
           outputs: the run ends within 1 s of the signal, exit 143 (the
           signal's; or 0 when the signal came late), no partial file, every file left whole (a checkpoint a
           stopped run names is one).
+  signals_quick  the same at 10% and 50% of the run alone (`make test`; the
+          five moments in `make test-conformance`).
   phases  the signals class on a large deck per workload (workloads.py `large`),
           each of its phases seconds long (the reference runs, compressions,
           checks that recompute): SIGTERM to one rank at 11 moments spread over
@@ -591,7 +593,7 @@ def whole_files(suite, d, what):
 STOP_SECONDS = 1.0
 
 
-def trial_signals(suite, workload, keys, work, large=False):
+def trial_signals(suite, workload, keys, work, large=False, quick=False):
     import time
     t = WORKLOADS[workload]
     if large and "large" not in t:
@@ -618,7 +620,8 @@ def trial_signals(suite, workload, keys, work, large=False):
     if p.returncode != 0:
         return
     stopped, slowest = 0, 0.0
-    moments = (0.1, 0.3, 0.5, 0.7, 0.9) if not large else [k / 12 for k in range(1, 12)]
+    moments = ((0.1, 0.5) if quick else (0.1, 0.3, 0.5, 0.7, 0.9)) if not large else [
+        k / 12 for k in range(1, 12)]
     phases = set()
     for n, frac in enumerate(moments):
         d = os.path.join(work, "sig%d" % n)
@@ -666,6 +669,10 @@ def trial_signals(suite, workload, keys, work, large=False):
 
 def trial_phases(suite, workload, keys, work):
     trial_signals(suite, workload, keys, work, large=True)
+
+
+def trial_signals_quick(suite, workload, keys, work):
+    trial_signals(suite, workload, keys, work, quick=True)
 
 
 # ---- restarts ----
@@ -845,7 +852,8 @@ def main():
 
 
 CLASSES = {"paths": trial_paths, "disk": trial_disk, "values": trial_values,
-           "signals": trial_signals, "phases": trial_phases, "restart": trial_restart}
+           "signals": trial_signals, "signals_quick": trial_signals_quick, "phases": trial_phases,
+           "restart": trial_restart}
 H5SAME = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "h5same.py")
 
 if __name__ == "__main__":

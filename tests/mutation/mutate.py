@@ -281,6 +281,25 @@ def test_set(regex, limit, want_output=False):
     return result + (r.stdout + r.stderr,) if want_output else result
 
 
+def recorded_seconds(regex):
+    """What the tests matching regex took when ctest last ran them in BUILD
+    (its Testing/Temporary/CTestCostData.txt: a test, its runs, its average
+    seconds a line), or None when it has no record of them. In place, the
+    suite has just run: a mutant that hangs its tests costs SLOWDOWN times
+    that, not the tests' own 10-minute timeouts."""
+    path = os.path.join(BUILD, "Testing", "Temporary", "CTestCostData.txt")
+    if not os.path.exists(path):
+        return None
+    total, found = 0.0, False
+    for line in open(path):
+        f = line.split()
+        if f and f[0] == "---":
+            break
+        if len(f) == 3 and re.search(regex, f[0]):
+            total, found = total + float(f[2]), True
+    return total if found else None
+
+
 def baseline(w, runs_only=False, tolerate=False):
     """Run w's default runs (and its mutants' own runs) and tests unmutated:
     they must pass (with `tolerate`, an older tree's, those that fail are
@@ -411,10 +430,10 @@ def run_chosen(chosen, bases, in_place, runs_only, rev):
             ok, log = build(runs_only)
             if not ok:
                 fail("the unmutated tree does not build:\n" + log)
-        if in_place and w.name not in bases:  # tested already: the runs' baseline, fixed limits
+        if in_place and w.name not in bases:  # tested already: the runs' baseline, the tests' record
             print(f"{w.name}: baseline (default runs, unmutated)", flush=True)
             times, _, bad = baseline(w, runs_only=True)
-            bases[w.name] = ([max(t, 300 / SLOWDOWN) for t in times], 1200 / SLOWDOWN, bad)
+            bases[w.name] = (times, recorded_seconds(w.tests) or 1200 / SLOWDOWN, bad)
         if w.name not in bases:
             print(f"{w.name}: baseline (default runs and tests, unmutated)", flush=True)
             bases[w.name] = baseline(w, runs_only, tolerate=rev is not None)
