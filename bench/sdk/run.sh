@@ -27,8 +27,11 @@ CELLS=16x16 GRID=64x64 GENS=400 # a 1024 x 1024 board
 GM=1024 GV=8192 # gemm: m = n = k on 64 x 64 PEs; gemv: m = n
 HV=256 # histogram: values a PE on 64 x 64 PEs, 16 buckets of 4 a PE
 CH=2048 # cholesky: n on 64 x 64 PEs (tiles of 32)
+SP=18 # spmv: an R-MAT graph of 2^SP rows, 16 entries a row (scripts/make-matrix), on 64 x 64 PEs
+$py scripts/make-matrix rmat $SP 16 3 "$out/rmat.mtx"
 WB=16384 # widemul: 64 products of two WB-bit integers (one a PE row of 64 x 64 PEs)
 mo=() mr=() mf=() lo=() lr=() go=() gr=() vo=() vr=() vf=() wo=() wr=() ho=() hr=() co=() cr=()
+so=() sr=() sf=()
 for r in $(seq "$REPEATS"); do
   mpiexec -n 1 "$WAFER" histogram --quiet --set histogram.values_per_pe=$HV --set histogram.repeat=3 \
       --set histogram.check=false --json "$out/h.json" > /dev/null
@@ -46,6 +49,11 @@ for r in $(seq "$REPEATS"); do
       --set cholesky.check=false --json "$out/c.json" > /dev/null
   co+=("$(field "$out/c.json" "j['cholesky']['seconds_per_factorisation']")")
   cr+=("$("$out/blas_reference" potrf $CH 3)")
+  mpiexec -n 1 "$WAFER" spmv --quiet --set spmv.matrix="$out/rmat.mtx" --set spmv.repeat=20 \
+      --set spmv.check=false --set spmv.crosscheck=petsc --json "$out/s.json" > /dev/null
+  so+=("$(field "$out/s.json" "j['spmv']['seconds_per_product']")")
+  sr+=("$(field "$out/s.json" "j['petsc']['seconds_per_product']")")
+  sf+=("$(field "$out/s.json" "j['spmv']['fraction_of_triad']")")
   mpiexec -n 1 "$WAFER" gemv --quiet --set gemv.m=$GV --set gemv.n=$GV --set gemv.repeat=20 \
       --set gemv.check=false --json "$out/v.json" > /dev/null
   vo+=("$(field "$out/v.json" "j['gemv']['seconds_per_product']")")
@@ -69,16 +77,19 @@ m_o=$(med "${mo[@]}") m_r=$(med "${mr[@]}") m_f=$(med "${mf[@]}")
 l_o=$(med "${lo[@]}") l_r=$(med "${lr[@]}")
 w_o=$(med "${wo[@]}") w_r=$(med "${wr[@]}") h_o=$(med "${ho[@]}") h_r=$(med "${hr[@]}")
 c_o=$(med "${co[@]}") c_r=$(med "${cr[@]}")
+s_o=$(med "${so[@]}") s_r=$(med "${sr[@]}") s_f=$(med "${sf[@]}")
 g_o=$(med "${go[@]}") g_r=$(med "${gr[@]}") v_o=$(med "${vo[@]}") v_r=$(med "${vr[@]}") v_f=$(med "${vf[@]}")
 echo "mandelbrot ${W}x${H}: ours $m_o s, reference $m_r s, $m_f of DGEMM"
 echo "life 1024^2: ours $l_o s, reference $l_r s"
 echo "gemm $GM^3: ours $g_o s, cblas_dgemm $g_r s; gemv $GV^2: ours $v_o s, cblas_dgemv $v_r s"
 echo "widemul 64 x $WB bits: ours $w_o s, GMP $w_r s"
 echo "cholesky $CH^2: ours $c_o s, LAPACKE_dpotrf $c_r s"
-$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$g_o" "$g_r" "$v_o" "$v_r" "$v_f" "$w_o" "$w_r" "$h_o" "$h_r" "$c_o" "$c_r" "$REPEATS" <<'PY'
+echo "spmv R-MAT 2^$SP: ours $s_o s, PETSc MatMult $s_r s, $s_f of triad"
+$py - "$m_o" "$m_r" "$m_f" "$l_o" "$l_r" "$dgemm" "$g_o" "$g_r" "$v_o" "$v_r" "$v_f" "$w_o" "$w_r" "$h_o" "$h_r" "$c_o" "$c_r" "$s_o" "$s_r" "$s_f" "$REPEATS" <<'PY'
 import sys, datetime, os
-m_o, m_r, m_f, l_o, l_r, dgemm, g_o, g_r, v_o, v_r, v_f, w_o, w_r, h_o, h_r, c_o, c_r = map(float, sys.argv[1:18])
-reps = sys.argv[18]
+(m_o, m_r, m_f, l_o, l_r, dgemm, g_o, g_r, v_o, v_r, v_f, w_o, w_r, h_o, h_r, c_o, c_r, s_o, s_r,
+ s_f) = map(float, sys.argv[1:21])
+reps = sys.argv[21]
 cpu = os.environ["MACHINE"]
 lines = [
   "# SDK example kernels: benchmark", "",
@@ -89,6 +100,7 @@ lines = [
   "user would write, C's complex type for Mandelbrot, a byte board with wrapped indices for",
   "life, `cc -O2`); for GEMM and GEMV one OpenBLAS call of the whole problem on one core",
   "(bench/sdk/blas_reference.c), and for Cholesky one LAPACKE_dpotrf (OpenBLAS's) of a fresh copy;",
+  "for the SpMV PETSc's MatMult of the same matrix in the same run (spmv.crosscheck = petsc);",
   "for the wide multiplication GMP's mpz_mul of as many products",
   "(bench/sdk/gmp_reference.c); for the histogram a serial count of as many values drawn",
   "alike (bench/sdk/reference.c). Ratio = wafer / reference (below 1: wafer is faster).", "",
@@ -108,8 +120,10 @@ lines = [
   f"{256 * 4096 / h_o / 1e6:.1f} M values/s |",
   f"| cholesky | 2048^2 on 64 x 64 PEs (tiles of 32) | {c_o:.4g} /factorisation | {c_r:.4g} /factorisation | {c_o/c_r:.3f} | "
   f"{2048**3 / 3 / c_o / 1e9 / dgemm:.1%} of DGEMM's {dgemm:.1f} GFLOP/s |",
+  f"| spmv | R-MAT, 2^18 rows, 16 entries a row, on 64 x 64 PEs | {s_o:.4g} /product | {s_r:.4g} /product | {s_o/s_r:.3f} | "
+  f"{s_f:.1%} of STREAM triad (the matrix, x and y once) |",
   "",
-  "What limits each (measured 2026-11-29 on AMD EPYC Zen 4, AVX-512):",
+  "What limits each (measured 2026-11-30 on AMD EPYC Zen 4, AVX-512):",
   "",
   "- **mandelbrot**: eight pixels a vector (AVX-512 clone), lanes that escape idle until the",
   "  last of their eight does; the serial loop runs one pixel at a time.",
@@ -125,6 +139,8 @@ lines = [
   "- **cholesky**: the trailing updates are one dgemm a PE row (32 rows of the panel against",
   "  the columns to the diagonal), the same BLAS kernel LAPACK's blocked dpotrf leans on; the",
   "  64 tile columns' dpotrf and dtrsm on 32-wide tiles are a small share.",
+  "- **spmv**: one CSR pass over the rank's entries, as PETSc's AIJ MatMult makes; R-MAT's",
+  "  columns scatter, so x is read from all over memory (latency, not bandwidth, bounds both).",
   "- **histogram**: three integer divisions a value to find its bucket's PE (and the",
   "  rank's), where the serial count does one; on more ranks the legs' exchanges add to it.",
   ""]

@@ -29,6 +29,7 @@
 #include "wf_reference.h"
 #include "wf_report.h"
 #include "wf_signal.h"
+#include "wf_stream.h"
 #include "wf_wafer.h"
 
 static const wf_key spmv_keys[] = {
@@ -179,9 +180,16 @@ static int write_output(const wf_run *run, const sp_case *c, const sp_rank *r, c
   return wf_h5_finish(&f, rc, st);
 }
 
+/* The bytes a product streams from memory: each entry's value and column
+ * index (12), x read and y written once (8 each). */
+static double product_bytes(const sp_case *c, double nnz) {
+  return 12 * nnz + 8.0 * (double)(c->m + c->n);
+}
+
 static void report(wf_run *run, const sp_case *c, const sp_rank *r, double nnz, double seconds,
-                   long repeat, double worst, bool checked) {
+                   long repeat, double worst, bool checked, double triad) {
   double per = seconds / (double)repeat, mean = nnz / ((double)run->wafer->dc.pe_nx * run->wafer->dc.pe_ny);
+  double bytes = product_bytes(c, nnz);
   wf_report rep;
   wf_report_open(&rep, run, "spmv");
   wf_report_begin(&rep, "spmv");
@@ -197,6 +205,9 @@ static void report(wf_run *run, const sp_case *c, const sp_rank *r, double nnz, 
                 "imbalance %.2f (most entries on a PE / mean)");
   wf_report_scaled(&rep, "seconds_per_product", per, 1e3, "%.3f ms/product");
   wf_report_scaled(&rep, "flop_rate", per > 0 ? 2 * nnz / per : 0, 1e-9, "%.2f GFLOP/s");
+  wf_report_scaled(&rep, "stream_triad_GBps", triad, 1e-9, "STREAM triad %.2f GB/s");
+  wf_report_scaled(&rep, "fraction_of_triad", per > 0 && triad > 0 ? bytes / per / triad : 0, 100,
+                   "%.0f%% of it (the matrix, x and y once)");
   if (checked) wf_report_num(&rep, "error_over_bound", worst, "error %.3g of its bound");
   wf_report_end(&rep);
   wf_report_model(&rep, &run->model);
@@ -298,7 +309,10 @@ static int spmv_run(wf_run *run, wf_status *st) {
   } else if (rc == WF_OK && petsc == WF_REF_UNAVAILABLE) {
     wf_run_unavailable(run, "PETSc's MatMult", wf_ref_petsc_absent());
   }
-  if (rc == WF_OK) report(run, &c, &r, nnz, seconds, repeat, worst, checked);
+  /* The machine's memory limit, all ranks at once. */
+  double triad = rc == WF_OK ? wf_stream_triad(run->comm, (size_t)4 << 20, st) : 0;
+  if (rc == WF_OK && st->code != WF_OK) rc = st->code;
+  if (rc == WF_OK) report(run, &c, &r, nnz, seconds, repeat, worst, checked, triad);
   if (rc == WF_OK && petsc == WF_REF_USE) report_petsc(run, seconds / (double)repeat, petsc_seconds, petsc_ratio);
   const char *out = wf_deck_str(d, "output", "file");
   if (rc == WF_OK && out[0]) rc = write_output(run, &c, &r, out, st);
