@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every workload's benchmark, side by side with its reference.
 #
-#   bench/all.sh --quick [--record]   (after `make build`; about 2.5 minutes)
+#   bench/all.sh --quick [--record]   (after `make build`; about 3 minutes)
 #   bench/all.sh                      (every bench/*/run.sh in turn: the
 #                                      results pages; about an hour)
 #
