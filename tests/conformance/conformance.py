@@ -211,7 +211,7 @@ def made(suite, kind, work):
     """A valid input of `kind`, made once per suite in `work`."""
     name = kind if isinstance(kind, str) else "%s-%s" % kind
     if name not in _made:
-        ext = (".txt" if kind == "corpus" else ".mtx" if kind.startswith("mtx") else
+        ext = (".txt" if kind == "corpus" else ".mtx" if name.startswith("mtx") else
                ".data" if name.endswith("write_data") else ".h5")
         path = os.path.join(work, "valid-" + name + ext)
         make_input(suite, kind, path, work)
