@@ -40,8 +40,8 @@ static const wf_key cholesky_keys[] = {
     {"cond", WF_KEY_REAL, "1e6", 1, 1e15, NULL,
      "the generated matrix's 2-norm condition number (eigenvalues from 1 down to 1 / cond)", NULL},
     {"matrix", WF_KEY_INPUT, "", 0, 0, NULL,
-     "a Matrix Market file (coordinate, real or integer, symmetric) to factor instead ('' = "
-     "generate one)",
+     "a Matrix Market file (coordinate; real, integer or pattern; symmetric) to factor instead "
+     "('' = generate one)",
      NULL},
     {"seed", WF_KEY_INT, "7", 0, 1e15, NULL, "the generated matrix's reflections", NULL},
     {"repeat", WF_KEY_INT, "1", 1, 1e9, NULL, "timed factorisations", NULL},
@@ -66,6 +66,13 @@ static void tile_get(const ch_block *b, long long r0, long long r1, sdk_span k, 
            (size_t)len(k) * sizeof *t);
 }
 
+/* A line that carries nothing (its root is its last PE: the diagonal PE of
+ * the last column, or a row's own root) is read by the ranks along it all
+ * the same: its header must say "no failure", not what the heap held. */
+static void clear_headers(double *lines, const ch_rank *r, int n) {
+  for (int l = 0; l < n; l++) lines[l * r->esz] = 0;
+}
+
 static void learn(ch_rank *r, const double *e) {
   if (!r->failed && e[0] != 0) r->failed = (long long)e[0];
 }
@@ -75,6 +82,7 @@ int ch_panels(wf_run *run, const ch_case *c, ch_rank *r, int s, int from, wf_sta
   wf_fabric *fab = &run->wafer->fab;
   sdk_span k = band(c, s);
   int *root = r->root, *last = r->last;
+  clear_headers(r->rline, r, dc->ny), clear_headers(r->cline, r, dc->nx);
   bool col_here = dc->x0 <= s && s < dc->x0 + dc->nx;
   for (int l = 0; l < dc->ny; l++) { /* east: PE (s, y) to the diagonal (y, y) */
     int y = dc->y0 + l;
@@ -138,6 +146,7 @@ static int factor_panel(wf_run *run, const ch_case *c, ch_rank *r, int s, wf_sta
   bool col_here = dc->x0 <= s && s < dc->x0 + dc->nx;
   bool work = !r->failed && !wf_signal_stop();
   double *d = col_here ? elem(r->dline, r, s - dc->x0) : NULL;
+  clear_headers(r->dline, r, dc->nx);
   if (col_here && dc->y0 <= s && s < dc->y0 + dc->ny) { /* PE (s, s) */
     d[0] = (double)r->failed;
     if (work) {
@@ -267,7 +276,11 @@ static int create_rank(const wf_run *run, const ch_case *c, ch_rank *r, wf_statu
   b->nr = len(b->rows), b->nc = len(b->cols);
   r->mt = most(c->n, c->P), r->esz = 1 + r->mt * r->mt;
   double lines = (double)r->esz * (2.0 * dc->nx + dc->ny) + (double)b->nc * r->mt;
-  if (wf_memory_fits(run->comm, 8.0 * (lines + 2.0 * b->nr * b->nc), "the matrix's blocks",
+  char what[160] = "the matrix's blocks";
+  if (c->matrix[0])
+    snprintf(what, sizeof what, "cholesky.matrix = %s: %lld x %lld, its size line says", c->matrix,
+             c->n, c->n);
+  if (wf_memory_fits(run->comm, 8.0 * (lines + 2.0 * b->nr * b->nc), what,
                      "a smaller matrix, or more nodes", st) != WF_OK)
     return st->code;
   const wf_fabric *fab = &run->wafer->fab;
@@ -365,8 +378,10 @@ static int run_checks(wf_run *run, ch_case *c, ch_rank *r, double worst[2], bool
     wf_run_check(run, worst[1] <= 1.0,
                  "L equals LAPACKE_dpotrf's within the perturbation bound of both");
   else
-    wf_run_unchecked(run, "L against LAPACK", "the matrix is too ill-conditioned for the "
-                     "perturbation bound (kappa eps >= 1)");
+    wf_run_unchecked(run, "L against LAPACK",
+                     "the perturbation bound does not hold: kappa eps >= 1/2 (a matrix too "
+                     "ill-conditioned), or the condition estimate overflowed (values near the "
+                     "bottom of double's range)");
   if (ch_check_residual(run, c, r, &worst[0], st) != WF_OK) return st->code;
   checked[0] = true;
   wf_run_check(run, worst[0] <= 1.0, "L L' equals A within 2 gamma_(n+2) |L| |L'|");

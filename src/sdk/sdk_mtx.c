@@ -16,6 +16,7 @@ typedef struct mtx_file {
   FILE *f;
   const char *path, *key;
   long long line;
+  bool nul; /* the line holds a NUL byte */
   char *buf;
   size_t cap;
 } mtx_file;
@@ -26,8 +27,10 @@ static int bad(const mtx_file *m, wf_status *st, const char *what) {
 
 /* The next line (false at the end of the file). */
 static bool next_line(mtx_file *m) {
-  if (getline(&m->buf, &m->cap, m->f) < 0) return false;
+  ssize_t n = getline(&m->buf, &m->cap, m->f);
+  if (n < 0) return false;
   m->line++;
+  m->nul = strlen(m->buf) != (size_t)n; /* a NUL byte would hide the rest of the line */
   return true;
 }
 
@@ -38,16 +41,19 @@ static bool blank(const char *s) {
 
 /* The banner: "%%MatrixMarket matrix coordinate FIELD SYMMETRY". */
 static int read_banner(mtx_file *m, sdk_mtx_info *info, wf_status *st) {
-  char obj[32] = "", fmt[32] = "", field[32] = "", sym[32] = "";
-  if (!next_line(m) || strncmp(m->buf, "%%MatrixMarket", 14) != 0)
+  char obj[32] = "", fmt[32] = "", field[32] = "", sym[32] = "", extra[2];
+  if (!next_line(m))
+    return wf_fail(st, WF_ERR_INPUT, "%s = %s: the file is empty", m->key, m->path);
+  if (strncmp(m->buf, "%%MatrixMarket", 14) != 0)
     return bad(m, st, "not a Matrix Market file (its first line must start %%MatrixMarket)");
-  if (sscanf(m->buf + 14, "%31s %31s %31s %31s", obj, fmt, field, sym) != 4 ||
+  if (m->nul || sscanf(m->buf + 14, "%31s %31s %31s %31s %1s", obj, fmt, field, sym, extra) != 4 ||
       strcasecmp(obj, "matrix") != 0)
     return bad(m, st, "the banner must read \"%%MatrixMarket matrix FORMAT FIELD SYMMETRY\"");
   if (strcasecmp(fmt, "coordinate") != 0)
     return bad(m, st, "only the coordinate format is read (this file is not: a dense \"array\" "
                       "matrix can be converted with scipy.io.mmwrite of a sparse matrix)");
   info->pattern = strcasecmp(field, "pattern") == 0;
+  info->integer = strcasecmp(field, "integer") == 0;
   if (!info->pattern && strcasecmp(field, "real") != 0 && strcasecmp(field, "integer") != 0)
     return bad(m, st, "the field must be real, integer or pattern (complex is not read)");
   info->symmetric = strcasecmp(sym, "symmetric") == 0;
@@ -62,9 +68,21 @@ static int read_size(mtx_file *m, sdk_mtx_info *info, wf_status *st) {
   do {
     if (!next_line(m)) return bad(m, st, "the file ends before its size line");
   } while (m->buf[0] == '%' || blank(m->buf));
-  char extra;
-  if (sscanf(m->buf, "%lld %lld %lld %c", &info->rows, &info->cols, &info->entries, &extra) != 3)
-    return bad(m, st, "the size line must be three integers: rows, columns, entries");
+  long long v[3];
+  char *at = m->buf, *end;
+  for (int k = 0; k < 3; k++, at = end) {
+    errno = 0;
+    v[k] = strtoll(at, &end, 10);
+    if (end == at || errno == ERANGE || m->nul)
+      return bad(m, st, errno == ERANGE ? "a number of the size line is beyond 2^63"
+                                        : "the size line must be three integers: rows, columns, "
+                                          "entries");
+  }
+  if (!blank(at)) return bad(m, st, "the size line must be three integers: rows, columns, entries");
+  info->rows = v[0], info->cols = v[1], info->entries = v[2];
+  if (info->rows > SDK_MTX_MAX_SIZE || info->cols > SDK_MTX_MAX_SIZE ||
+      info->entries > SDK_MTX_MAX_SIZE)
+    return bad(m, st, "the size line's rows, columns or entries pass 2^48");
   if (info->rows < 1 || info->cols < 1 || info->entries < 0)
     return bad(m, st, "the size line's rows and columns must be at least 1, its entries at least 0");
   if (info->symmetric && info->rows != info->cols)
@@ -83,11 +101,16 @@ static int parse_entry(mtx_file *m, const sdk_mtx_info *info, long long *r, long
   s = end;
   *v = 1.0;
   if (!info->pattern) {
+    while (isspace((unsigned char)*s)) s++;
+    /* strtod reads hexadecimal too, which Matrix Market (and scipy) do not */
+    if (strpbrk(s, "xX")) return bad(m, st, "the entry's value is not a decimal number");
     *v = strtod(s, &end);
     if (end == s) return bad(m, st, "an entry of a real or integer matrix needs its value");
     s = end;
+    if (info->integer && *v == *v && *v != floor(*v))
+      return bad(m, st, "an entry of an integer matrix has a value that is not an integer");
   }
-  if (!blank(s)) return bad(m, st, "more on the line than an entry");
+  if (!blank(s) || m->nul) return bad(m, st, "more on the line than an entry");
   if (*r < 1 || *r > info->rows || *c < 1 || *c > info->cols)
     return bad(m, st, "the entry's row or column is outside the size line's matrix");
   if (!(fabs(*v) <= SDK_MTX_MAX_ABS))

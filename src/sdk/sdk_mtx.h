@@ -12,11 +12,14 @@
 
 /* The largest magnitude of a value read: products of two stay finite. */
 #define SDK_MTX_MAX_ABS 1e150
+/* The largest rows, columns or entries a size line may give: 2^48. */
+#define SDK_MTX_MAX_SIZE (1LL << 48)
 
 typedef struct sdk_mtx_info {
   long long rows, cols, entries; /* the size line: entries as stored */
   bool symmetric;                /* only one triangle stored; (c, r) mirrors (r, c) */
   bool pattern;                  /* no values: every stored entry is 1 */
+  bool integer;                  /* integer values */
 } sdk_mtx_info;
 
 /* What the reader tells its caller: `size` once the header and size line

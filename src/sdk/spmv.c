@@ -132,13 +132,17 @@ static int read_case(const wf_run *run, sp_case *c, wf_ref_use *petsc, wf_status
   const char *key = file[0] ? "matrix" : c->source == SP_RMAT ? "scale" : "side";
   if (c->m < dc->pe_ny || c->n < dc->pe_nx)
     return wf_deck_fail(d, "spmv", key, st,
-                        "%lld x %lld for a grid of %d x %d PEs: each PE needs a row and a column "
-                        "(a larger matrix or a smaller [wafer] pe_grid)",
-                        c->m, c->n, dc->pe_nx, dc->pe_ny);
+                        "%lld rows and %lld columns for %d PE rows and %d PE columns: each PE "
+                        "needs a row and a column (a larger matrix or a smaller [wafer] pe_grid)",
+                        c->m, c->n, dc->pe_ny, dc->pe_nx);
   /* Refused before any pass over the entries: the ranks' average share
    * (12 bytes an entry, as stored or mirrored) must fit. */
   double entries = (double)c->stored * (c->symmetric ? 2 : 1);
-  if (wf_memory_fits(run->comm, 12.0 * entries / run->nranks, "the matrix's entries",
+  char what[160] = "the matrix's entries";
+  if (file[0])
+    snprintf(what, sizeof what, "spmv.matrix = %s: the %lld entries its size line gives", file,
+             c->stored);
+  if (wf_memory_fits(run->comm, 12.0 * entries / run->nranks, what,
                      "a smaller matrix, or more nodes", st) != WF_OK)
     return st->code;
   /* a rank's rows and columns are 32-bit indices */
@@ -265,8 +269,12 @@ static int petsc_compare(wf_run *run, const sp_case *c, const sp_rank *r, long r
   double sums[3] = {ours, p.proj, p.abs_proj}, most[2] = {p.kmax, p.seconds};
   wf_fabric_allreduce(&run->wafer->fab, sums, 3, WF_SUM);
   wf_fabric_allreduce(&run->wafer->fab, most, 2, WF_MAX);
-  double bound = (2 * wf_gamma(most[0] + run->wafer->dc.px, 0x1p-53) +
-                  2 * wf_gamma((double)c->m + 1, 0x1p-53)) * sums[2];
+  /* and below the normal range, each multiply's absolute 2^-1074 (Higham
+   * (2.8)): at most k + px a row in each product, m in each projection,
+   * with |w_i| <= 1 */
+  double m = (double)c->m, k = most[0] + run->wafer->dc.px;
+  double bound = (2 * wf_gamma(k, 0x1p-53) + 2 * wf_gamma(m + 1, 0x1p-53)) * sums[2] +
+                 2 * m * (k + 1) * 0x1p-1074;
   double err = fabs(sums[0] - sums[1]);
   *ratio = err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
   if (err != err) *ratio = err;

@@ -99,8 +99,9 @@ void sp_rank_free(sp_rank *r);
 
 /* The check (spmv_check.c): this rank's rows [r0, r1) of y against a plain
  * CSR product of the same rows from the matrix's entries, every entry
- * within 2 gamma_(k + extra) (|A| |x|) for its row's k entries (each sum's
- * error bound, for both computations; `extra`: the partial sums the
+ * within 2 gamma_(k + extra) (|A| |x|) + 2 (k + extra) 2^-1074 for its
+ * row's k entries (each sum's error bound, for both computations, and the
+ * multiplies' below the normal range; `extra`: the partial sums the
  * distributed product adds). Sets *worst to this rank's worst ratio of
  * error to bound (NaN: a NaN). Fails when out of memory, or at a signal. */
 int sp_check_rows(const sp_case *c, long long r0, long long r1, const double *y, int extra,

@@ -35,7 +35,9 @@ int sp_check_rows(const sp_case *c, long long r0, long long r1, const double *y,
   else if (sp_matrix_each(c, add_entry, &ref, st) == WF_OK)
     for (long long i = 0; i < r1 - r0; i++) {
       double err = fabs(y[i] - ref.y[i]);
-      double bound = 2 * wf_gamma((double)(ref.k[i] + extra), 0x1p-53) * ref.abs_y[i];
+      /* plus, below the normal range, each multiply's absolute 2^-1074 */
+      double bound = 2 * wf_gamma((double)(ref.k[i] + extra), 0x1p-53) * ref.abs_y[i] +
+                     2 * (double)(ref.k[i] + extra) * 0x1p-1074;
       if (err != err) *worst = err;
       else if (err > 0 && *worst == *worst) *worst = fmax(*worst, bound > 0 ? err / bound : INFINITY);
     }
