@@ -201,10 +201,10 @@ int wf_fabric_reserve(wf_fabric *f, size_t bytes, size_t most, bool both, const 
   return WF_OK;
 }
 
-int wf_fabric_most(int n, int parts) { return (n + parts - 1) / parts; }
-
-/* Ranks across the lines of `along_x` (rank rows along rows). */
-static int parts_other(const wf_decomp *dc, int along_x) { return along_x ? dc->py : dc->px; }
+int wf_fabric_most_lines(const wf_decomp *dc, int along_x) {
+  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
+  return (n + parts - 1) / parts;
+}
 
 /* ---- reduction of segments along rows or columns ---- */
 
@@ -218,8 +218,7 @@ int wf_fabric_reduce_segments(wf_fabric *f, wf_axis axis, double *block, int n, 
   int root_rank = wf_block_owner(n_along, parts, root), me = along_x ? dc->cx : dc->cy;
   size_t vals = (size_t)lines * (size_t)n;
   wf_status_clear(st);
-  size_t most = (size_t)wf_fabric_most(along_x ? dc->pe_ny : dc->pe_nx, along_x ? dc->py : dc->px) *
-                (size_t)n * sizeof(double);
+  size_t most = (size_t)wf_fabric_most_lines(dc, along_x) * (size_t)n * sizeof(double);
   if (wf_fabric_reserve(f, vals * sizeof(double), most, true, "a segment reduction", st) != WF_OK)
     return st->code;
   double *part = (double *)(void *)f->send.data;
@@ -261,8 +260,9 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   MPI_Comm comm = along_x ? f->row_comm : f->col_comm;
   size_t total = (size_t)lines * here * (size_t)L * chunk;
 
-  size_t most = (size_t)wf_fabric_most(along_x ? dc->pe_ny : dc->pe_nx, parts_other(dc, along_x)) *
-                (size_t)wf_fabric_most(L, parts) * (size_t)L * chunk;
+  /* the most lines times the most PEs along them (a rank's PEs of its line) */
+  size_t most = (size_t)wf_fabric_most_lines(dc, along_x) *
+                (size_t)wf_fabric_most_lines(dc, !along_x) * (size_t)L * chunk;
   wf_status_clear(st);
   if (wf_fabric_reserve(f, total, most, true, "an all-to-all", st) != WF_OK) return st->code;
   int *counts = wf_alloc_small(4 * (size_t)parts, sizeof *counts, "an all-to-all's counts");

@@ -39,8 +39,7 @@ static int bcast_axis(wf_fabric *f, char *block, size_t esz, int root_pos, wf_ax
   int lines = along_x ? dc->ny : dc->nx; /* rows (or columns) in this block */
   int root = wf_block_owner(along_x ? dc->pe_nx : dc->pe_ny, along_x ? dc->px : dc->py, root_pos);
   wf_status_clear(st);
-  size_t most =
-      (size_t)wf_fabric_most(along_x ? dc->pe_ny : dc->pe_nx, along_x ? dc->py : dc->px) * esz;
+  size_t most = (size_t)wf_fabric_most_lines(dc, along_x) * esz;
   if (wf_fabric_reserve(f, (size_t)lines * esz, most, false, "a multicast", st) != WF_OK)
     return st->code;
   char *line = f->send.data;
@@ -59,8 +58,7 @@ bool wf_fabric_lines_fit(const wf_fabric *f, wf_axis axis, double elem_bytes) {
   const wf_decomp *dc = f->dc;
   const int along_x = axis == WF_ALONG_ROWS;
   /* The most lines any rank has: the same answer on every rank. */
-  int n = along_x ? dc->pe_ny : dc->pe_nx, parts = along_x ? dc->py : dc->px;
-  double most = (double)((n + parts - 1) / parts) * elem_bytes;
+  double most = (double)wf_fabric_most_lines(dc, along_x) * elem_bytes;
   return (along_x ? dc->px : dc->py) == 1 || most <= INT_MAX;
 }
 

@@ -30,7 +30,8 @@ size_t wf_fabric_block_pe(const wf_decomp *dc, int along_x, int line, int p);
  * agreement, so a line collective is one operation the fabric counts. */
 int wf_fabric_reserve(wf_fabric *f, size_t bytes, size_t most, bool both, const char *what,
                       wf_status *st);
-/* The most lines (PE rows or columns) a rank holds: ceil(n / parts). */
-int wf_fabric_most(int n, int parts);
+/* The most lines a rank holds along `along_x` (its PE rows along rows, its
+ * columns along columns), over every rank: from the decomposition alone. */
+int wf_fabric_most_lines(const wf_decomp *dc, int along_x);
 
 #endif

@@ -329,13 +329,7 @@ static void report(wf_run *run, const ch_case *c, double seconds, long repeat,
   if (checked[0]) wf_report_num(&rep, "residual_over_bound", worst[0], "L L' - A %.3g of its bound");
   if (checked[1]) wf_report_num(&rep, "lapack_over_bound", worst[1], "L - L_lapack %.3g of its bound");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_factorisation", run->model.seconds.lo,
-                  run->model.seconds.hi, 1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms/factorisation, %.2f GFLOP/s", per * 1e3,
            per > 0 ? flops / per * 1e-9 : 0);
 }

@@ -331,13 +331,7 @@ static void report(wf_run *run, const gm_case *g, double seconds, long repeat, d
   wf_report_scaled(&rep, "flop_rate", per > 0 ? flops / per : 0, 1e-9, "%.2f GFLOP/s");
   if (checked) wf_report_num(&rep, "error_over_bound", worst, "error %.3g of its bound");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_product", run->model.seconds.lo, run->model.seconds.hi,
-                  1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms/product, %.2f GFLOP/s", per * 1e3,
            per > 0 ? flops / per * 1e-9 : 0);
 }

@@ -258,18 +258,10 @@ static void report(wf_run *run, const gv_case *g, double seconds, long repeat, d
   wf_report_ints(&rep, "mn", dims, 2, "m x n = %d");
   wf_report_scaled(&rep, "seconds_per_product", per, 1e6, "%.1f us/product");
   wf_report_scaled(&rep, "matrix_GBps", per > 0 ? bytes / per : 0, 1e-9, "A read at %.2f GB/s");
-  wf_report_scaled(&rep, "stream_triad_GBps", triad, 1e-9, "STREAM triad %.2f GB/s");
-  wf_report_scaled(&rep, "fraction_of_triad", per > 0 && triad > 0 ? bytes / per / triad : 0, 100,
-                   "%.0f%% of it");
+  sdk_report_triad(&rep, bytes, per, triad, "%.0f%% of it");
   if (checked) wf_report_num(&rep, "error_over_bound", worst, "error %.3g of its bound");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_product", run->model.seconds.lo, run->model.seconds.hi,
-                  1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.1f us/product, A at %.2f GB/s", per * 1e6,
            per > 0 ? bytes / per * 1e-9 : 0);
 }

@@ -305,13 +305,7 @@ static void report(wf_run *run, const hg_case *c, const wf_fabric_counters *move
                 "%.3g B between ranks a histogram");
   wf_report_num(&rep, "busiest_pe_wavelets", load, "busiest PE takes in %.0f wavelets");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_histogram", run->model.seconds.lo,
-                  run->model.seconds.hi, 1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms/histogram, %.1f Mvalues/s", per * 1e3,
            per > 0 ? values / per * 1e-6 : 0);
 }

@@ -258,13 +258,7 @@ static void report(wf_run *run, const life_board *board, const life_result *res,
   wf_report_scaled(&rep, "cell_updates_per_second", per > 0 ? cells / per : 0, 1e-9,
                    "%.3f G cell updates/s");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_generation", run->model.seconds.lo,
-                  run->model.seconds.hi, 1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = res->seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)board->generations);
+  sdk_report_finish(&rep, run, res->seconds, (double)board->generations);
   snprintf(run->headline, sizeof run->headline, "%.2f us/generation, %.3f G cell updates/s",
            per * 1e6, per > 0 ? cells / per * 1e-9 : 0);
 }

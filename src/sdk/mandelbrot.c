@@ -257,13 +257,7 @@ static void report(wf_run *run, const mb_image *im, const mb_work *w, double sec
                    "%.3f Giter/s");
   wf_report_num(&rep, "pe_imbalance", imbalance, "busiest PE %.2fx the mean PE's iterations");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_image", run->model.seconds.lo, run->model.seconds.hi,
-                  1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms/image, %.1f Mpixel/s, PE imbalance %.2f",
            per * 1e3, per > 0 ? pixels / per * 1e-6 : 0, imbalance);
 }

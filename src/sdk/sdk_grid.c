@@ -3,6 +3,7 @@
 #include "sdk_grid.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "wf_io.h"
@@ -73,6 +74,23 @@ int sdk_repeat(wf_run *run, const char *what, const char *units, long repeat, sd
    * collectives) is not done: one check after the last. */
   if (rc == WF_OK) rc = wf_signal_check(run->comm, where, st);
   return rc;
+}
+
+void sdk_report_finish(wf_report *rep, wf_run *run, double seconds, double units) {
+  char key[64];
+  snprintf(key, sizeof key, "wafer_seconds_per_%s", run->model.unit);
+  wf_report_model(rep, &run->model);
+  wf_report_range(rep, key, run->model.seconds.lo, run->model.seconds.hi, 1, NULL);
+  wf_report_end(rep);
+  wf_report_close(rep);
+  run->seconds = seconds;
+  run->wafer_seconds = wf_range_scale(run->model.seconds, units);
+}
+
+void sdk_report_triad(wf_report *rep, double bytes, double per, double triad, const char *text) {
+  wf_report_scaled(rep, "stream_triad_GBps", triad, 1e-9, "STREAM triad %.2f GB/s");
+  wf_report_scaled(rep, "fraction_of_triad", per > 0 && triad > 0 ? bytes / per / triad : 0, 100,
+                   text);
 }
 
 int sdk_thumb_create(const wf_run *run, sdk_thumb *t, long long items_x, long long items_y,

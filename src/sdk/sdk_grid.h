@@ -16,6 +16,7 @@
 
 #include "wf_error.h"
 #include "wf_random.h"
+#include "wf_report.h"
 #include "wf_workload.h"
 
 /* First item of PE k when n PEs share `items`. */
@@ -64,6 +65,17 @@ int sdk_filled(const wf_run *run, const char *where, wf_status *st);
 typedef int (*sdk_unit_fn)(wf_run *run, void *ctx, wf_status *st);
 int sdk_repeat(wf_run *run, const char *what, const char *units, long repeat, sdk_unit_fn one,
                void *ctx, double *seconds, wf_status *st);
+
+/* The end of a kernel's report, after its own section: the model's
+ * projection and the wafer's seconds a unit (`wafer_seconds_per_UNIT`,
+ * UNIT the projection's), the report closed; the run's measured `seconds`
+ * and the wafer's for `units` units. */
+void sdk_report_finish(wf_report *rep, wf_run *run, double seconds, double units);
+
+/* The machine's memory limit beside a memory-bound kernel's rate: STREAM
+ * triad (bytes/s, measured in the run) and the fraction of it at which
+ * `bytes` moved in `per` seconds (`text`: its report line's format). */
+void sdk_report_triad(wf_report *rep, double bytes, double per, double triad, const char *text);
 
 /* A downsampled copy of a 2D result for a plot: at most `max_side` cells a
  * side, each the largest value of the items it covers. Ranks add their

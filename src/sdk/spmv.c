@@ -79,23 +79,13 @@ static int gather_x(wf_run *run, sp_rank *r, wf_status *st) {
 /* The partial sums to the ranks of the rank row owning their rows, and y. */
 static int reduce_y(wf_run *run, sp_rank *r, wf_status *st) {
   const wf_decomp *dc = &run->wafer->dc;
-  int px = dc->px, k = 0;
+  int px = dc->px;
   for (long long i = 0; i < r->send_off[px]; i++) r->send_vals[i] = r->ypart[r->send_rows[i]];
   memset(r->y, 0, (size_t)(r->yo1 - r->yo0) * sizeof *r->y);
   for (long long i = r->send_off[dc->cx]; i < r->send_off[dc->cx + 1]; i++) /* its own rows */
     r->y[r->send_rows[i] - (r->yo0 - r->r0)] += r->send_vals[i];
-  wf_piece *p = r->pieces;
-  for (int q = 0; q < px; q++)
-    if (q != dc->cx)
-      p[k++] = (wf_piece){q, r->send_vals + r->send_off[q],
-                          (size_t)(r->send_off[q + 1] - r->send_off[q]) * sizeof(double)};
-  for (int q = 0; q < px; q++)
-    if (q != dc->cx)
-      p[k++] = (wf_piece){q, r->recv_vals + r->recv_off[q],
-                          (size_t)(r->recv_off[q + 1] - r->recv_off[q]) * sizeof(double)};
   size_t self = (size_t)(r->send_off[dc->cx + 1] - r->send_off[dc->cx]) * 12;
-  int rc = wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_ROWS, p, px - 1, p + px - 1,
-                                     px - 1, self, 2, st);
+  int rc = sp_exchange_rows(run, r, r->send_vals, r->recv_vals, sizeof(double), self, 2, st);
   if (rc != WF_OK) return rc;
   for (long long i = 0; i < r->recv_off[px]; i++) r->y[r->recv_rows[i]] += r->recv_vals[i];
   return WF_OK;
@@ -209,18 +199,10 @@ static void report(wf_run *run, const sp_case *c, const sp_rank *r, double nnz, 
                 "imbalance %.2f (most entries on a PE / mean)");
   wf_report_scaled(&rep, "seconds_per_product", per, 1e3, "%.3f ms/product");
   wf_report_scaled(&rep, "flop_rate", per > 0 ? 2 * nnz / per : 0, 1e-9, "%.2f GFLOP/s");
-  wf_report_scaled(&rep, "stream_triad_GBps", triad, 1e-9, "STREAM triad %.2f GB/s");
-  wf_report_scaled(&rep, "fraction_of_triad", per > 0 && triad > 0 ? bytes / per / triad : 0, 100,
-                   "%.0f%% of it (the matrix, x and y once)");
+  sdk_report_triad(&rep, bytes, per, triad, "%.0f%% of it (the matrix, x and y once)");
   if (checked) wf_report_num(&rep, "error_over_bound", worst, "error %.3g of its bound");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_product", run->model.seconds.lo, run->model.seconds.hi,
-                  1, NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms/product, %.2f GFLOP/s", per * 1e3,
            per > 0 ? 2 * nnz / per * 1e-9 : 0);
 }

@@ -97,6 +97,13 @@ typedef struct sp_rank {
 int sp_rank_create(wf_run *run, const sp_case *c, bool balance, sp_rank *r, wf_status *st);
 void sp_rank_free(sp_rank *r);
 
+/* An exchange along this rank's row by the plan: to each other rank q,
+ * elements send_off[q] .. send_off[q + 1] of `esz` bytes at `send`; from
+ * it, recv_off[q] .. into `recv` (`self_bytes`, `pe_words`: the fabric's
+ * counts, wf_fabric_alltoall_pieces). Collective over the rank row. */
+int sp_exchange_rows(wf_run *run, sp_rank *r, void *send, void *recv, size_t esz,
+                     size_t self_bytes, double pe_words, wf_status *st);
+
 /* The check (spmv_check.c): this rank's rows [r0, r1) of y against a plain
  * CSR product of the same rows from the matrix's entries, every entry
  * within 2 gamma_(k + extra) (|A| |x|) + 2 (k + extra) 2^-1074 for its

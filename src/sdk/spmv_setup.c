@@ -121,41 +121,53 @@ static int make_block(wf_run *run, const sp_case *c, sp_rank *r, wf_status *st) 
   return st->code;
 }
 
+int sp_exchange_rows(wf_run *run, sp_rank *r, void *send, void *recv, size_t esz,
+                     size_t self_bytes, double pe_words, wf_status *st) {
+  const wf_decomp *dc = &run->wafer->dc;
+  int px = dc->px, k = 0;
+  for (int q = 0; q < px; q++)
+    if (q != dc->cx)
+      r->pieces[k++] = (wf_piece){q, (char *)send + (size_t)r->send_off[q] * esz,
+                                  (size_t)(r->send_off[q + 1] - r->send_off[q]) * esz};
+  for (int q = 0; q < px; q++)
+    if (q != dc->cx)
+      r->pieces[k++] = (wf_piece){q, (char *)recv + (size_t)r->recv_off[q] * esz,
+                                  (size_t)(r->recv_off[q + 1] - r->recv_off[q]) * esz};
+  return wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_ROWS, r->pieces, px - 1,
+                                   r->pieces + px - 1, px - 1, self_bytes, pe_words, st);
+}
+
 /* Where the partial products go: to each rank q of this rank's row, its
  * nonzero rows that q owns (counts, then the rows themselves, exchanged
  * once). Collective. */
 static int make_plan(wf_run *run, sp_rank *r, wf_status *st) {
   const wf_decomp *dc = &run->wafer->dc;
-  wf_fabric *fab = &run->wafer->fab;
   int px = dc->px;
   long long nr = r->r1 - r->r0;
   r->send_off = calloc((size_t)px + 1, sizeof *r->send_off);
   r->recv_off = calloc((size_t)px + 1, sizeof *r->recv_off);
   r->send_rows = malloc((size_t)nr * sizeof *r->send_rows + 1);
-  wf_piece *pieces = malloc(2 * (size_t)px * sizeof *pieces);
+  long long *count = calloc((size_t)px + 1, sizeof *count);
   wf_status_clear(st);
-  if (!r->send_off || !r->recv_off || !r->send_rows || !pieces)
+  if (!r->send_off || !r->recv_off || !r->send_rows || !count)
     wf_fail(st, WF_ERR_RUNTIME, "out of memory for the exchange's plan");
   wf_status_agree(run->comm, st);
-  if (st->code != WF_OK) return free(pieces), st->code;
+  if (st->code != WF_OK) return free(count), st->code;
   long long n = 0;
   for (int q = 0; q < px; q++) { /* q owns rows [sdk_part(nr, px, q), sdk_part(nr, px, q + 1)) */
     r->send_off[q] = n;
     for (long long i = sdk_part(nr, px, q); i < sdk_part(nr, px, q + 1); i++)
       if (r->rowptr[i + 1] > r->rowptr[i]) r->send_rows[n++] = (int32_t)i;
+    count[q] = n - r->send_off[q];
   }
   r->send_off[px] = n;
-  long long *count = calloc((size_t)px + 1, sizeof *count);
-  int k = 0;
+  int k = 0; /* the counts: one to and from each other rank of the row */
   for (int q = 0; q < px; q++)
-    if (q != dc->cx) {
-      count[q] = r->send_off[q + 1] - r->send_off[q];
-      pieces[k++] = (wf_piece){q, &count[q], sizeof *count};
-    }
+    if (q != dc->cx) r->pieces[k++] = (wf_piece){q, &count[q], sizeof *count};
   for (int q = 0; q < px; q++)
-    if (q != dc->cx) pieces[k++] = (wf_piece){q, &r->recv_off[q + 1], sizeof *r->recv_off};
-  int rc = wf_fabric_alltoall_pieces(fab, WF_ALONG_ROWS, pieces, px - 1, pieces + px - 1, px - 1,
-                                     0, 1, st);
+    if (q != dc->cx) r->pieces[k++] = (wf_piece){q, &r->recv_off[q + 1], sizeof *r->recv_off};
+  int rc = wf_fabric_alltoall_pieces(&run->wafer->fab, WF_ALONG_ROWS, r->pieces, px - 1,
+                                     r->pieces + px - 1, px - 1, 0, 1, st);
   free(count);
   for (int q = 0; q < px; q++) r->recv_off[q + 1] += r->recv_off[q];
   long long nrecv = r->recv_off[px];
@@ -165,22 +177,12 @@ static int make_plan(wf_run *run, sp_rank *r, wf_status *st) {
   if (rc == WF_OK && (!r->recv_rows || !r->recv_vals || !r->send_vals))
     wf_fail(st, WF_ERR_RUNTIME, "out of memory for the exchange's plan");
   wf_status_agree(run->comm, st);
-  if (st->code == WF_OK) {
-    k = 0;
-    for (int q = 0; q < px; q++)
-      if (q != dc->cx)
-        pieces[k++] = (wf_piece){q, r->send_rows + r->send_off[q],
-                                 (size_t)(r->send_off[q + 1] - r->send_off[q]) * sizeof(int32_t)};
-    for (int q = 0; q < px; q++)
-      if (q != dc->cx)
-        pieces[k++] = (wf_piece){q, r->recv_rows + r->recv_off[q],
-                                 (size_t)(r->recv_off[q + 1] - r->recv_off[q]) * sizeof(int32_t)};
-    rc = wf_fabric_alltoall_pieces(fab, WF_ALONG_ROWS, pieces, px - 1, pieces + px - 1, px - 1, 0,
-                                   1, st);
-    for (long long i = 0; i < nrecv; i++) r->recv_rows[i] -= (int32_t)(r->yo0 - r->r0);
-  }
-  free(pieces);
-  return st->code;
+  if (st->code != WF_OK) return st->code;
+  /* the rows, as the rank row's (all its ranks' rows start at r0) */
+  if (sp_exchange_rows(run, r, r->send_rows, r->recv_rows, sizeof(int32_t), 0, 1, st) != WF_OK)
+    return st->code;
+  for (long long i = 0; i < nrecv; i++) r->recv_rows[i] -= (int32_t)(r->yo0 - r->r0);
+  return WF_OK;
 }
 
 /* The SDK kernel's work on one PE (docs/sdk.md, "SpMV"): x from the other

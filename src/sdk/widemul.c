@@ -298,13 +298,7 @@ static void report(wf_run *run, const wm_case *c, double seconds, long repeat) {
   wf_report_scaled(&rep, "limb_products_per_second", per > 0 ? macs / per : 0, 1e-9,
                    "%.2f G limb products/s");
   wf_report_end(&rep);
-  wf_report_model(&rep, &run->model);
-  wf_report_range(&rep, "wafer_seconds_per_round", run->model.seconds.lo, run->model.seconds.hi, 1,
-                  NULL);
-  wf_report_end(&rep);
-  wf_report_close(&rep);
-  run->seconds = seconds;
-  run->wafer_seconds = wf_range_scale(run->model.seconds, (double)repeat);
+  sdk_report_finish(&rep, run, seconds, (double)repeat);
   snprintf(run->headline, sizeof run->headline, "%.3f ms a round of %d %lld-bit products",
            per * 1e3, c->rows, c->bits);
 }
