@@ -11,6 +11,7 @@
 #include "app.h"
 #include "report.h"
 #include "version.h"
+#include "energy.h"
 #include "wf_binding.h"
 #include "wf_checkpoint.h"
 #include "wf_data.h"
@@ -295,6 +296,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   run->summary = j;
   if (on_wafer) app_json_wafer(&wafer, j);
   wf_binding_json(&binding, j);
+  int nodes = binding.nhosts; /* rank 0's, which reports */
   wf_binding_free(&binding);
 
   double t0 = MPI_Wtime();
@@ -317,6 +319,11 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_json_num(j, "seconds", run->seconds);
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
   wf_json_num(j, "wall_seconds", wall);
+  app_energy energy = app_energy_of(wf_hw_preset(wf_deck_str(deck, "wafer", "hardware")),
+                                    run->wafer_seconds, run->seconds, nodes,
+                                    wf_deck_real(deck, "energy", "node_watts"));
+  app_energy_json(&energy, j);
+  if (verbose && st->code == WF_OK) app_energy_print(&energy, stdout);
   wf_json_begin(j, "checks");
   wf_json_int(j, "passed", run->checks_passed);
   wf_json_int(j, "failed", run->checks_failed);

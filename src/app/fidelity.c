@@ -13,6 +13,7 @@
 #include "registry.h"
 #include "wf_data.h"
 #include "wf_io.h"
+#include "wf_model.h"
 #include "wf_strbuf.h"
 #include "wf_wafer.h"
 
@@ -34,7 +35,19 @@ static const wf_key fidelity_keys[] = {
     {"display_scale", WF_KEY_REAL, "1", 1e-30, 1e30, NULL,
      "factor from SI units to display_unit, e.g. 1e-15 for PFLOP/s", NULL},
     {"source", WF_KEY_STRING, "", 0, 0, NULL, "where the figure is published", NULL},
+    {"time_base", WF_KEY_CHOICE, "wall", 0, 0, "wall|cycles",
+     "wall: a wall-clock figure (the model's clock range applies); cycles: the source "
+     "converts cycles at a clock it states (clock_ghz), so the comparison is in cycles",
+     NULL},
+    {"clock_ghz", WF_KEY_REAL, "0", 0, 100, NULL,
+     "time_base = cycles: the clock the source converts its cycles at, in GHz", NULL},
+    {"narrow_by", WF_KEY_STRING, "", 0, 0, NULL,
+     "what would narrow the model's range (printed when it is too wide to decide)", NULL},
 };
+
+/* A range wider than this (high over low end) decides nothing: the row is
+ * undetermined (docs/model.md, "Published results"). */
+#define FIDELITY_MAX_WIDTH 1.5
 
 const wf_section wf_fidelity_section = {
     "fidelity",
@@ -44,21 +57,30 @@ const wf_section wf_fidelity_section = {
 
 /* One case: the model's figure as a range, in the quantity published. */
 typedef struct fidelity_row {
-  char deck[256], name[128], hardware[16], unit[32], source[256];
+  char deck[256], name[128], hardware[16], unit[32], source[256], narrow_by[256];
   double published, scale;
+  double clock_hz;       /* the source's own clock (time_base = cycles), 0: wall clock */
   wf_range model, ratio; /* model / published */
   bool inside;           /* the published figure lies in the model's range (a bound's: at
                             most its fast end) */
   bool bound;            /* the model's figure is a ceiling (fidelity_kernel.h) */
+  const char *verdict;   /* inside, outside, or undetermined (a range too wide) */
   bool fits_pes, fits_sram;
   double bytes_per_pe, pes_needed, pes_offered;
 } fidelity_row;
 
-static wf_range model_quantity(const wf_projection *p, const char *quantity) {
-  if (strcmp(quantity, "rate") == 0) return wf_range_inverse(p->seconds);
-  if (strcmp(quantity, "flop_rate") == 0)
-    return wf_range_scale(wf_range_inverse(p->seconds), p->flops);
-  return p->seconds;
+/* The model's figure in the published quantity, from its seconds a unit. */
+static wf_range model_quantity(wf_range seconds, double flops, const char *quantity) {
+  if (strcmp(quantity, "rate") == 0) return wf_range_inverse(seconds);
+  if (strcmp(quantity, "flop_rate") == 0) return wf_range_scale(wf_range_inverse(seconds), flops);
+  return seconds;
+}
+
+/* Inside only when the range is narrow enough to decide; a wide range is
+ * undetermined whichever side of it the figure falls. */
+static const char *verdict(const fidelity_row *r) {
+  if (r->ratio.hi > FIDELITY_MAX_WIDTH * r->ratio.lo) return "undetermined";
+  return r->inside ? "inside" : "outside";
 }
 
 /* Run the deck's workload (a projection only) and compare. */
@@ -84,6 +106,14 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
     rc = wf_deck_fail(&deck, "fidelity", "workload", st, "no such workload");
   else if (wf_deck_real(&deck, "fidelity", "published") <= 0)
     rc = wf_deck_fail(&deck, "fidelity", "published", st, "the published figure must be > 0");
+  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 &&
+           wf_deck_real(&deck, "fidelity", "clock_ghz") <= 0)
+    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
+                      "time_base = cycles needs the clock the source converts at (> 0 GHz)");
+  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "wall") == 0 &&
+           wf_deck_real(&deck, "fidelity", "clock_ghz") > 0)
+    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
+                      "a wall-clock figure has no clock of its own: time_base = cycles");
   wf_run run = {0};
   wf_json j;
   wf_json_init(&j);
@@ -99,11 +129,20 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
     snprintf(row->source, sizeof row->source, "%s", wf_deck_str(&deck, "fidelity", "source"));
     row->published = wf_deck_real(&deck, "fidelity", "published");
     row->scale = wf_deck_real(&deck, "fidelity", "display_scale");
-    row->model = model_quantity(&run.model, wf_deck_str(&deck, "fidelity", "quantity"));
+    snprintf(row->narrow_by, sizeof row->narrow_by, "%s",
+             wf_deck_str(&deck, "fidelity", "narrow_by"));
+    /* A source that converts its cycles at a clock it states is compared in
+     * cycles: the model's seconds at that clock, not over the clock range. */
+    row->clock_hz = 1e9 * wf_deck_real(&deck, "fidelity", "clock_ghz");
+    wf_range seconds = run.model.seconds;
+    if (row->clock_hz > 0)
+      seconds = wf_model_at_clock(wf_hw_preset(row->hardware), seconds, row->clock_hz);
+    row->model = model_quantity(seconds, run.model.flops, wf_deck_str(&deck, "fidelity", "quantity"));
     row->ratio = wf_range_scale(row->model, 1.0 / row->published);
     row->bound = kernel && fidelity_kernel_is_bound(&deck);
     row->inside = row->bound ? fmax(row->ratio.lo, row->ratio.hi) >= 1
                              : row->ratio.lo <= 1 && 1 <= row->ratio.hi;
+    row->verdict = verdict(row);
     row->fits_pes = run.model.pes_needed <= run.model.pes_offered;
     row->fits_sram = run.model.bytes_per_pe <= run.model.sram_for_data;
     row->bytes_per_pe = run.model.bytes_per_pe;
@@ -179,42 +218,71 @@ static const char *sig3(double v, char *buf, size_t len) {
   return buf;
 }
 
-static void print_table(const fidelity_row *rows, int n, bool markdown) {
-  char a[32], b[32], c[32];
-  if (markdown) {
-    printf("| case | hardware | published | model (low - high) | model / published | fits | "
-           "source |\n| --- | --- | --- | --- | --- | --- | --- |\n");
-    for (int i = 0; i < n; i++) {
-      const fidelity_row *r = &rows[i];
-      printf("| %s | %s | %s %s | %s - %s %s%s | **%.2f - %.2f**%s | %s | %s |\n", r->name,
-             r->hardware, sig3(r->published * r->scale, a, sizeof a), r->unit,
-             sig3(r->model.lo * r->scale, b, sizeof b), sig3(r->model.hi * r->scale, c, sizeof c),
-             r->unit, r->bound ? " (bound)" : "", r->ratio.lo, r->ratio.hi,
-             r->inside ? (r->bound ? " (below the bound)" : " (inside)") : "",
-             r->fits_pes && r->fits_sram ? "yes"
-             : !r->fits_pes && !r->fits_sram ? "no (PEs, SRAM)"
-             : !r->fits_pes                  ? "no (PEs)"
-                                             : "no (SRAM)",
-             r->source);
-    }
-    return;
-  }
-  printf("%-18s %-5s %14s %25s %15s %7s  %s\n", "case", "hw", "published", "model (low - high)",
-         "model/published", "inside", "deck");
+/* "cycles at 1.1 GHz" or "wall clock": the row's time base. */
+static const char *time_base(const fidelity_row *r, char *buf, size_t len) {
+  if (r->clock_hz > 0) snprintf(buf, len, "cycles at %.3g GHz", r->clock_hz * 1e-9);
+  else snprintf(buf, len, "wall clock");
+  return buf;
+}
+
+static const char *fits(const fidelity_row *r) {
+  return r->fits_pes && r->fits_sram ? "yes"
+         : !r->fits_pes && !r->fits_sram ? "no (PEs, SRAM)"
+         : !r->fits_pes                  ? "no (PEs)"
+                                         : "no (SRAM)";
+}
+
+/* Under the table: what would narrow each undetermined row. */
+static void print_undetermined(const fidelity_row *rows, int n, bool markdown) {
+  bool first = true;
   for (int i = 0; i < n; i++) {
     const fidelity_row *r = &rows[i];
-    char pub[40], mod[60], rat[30];
+    if (strcmp(r->verdict, "undetermined") != 0) continue;
+    if (markdown && first) printf("\n");
+    first = false;
+    printf("%s%s: a %.2fx range decides nothing (the published figure lies %s it)%s%s\n",
+           markdown ? "* " : "undetermined: ", r->name, r->ratio.hi / r->ratio.lo,
+           r->inside ? "inside" : "outside", r->narrow_by[0] ? "; it would narrow with " : "",
+           r->narrow_by);
+  }
+}
+
+static void print_table(const fidelity_row *rows, int n, bool markdown) {
+  char a[32], b[32], c[32], tb[32];
+  if (markdown) {
+    printf("| case | hardware | time base | published | model (low - high) | model / published | "
+           "width | verdict | fits | source |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (int i = 0; i < n; i++) {
+      const fidelity_row *r = &rows[i];
+      printf("| %s | %s | %s | %s %s | %s - %s %s%s | **%.2f - %.2f** | %.2fx | %s%s | %s | %s |\n",
+             r->name, r->hardware, time_base(r, tb, sizeof tb),
+             sig3(r->published * r->scale, a, sizeof a), r->unit,
+             sig3(r->model.lo * r->scale, b, sizeof b), sig3(r->model.hi * r->scale, c, sizeof c),
+             r->unit, r->bound ? " (bound)" : "", r->ratio.lo, r->ratio.hi, r->ratio.hi / r->ratio.lo,
+             r->verdict, r->bound && r->inside ? " (below the bound)" : "", fits(r), r->source);
+    }
+    print_undetermined(rows, n, true);
+    return;
+  }
+  printf("%-20s %-5s %-18s %14s %21s %13s %6s %-12s  %s\n", "case", "hw", "time base",
+         "published", "model (low - high)", "model/publ.", "width", "verdict", "deck");
+  for (int i = 0; i < n; i++) {
+    const fidelity_row *r = &rows[i];
+    char pub[40], mod[60], rat[30], wid[16];
     snprintf(pub, sizeof pub, "%s %s", sig3(r->published * r->scale, a, sizeof a), r->unit);
     snprintf(mod, sizeof mod, "%s - %s", sig3(r->model.lo * r->scale, b, sizeof b),
              sig3(r->model.hi * r->scale, c, sizeof c));
     snprintf(rat, sizeof rat, "%.2f - %.2f", r->ratio.lo, r->ratio.hi);
+    snprintf(wid, sizeof wid, "%.2fx", r->ratio.hi / r->ratio.lo);
     const char *base = strrchr(r->deck, '/');
-    printf("%-18s %-5s %14s %25s %15s %7s  %s%s%s%s\n", r->name, r->hardware, pub, mod, rat,
-           r->inside ? "yes" : "no", base ? base + 1 : r->deck,
+    printf("%-20s %-5s %-18s %14s %21s %13s %6s %-12s  %s%s%s%s\n", r->name, r->hardware,
+           time_base(r, tb, sizeof tb), pub, mod, rat, wid, r->verdict, base ? base + 1 : r->deck,
            r->bound ? " (the model's ceiling: inside means at or below it)" : "",
            r->fits_pes ? "" : " (needs more PEs than the wafer offers)",
            r->fits_sram ? "" : " (data exceed a PE's SRAM)");
   }
+  print_undetermined(rows, n, false);
 }
 
 /* The cases as a JSON array, each an object built (and escaped) by wf_json. */
@@ -230,6 +298,10 @@ static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
     wf_json_num(&c, "published", r->published);
     wf_json_range(&c, "model", r->model.lo, r->model.hi);
     wf_json_range(&c, "ratio", r->ratio.lo, r->ratio.hi);
+    wf_json_str(&c, "time_base", r->clock_hz > 0 ? "cycles" : "wall");
+    wf_json_num(&c, "clock_hz", r->clock_hz);
+    wf_json_num(&c, "width", r->ratio.hi / r->ratio.lo);
+    wf_json_str(&c, "verdict", r->verdict);
     wf_json_bool(&c, "inside", r->inside);
     wf_json_bool(&c, "bound", r->bound);
     wf_json_bool(&c, "fits", r->fits_pes && r->fits_sram);
@@ -279,13 +351,19 @@ int app_fidelity(MPI_Comm comm, int rank, const options *o, const wf_section **s
      * outside the model's range makes the status "outside"; the command
      * still exits 0: it reports, and docs/model.md explains each miss (the
      * tests pin the figures). */
-    int inside = 0;
-    for (int i = 0; i < n; i++) inside += rows[i].inside;
+    int inside = 0, undetermined = 0;
+    for (int i = 0; i < n; i++) {
+      inside += strcmp(rows[i].verdict, "inside") == 0;
+      undetermined += strcmp(rows[i].verdict, "undetermined") == 0;
+    }
     wf_json_int(&j, "inside", inside);
+    wf_json_int(&j, "undetermined", undetermined);
     wf_json_int(&j, "count", n);
     wf_json_str(&j, "status", inside == n ? "ok" : "outside");
     if (rank == 0 && !o->quiet && !o->markdown)
-      printf("%d of %d published figures inside the model's range\n", inside, n);
+      printf("%d of %d published figures inside the model's range, %d outside, %d undetermined "
+             "(a range over %.1fx)\n",
+             inside, n, n - inside - undetermined, undetermined, FIDELITY_MAX_WIDTH);
     if (!o->markdown) app_emit_summary(rank, o, wf_json_finish(&j), &st);
     wf_json_free(&j);
   }

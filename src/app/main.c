@@ -51,9 +51,9 @@ static void workload_help(const wf_workload *wl) {
          "[--quiet]\n",
          wl->name, wl->help, wl->name);
   wf_key_print_reference(wl->sections, wl->nsections, stdout);
-  const wf_section *common[2];
-  wf_all_sections(common, 2); /* [wafer], [output] */
-  wf_key_print_reference(common, 2, stdout);
+  const wf_section *common[3];
+  wf_all_sections(common, 3); /* [wafer], [output], [energy] */
+  wf_key_print_reference(common, 3, stdout);
 }
 
 /* The deck and --json FILE checked before any work, as the deck's own

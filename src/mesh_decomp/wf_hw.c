@@ -41,7 +41,11 @@ static const wf_hw presets[] = {
      .hop_cycles = 1,
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
-     .io_bytes_per_s = 150e9},
+     .io_bytes_per_s = 150e9,
+     /* the wafer alone draws 15 kW, the system about 20 kW at peak (docs/model.md) */
+     .system_watts = {15e3, 20e3},
+     .power_source = "Tom's Hardware: the WSE-1 15 kW, the CS-1 20 kW; AnandTech: about 20 kW "
+                     "peak"},
     {.name = "wse2",
      .machine = "CS-2 (WSE-2)",
      .pe_nx = 750,
@@ -56,7 +60,12 @@ static const wf_hw presets[] = {
      .hop_cycles = 1,
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
-     .io_bytes_per_s = 150e9},
+     .io_bytes_per_s = 150e9,
+     /* the wafer alone 15 kW; the system no more than the CS-3, which draws what the CS-2
+      * does (docs/model.md) */
+     .system_watts = {15e3, 23e3},
+     .power_source = "Tom's Hardware: each WSE-2 15 kW; the CS-3 draws what the CS-2 does, 23 "
+                     "kW (Kundu et al., arXiv 2503.11698)"},
     {.name = "wse3",
      .machine = "CS-3 (WSE-3)",
      .pe_nx = 762,
@@ -71,7 +80,12 @@ static const wf_hw presets[] = {
      .hop_cycles = 1,
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
-     .io_bytes_per_s = 150e9},
+     .io_bytes_per_s = 150e9,
+     /* "the CS-3 maintains the same power consumption as its predecessor" (Tom's Hardware,
+      * launch); 23 kW (Kundu et al., arXiv 2503.11698, reported) */
+     .system_watts = {15e3, 23e3},
+     .power_source = "Tom's Hardware: CS-3 draws what CS-2 does; Kundu et al. (arXiv "
+                     "2503.11698): 23 kW"},
 };
 
 const wf_hw *wf_hw_preset(const char *name) {

@@ -149,6 +149,10 @@ wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles) {
                     cycles.hi / (hw->clock_hz.lo * WF_MODEL_EFFICIENCY)};
 }
 
+wf_range wf_model_at_clock(const wf_hw *hw, wf_range seconds, double clock_hz) {
+  return (wf_range){seconds.lo * hw->clock_hz.hi / clock_hz, seconds.hi * hw->clock_hz.lo / clock_hz};
+}
+
 double wf_model_sram_for_data(const wf_hw *hw) { return hw->sram_bytes - hw->reserve_bytes; }
 
 bool wf_model_fits(const wf_hw *hw, double bytes_per_pe) {

@@ -117,6 +117,10 @@ double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words,
 
 /* Cycles (a range, fast end first) to seconds at the highest and lowest clock. */
 wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles);
+/* Seconds from wf_model_seconds re-expressed at one stated clock: the cycles behind each
+ * end over `clock_hz`. For a source that converts its cycles at a clock of its own
+ * (docs/model.md, "Time bases"), only the readings of the work remain in the range. */
+wf_range wf_model_at_clock(const wf_hw *hw, wf_range seconds, double clock_hz);
 /* SRAM a PE offers to data: its memory less the reserve for code and stack. */
 double wf_model_sram_for_data(const wf_hw *hw);
 bool wf_model_fits(const wf_hw *hw, double bytes_per_pe);
