@@ -65,8 +65,8 @@ static void lattice_reach(md_model_result *m, const md_fold *f, const double (*b
  * with their arrival as docs/model.md's convention says (wf_model_phase);
  * the links are the routers', beside the cores. */
 static wf_range phase(const wf_hw *hw, const md_model_result *m, int link_hops, double w,
-                      double work) {
-  wf_range core = wf_model_phase(hw, wf_range_of(work), wf_range_of(0), w * m->candidates, w);
+                      wf_range work) {
+  wf_range core = wf_model_phase(hw, work, wf_range_of(0), w * m->candidates, w);
   double links = w * m->hx + w * (2.0 * m->hx + 1) * m->hy;
   double latency = 2 * hw->ramp_cycles + (m->hx + m->hy) * link_hops * hw->hop_cycles;
   return wf_range_plus(wf_range_max(core, links), latency);
@@ -83,8 +83,11 @@ void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potenti
 
   m->candidates = (2.0 * m->hx + 1) * (2.0 * m->hy + 1) - 1;
   m->words_in = 4 * m->candidates;
-  double pass1 = MD_OPS_TEST * m->n_list + MD_OPS_DENSITY * m->n_cut;
-  double pass2 = MD_OPS_FORCE * m->n_cut;
+  /* The square root and the division at each end of their costs. */
+  wf_range pass1 = {MD_OPS_TEST * m->n_list + (MD_OPS_DENSITY + hw->sqrt_cycles.lo) * m->n_cut,
+                    MD_OPS_TEST * m->n_list + (MD_OPS_DENSITY + hw->sqrt_cycles.hi) * m->n_cut};
+  wf_range pass2 = {(MD_OPS_FORCE + hw->div_cycles.lo) * m->n_cut,
+                    (MD_OPS_FORCE + hw->div_cycles.hi) * m->n_cut};
   m->phase_positions = phase(hw, m, link_hops, 3, pass1);
   m->phase_forces = phase(hw, m, link_hops, 1, pass2);
   m->cycles = wf_range_plus(wf_range_add(m->phase_positions, m->phase_forces), MD_OPS_ATOM);

@@ -27,16 +27,19 @@
 /* Scalar fp32 instructions of the per-PE step, one cycle each, counted from
  * this code's kernel (eam_force.c) as one PE runs it for its own atom over
  * the full list (no Newton's-third-law update of the neighbour, no energy or
- * virial sums). An operand from SRAM comes with its instruction; a
- * conversion, a min, a comparison, a division and a square root are one
- * instruction each (an assumption: the core's scalar latencies are not
- * public). node(): r inv + 1 (FMAC), to int, min, back to float, subtract,
- * min = 6; value(): 3 FMACs; slope(): 2 FMACs. */
+ * virial sums). No public kernel of the paper's exists to count from. An
+ * operand from SRAM comes with its instruction (a scalar instruction reads
+ * at most 8 B and writes 4 B: the ports never bind); a conversion, a min and
+ * a comparison are one instruction each, a square root and a division
+ * wf_hw's sqrt_cycles and div_cycles (a range: no public figure). node(): r
+ * inv + 1 (FMAC), to int, min, back to float, subtract, min = 6; value(): 3
+ * FMACs; slope(): 2 FMACs. */
 #define MD_OPS_TEST 7     /* per list entry: dx, dy, dz (3), r^2 (a multiply, 2 FMACs), compare */
-#define MD_OPS_DENSITY 11 /* per neighbour in the cutoff: sqrt, node (6), value (3), the sum */
-#define MD_OPS_FORCE 26   /* per neighbour: 1/r, dx, dy, dz (3), node (6), z2 and z2' (3 + 2),  \
+#define MD_OPS_DENSITY 10 /* per neighbour in the cutoff: node (6), value (3), the sum; and a   \
+                             square root */
+#define MD_OPS_FORCE 25   /* per neighbour: dx, dy, dz (3), node (6), z2 and z2' (3 + 2),       \
                              phi (1), phi' (2), F'_i + F'_j, rho' (2), psi' (1), fpair (1),     \
-                             3 force FMACs */
+                             3 force FMACs; and a division, 1/r */
 #define MD_OPS_ATOM 25    /* per atom: F and F' (node 6, value 3, slope 2, the rhomax test 1), \
                              two half kicks and the drift (9 FMACs), rho and the force zeroed (4) */
 

@@ -302,7 +302,7 @@ int wf_fabric_alltoall(wf_fabric *f, wf_axis axis, const void *sendv, void *recv
   long long inter = (long long)(total - (size_t)rcount[me]);
   long long intra_words = (long long)(((size_t)rcount[me] - (size_t)lines * here * chunk) / 4);
   free(counts);
-  /* a run's fabric count is one figure: the all-to-all's fast structure */
+  /* a run's fabric count is one figure: the fast reading */
   double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, wf_model_words(f->hw, chunk)).lo;
   wf_fabric_count_op(f, KIND_LINE, 0, t0, cycles, intra_words, inter);
   return WF_OK;
@@ -351,7 +351,7 @@ int wf_fabric_alltoall_pieces(wf_fabric *f, wf_axis axis, const wf_piece *send, 
   MPI_Waitall(nrecv, req, MPI_STATUSES_IGNORE);
   free(req);
   int L = along_x ? f->dc->pe_nx : f->dc->pe_ny;
-  /* a run's fabric count is one figure: the all-to-all's fast structure */
+  /* a run's fabric count is one figure: the fast reading */
   double cycles = wf_model_alltoall_cycles(f->hw, f->grid, L, pe_chunk_words).lo;
   wf_fabric_count_op(f, KIND_NEIGHBOUR, nsend, t0, cycles, (long long)(self_bytes / 4), inter);
   return WF_OK;

@@ -26,6 +26,14 @@
   {[WF_FP16] = {[WF_OP_FMAC] = 8, [WF_OP_MUL] = 8, [WF_OP_ADD] = 8, [WF_OP_MOV] = 8},              \
    [WF_FP32] = {[WF_OP_FMAC] = 2, [WF_OP_MUL] = 2, [WF_OP_ADD] = 4, [WF_OP_MOV] = 4}}
 
+/* A scalar fp32 square root and division: one instruction each at the fast end; at the
+ * slow end the SDK's math-library routine (it has no such instruction in its builtins):
+ * an integer seed and three Newton steps to fp32 accuracy, 3 FMAC-class operations a step
+ * for 1/sqrt(x) and one more multiply for sqrt(x) (11), 2 a step for 1/x and a multiply
+ * for a division (8). docs/model.md, "Hardware parameters". */
+#define SQRT_CYCLES {1, 11}
+#define DIV_CYCLES {1, 8}
+
 static const wf_hw presets[] = {
     {.name = "wse1",
      .machine = "CS-1 (WSE-1)",
@@ -42,6 +50,8 @@ static const wf_hw presets[] = {
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
      .io_bytes_per_s = 150e9,
+     .sqrt_cycles = SQRT_CYCLES,
+     .div_cycles = DIV_CYCLES,
      /* the wafer alone draws 15 kW, the system about 20 kW at peak (docs/model.md) */
      .system_watts = {15e3, 20e3},
      .power_source = "Tom's Hardware: the WSE-1 15 kW, the CS-1 20 kW; AnandTech: about 20 kW "
@@ -61,6 +71,8 @@ static const wf_hw presets[] = {
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
      .io_bytes_per_s = 150e9,
+     .sqrt_cycles = SQRT_CYCLES,
+     .div_cycles = DIV_CYCLES,
      /* the wafer alone 15 kW; the system no more than the CS-3, which draws what the CS-2
       * does (docs/model.md) */
      .system_watts = {15e3, 23e3},
@@ -81,6 +93,8 @@ static const wf_hw presets[] = {
      .ramp_cycles = 2,
      .ramp_words_per_cycle = 1,
      .io_bytes_per_s = 150e9,
+     .sqrt_cycles = SQRT_CYCLES,
+     .div_cycles = DIV_CYCLES,
      /* "the CS-3 maintains the same power consumption as its predecessor" (Tom's Hardware,
       * launch); 23 kW (Kundu et al., arXiv 2503.11698, reported) */
      .system_watts = {15e3, 23e3},

@@ -30,6 +30,8 @@ typedef struct wf_hw {
   double ramp_words_per_cycle; /* 32-bit words a core takes from (or gives to) its router */
   double io_bytes_per_s;       /* the system's external I/O, each way: what weight streaming
                                   gets from MemoryX through SwarmX */
+  wf_span sqrt_cycles, div_cycles; /* a scalar fp32 square root, a division: no public
+                                      figure; one instruction to a library routine */
   wf_span system_watts;        /* the whole system's power draw, as published */
   const char *power_source;    /* where system_watts is published */
 } wf_hw;

@@ -121,22 +121,17 @@ double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all
   return reduce + k + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles;
 }
 
-/* Chunks that enter PE m of a line of n in a neighbour-to-neighbour
- * all-to-all: from the m PEs west of it to the n - m at or east of it, and
- * from the n - 1 - m east of it to the m + 1 at or west of it. */
-static double crossing(int n, int m) { return (double)m * (n - m) + (double)(n - 1 - m) * (m + 1); }
-
 wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
   if (n < 2) return wf_range_of(0); /* nothing leaves the PE */
-  double middle = floor(n / 2.0) * ceil(n / 2.0) * words;
-  double hops = (n - 1) * g->max_link_hops * hw->hop_cycles;
-  double fast = fmax(middle, wf_model_ramp(hw, (n - 1) * words)) + 2 * hw->ramp_cycles + hops;
-  double busiest = 0;
-  for (int m = 0; m < n; m++) busiest = fmax(busiest, crossing(n, m));
-  wf_range relay = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), busiest * words,
-                                  busiest * words);
-  double slow = fmax(middle, relay.hi) + (n - 1) * 2 * hw->ramp_cycles + hops;
-  return (wf_range){fast, slow};
+  /* The links: each direction's n - 1 turns one after another, a turn the
+   * sender's n - 1 chunks and the 2 control wavelets that hand the turn on,
+   * then its first word's ramps and hop to the next sender. */
+  double turn = (n - 1) * words + 2 + 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
+  double links = (n - 1) * turn;
+  /* A core sends its n - 1 chunks each way and takes in its own n - 1. */
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), (n - 1) * words,
+                                 2.0 * (n - 1) * words);
+  return wf_range_max(core, links);
 }
 
 double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes) {

@@ -98,16 +98,13 @@ double wf_model_segment_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, 
  * (a token after another) can run at it. */
 double wf_model_chain_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, int root,
                                     double words);
-/* All-to-all within a line of n PEs, `words` per chunk. How a program
- * routes it is not public, so the two ends are two structures:
- *   fast: the middle link's bound, floor(n/2) ceil(n/2) chunks each way
- *         (no schedule beats it), every PE taking in its n - 1 chunks;
- *   slow: the schedule static routes certainly allow with four colours,
- *         neighbour to neighbour: the busiest core takes in and sends on
- *         every chunk that crosses it, each word a datapath cycle (the slow
- *         reading of wf_model_phase), a core's ramps and add-free pass at
- *         every hop.
- * docs/model.md, "Fabric". */
+/* All-to-all within a line of n PEs, `words` per chunk, as the SDK's
+ * published FFT kernel transposes (csl-examples benchmarks/FFT/ucode_2d.csl):
+ * both directions at once on a colour each; along each the PEs send in
+ * turn, each its n - 1 chunks, which the routers multicast downstream and
+ * each receiving router's filter passes to its core (no core relays), and
+ * two control wavelets hand the turn on. At least what its cores take in
+ * and send (wf_model_phase). docs/model.md, "Fabric". */
 wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words);
 /* `words` of irregular data crossing a rank block's face of `face_pes` PEs,
  * spread over its links. */

@@ -9,12 +9,17 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 wf_range ff_model_line(const wf_hw *hw, wf_prec p, int n) {
   if (n < 2) return wf_range_of(0);
   double passes = ceil(log2((double)n));
-  /* Per pass over n values (n/2 butterflies), as vector instructions over
-   * the pencil's halves: the twiddle product w*b as 4 MUL and 2 ADD (the
-   * FMAC takes a scalar factor, not a vector), then a + wb and a - wb as 4
-   * ADD; every operand from SRAM, every result to it. */
-  wf_range pass = wf_model_vec(hw, WF_OP_MUL, p, 2.0 * n, 2, 1);
-  return wf_range_scale(wf_range_add(pass, wf_model_vec(hw, WF_OP_ADD, p, 3.0 * n, 2, 1)), passes);
+  /* Per pass over the n complex values (2n reals), as the SDK's published
+   * kernel runs it (csl-examples benchmarks/FFT/fft.csl, `fft`): the
+   * twiddle product of the odd half, a multiply and two FMACs by scalar
+   * factors (n reals each); the even half's sum and difference (2n); every
+   * operand from SRAM, every result to it. All passes but the last then
+   * move the odd half back and reorder both halves (3n moves). */
+  wf_range pass = wf_range_add(wf_model_vec(hw, WF_OP_MUL, p, n, 1, 1),
+                               wf_model_vec(hw, WF_OP_FMAC, p, n, 2, 1));
+  pass = wf_range_add(pass, wf_model_vec(hw, WF_OP_ADD, p, 2.0 * n, 2, 1));
+  wf_range moves = wf_model_vec(hw, WF_OP_MOV, p, 3.0 * n, 1, 1);
+  return wf_range_add(wf_range_scale(pass, passes), wf_range_scale(moves, passes - 1));
 }
 
 ff_model ff_model_transform(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny, const int n[3],

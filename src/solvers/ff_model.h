@@ -1,8 +1,8 @@
 /* The wafer model of one pencil FFT (docs/model.md, "FFT"), as ICS23's
  * wsFFT runs it: each PE transforms its pencils with radix-2 butterflies at
  * its SIMD rate, and the two transposes are all-to-alls within PE rows,
- * then within PE columns, whose middle links carry the most
- * (wf_model_alltoall_cycles). Stages do not overlap. */
+ * then within PE columns (wf_model_alltoall_cycles), both as the SDK's
+ * published FFT kernel does them. Stages do not overlap. */
 #ifndef FF_MODEL_H
 #define FF_MODEL_H
 
@@ -19,9 +19,10 @@ typedef struct ff_model {
   double row_words, col_words; /* words one PE sends each PE of its line */
 } ff_model;
 
-/* Cycles of one complex radix-2 FFT of length n in precision p: ceil(log2 n)
- * passes of n/2 butterflies, each a complex multiply (4 MUL, 2 ADD) and a
- * complex add and subtract (4 ADD): 10 flops, 5 n log2 n in all. */
+/* Cycles of one complex radix-2 FFT of length n in precision p, as the SDK's
+ * published kernel runs it: ceil(log2 n) passes, each n MUL, n FMAC (by
+ * scalar twiddle factors) and 2n ADD over reals, and 3n moves on all but
+ * the last: 5 n flops a pass, 5 n log2 n in all. */
 wf_range ff_model_line(const wf_hw *hw, wf_prec p, int n);
 
 /* An nx x ny x nz complex transform along `dims` axes (1: z; 2: z, x; 3:
