@@ -10,11 +10,14 @@
  *  1. the accumulator is zeroed (a move over the column);
  *  2. the column goes out in chunks of at most 400 cells (what its SRAM
  *     holds); per chunk, each PE sends its chunk east, west, north and south
- *     and takes in the chunks of its 4 neighbours each way and its own
- *     (17), one sender at a time per direction, the 5 senders of a pattern
- *     taking turns. Each word is multiplied by its coefficient as it
- *     arrives (an FMUL from the fabric into a buffer of 4 x 5 slots a
- *     cell), and the PE's chunk goes out 4 times (one send a direction):
+ *     and takes in, each way, the chunks of the 5 senders of its pattern,
+ *     its own among them (the pattern's first PE routes to its own ramp
+ *     too: routes.csl, `tx = .{ dir, RAMP }`): 20 words a cell, one sender
+ *     at a time per direction. Each word is multiplied by its coefficient
+ *     as it arrives (an FMUL from the fabric into a buffer of 4 x 5 slots a
+ *     cell, oned_exch.csl `recvMode`; 3 of the PE's own 4 by 0), and the
+ *     PE's chunk goes out 4 times (one send a direction) with 2 control
+ *     wavelets a direction that advance the switches:
  *     a phase of wf_model_phase (the fast end sends beside the receives,
  *     the slow end gives every sent word a cycle of the datapath), plus
  *     each turn's first word crossing 4 hops and both ramps;
@@ -23,19 +26,21 @@
  *  4. after the last chunk: 8 FMACs for the z neighbours, the velocity's
  *     multiply, an FMAC of 2u and the subtraction of u^{n-1}.
  *
- * 17 + 20 + 2 x 8 + 1 + 2 + 1 = 57 floating-point operations a cell, the
- * paper's count (sec. VI). Every operand not from the fabric comes from
- * SRAM, the coefficients of the multiplies on arrival too (an array). */
+ * 20 + 20 + 2 x 8 + 1 + 2 + 1 = 60 floating-point operations a cell
+ * executed (the paper counts 57, sec. VI: its own value once). Every
+ * operand not from the fabric comes from SRAM, the coefficients of the
+ * multiplies on arrival too (an array). */
 cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
-  const int senders = 4 * CF_RADIUS + 1, slots = 4 * (CF_RADIUS + 1), pattern = CF_RADIUS + 1;
+  const int pattern = CF_RADIUS + 1, slots = 4 * pattern; /* 4 directions of 5 senders */
   const int most = 400; /* cells a chunk: util.csl's computeChunks */
   cf_model m = {0};
   m.chunks = 1 + nz / (most + 1);
   m.chunk = nz % m.chunks == 0 ? nz / m.chunks : 1 + nz / m.chunks;
   double cells = (double)m.chunks * m.chunk; /* the last chunk is padded */
   double turn_latency = CF_RADIUS * hw->hop_cycles + 2 * hw->ramp_cycles;
-  wf_range on_arrival = wf_model_vec(hw, WF_OP_MUL, WF_FP32, senders * cells, 1, 1);
-  m.exchange = wf_model_phase(hw, wf_range_of(0), on_arrival, senders * cells, 4 * cells);
+  wf_range on_arrival = wf_model_vec(hw, WF_OP_MUL, WF_FP32, slots * cells, 1, 1);
+  double control = 2.0 * 4 * m.chunks; /* 2 control wavelets a direction a chunk */
+  m.exchange = wf_model_phase(hw, wf_range_of(0), on_arrival, slots * cells, 4 * cells + control);
   m.exchange = wf_range_plus(m.exchange, m.chunks * pattern * turn_latency);
   m.reduce = wf_model_vec(hw, WF_OP_ADD, WF_FP32, slots * cells, 2, 1);
   double fmacs = 2 * CF_RADIUS + 1; /* the z neighbours, 2u */
@@ -45,8 +50,8 @@ cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
   m.update = wf_range_add(m.update, wf_model_vec(hw, WF_OP_ADD, WF_FP32, nz, 2, 1));
   m.cycles = wf_range_add(wf_range_add(m.exchange, m.reduce), m.update);
   /* the multiplies on arrival, the slots' adds, the FMACs (2 each), the
-   * velocity's multiply and subtraction: 17 + 20 + 2 x 9 + 1 + 1 = 57 */
-  m.flops_per_cell = senders + slots + 2 * fmacs + 1 + 1;
+   * velocity's multiply and subtraction: 20 + 20 + 2 x 9 + 1 + 1 = 60 */
+  m.flops_per_cell = slots + slots + 2 * fmacs + 1 + 1;
   return m;
 }
 

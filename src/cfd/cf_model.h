@@ -5,8 +5,9 @@
  *    operand from SRAM, then the 4-column halo across each face;
  *  - SC22's (model_counts = sc22): one column a PE, instruction by
  *    instruction as the kernel Cerebras published with its SDK runs it
- *    (csl-examples, benchmarks/25-pt-stencil, whose floating-point work adds
- *    up to the paper's 57 operations a cell). Its phases follow each other:
+ *    (csl-examples, benchmarks/25-pt-stencil: 60 floating-point operations
+ *    a cell, the paper's 57 and its own value three times more). Its
+ *    phases follow each other:
  *    the neighbours' columns stream in, scaled as they arrive; the received
  *    products are summed; then the z neighbours and the update. */
 #ifndef CF_MODEL_H

@@ -260,6 +260,7 @@ fidelity)
   # cycle-based rows compare in cycles at the source's own clock.
   expect "json f.json \"all(c['verdict'] == ('undetermined' if c['ratio'][1] > 1.5 * c['ratio'][0] else 'inside' if c['inside'] else 'outside') for c in j['cases'])\"" "a verdict disagrees with its range's width"
   expect "json f.json \"[c['clock_hz'] for c in j['cases'] if c['case'] == 'WaferLLM GEMV 16K'] == [1.1e9]\"" "WaferLLM's row is not in its own time base"
+  expect "json f.json \"j['undetermined'] <= 2\"" "more than 2 rows undetermined"
   printf '[fidelity]\ncase = x\nkernel = gemv\npublished = 1\ntime_base = cycles\n' > noclock.ini
   expect_input_error "[fidelity] clock_ghz = 0: time_base = cycles needs the clock" fidelity noclock.ini
   # Energy to solution: the wafer's at its system's published power (CS-2:

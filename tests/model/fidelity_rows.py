@@ -93,7 +93,9 @@ def sc22():
     """SC22's kernel on a column of 1000 fp32 cells, WSE-2: 3 chunks of 334."""
     cells, nz, chunks = 1002, 1000, 3
     turns = chunks * 5 * (4 * HOP + 2 * RAMP)
-    ex = phase(0, vec("mul", "fp32", 17 * cells, 1, 1), 17 * cells, 4 * cells)
+    # 5 senders a direction, the PE itself among them: 20 words a cell in, each multiplied
+    # on arrival; the chunk out 4 ways and 2 control words a direction a chunk
+    ex = phase(0, vec("mul", "fp32", 20 * cells, 1, 1), 20 * cells, 4 * cells + 8 * chunks)
     rest = vec("add", "fp32", 20 * cells, 2, 1) + vec("mov", "fp32", nz, 0, 1) + \
         vec("fmac", "fp32", 9 * nz, 2, 1) + vec("mul", "fp32", nz, 2, 1) + vec("add", "fp32", nz, 2, 1)
     return seconds(WSE2, [e + turns + rest for e in ex])

@@ -372,24 +372,26 @@ static void test_fft(void) {
 static void test_wave(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
   /* SC22's case, a column of 1000 fp32 cells: 3 chunks of 334 (1002 cells
-   * exchanged and summed). Exchange: 17 words a cell through the ramp (the
-   * multiplies on arrival, 1-wide, one 4 B read and write: 1 a cycle too),
-   * plus 3 chunks x 5 turns x (4 hops + 2 ramps of 2); at the slow end the
-   * 4 sends of the PE's chunk hold the datapath too (4 x 1002 cycles).
+   * exchanged and summed). Exchange: 20 words a cell through the ramp (5
+   * senders a direction, the PE itself among them; the multiplies on
+   * arrival, 1-wide, one 4 B read and write: 1 a cycle too), plus 3 chunks
+   * x 5 turns x (4 hops + 2 ramps of 2); at the slow end the 4 sends of the
+   * PE's chunk and 2 control words a direction a chunk hold the datapath
+   * too (4 x 1002 + 24 cycles).
    * Sum: 20 adds a cell, 2-wide (0.5). Update: the zeroing move (0.5), 8 +
    * 1 FMACs and a multiply (1 each), the subtraction (0.5). */
   cf_model m = cf_model_sc22_step(hw, 1000);
   CU_ASSERT_EQUAL(m.chunks, 3);
   CU_ASSERT_EQUAL(m.chunk, 334);
-  CU_ASSERT_DOUBLE_EQUAL(m.exchange.lo, 17 * 1002 + 3 * 5 * (4 + 4), 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(m.exchange.hi, 17154 + 4008, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.exchange.lo, 20 * 1002 + 3 * 5 * (4 + 4), 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.exchange.hi, 20160 + 4008 + 24, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(m.reduce.lo, 10 * 1002, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(m.reduce.hi, 10 * 1002, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(m.update.lo, 500 + 9000 + 1000 + 500, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(m.update.hi, 500 + 9000 + 1000 + 500, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 17154 + 10020 + 11000, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 17154 + 4008 + 10020 + 11000, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 57, 0);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 20160 + 10020 + 11000, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 20160 + 4032 + 10020 + 11000, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 60, 0);
   /* Chunks of at most 400 cells: 400 is one, 401 two of 201. */
   CU_ASSERT_EQUAL(cf_model_sc22_step(hw, 400).chunks, 1);
   m = cf_model_sc22_step(hw, 401);
