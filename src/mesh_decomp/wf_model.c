@@ -14,6 +14,19 @@ wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads,
   return wf_range_of(n * fmax(c, writes * b / hw->write_bytes));
 }
 
+wf_range wf_model_scalar(const wf_hw *hw, double plain, double sqrts, double divs) {
+  return (wf_range){plain + sqrts * hw->sqrt_cycles.lo + divs * hw->div_cycles.lo,
+                    plain + sqrts * hw->sqrt_cycles.hi + divs * hw->div_cycles.hi};
+}
+
+wf_range wf_model_receive(const wf_hw *hw, double words) {
+  return wf_model_vec(hw, WF_OP_MOV, WF_FP32, words, 0, 1);
+}
+
+double wf_model_latency(const wf_hw *hw, double hops) {
+  return 2 * hw->ramp_cycles + hops * hw->hop_cycles;
+}
+
 wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double in, double out) {
   double ramp_in = wf_model_ramp(hw, in), ramp_out = wf_model_ramp(hw, out);
   return (wf_range){fmax(sram.lo + fabric.lo, fmax(ramp_in, ramp_out)),

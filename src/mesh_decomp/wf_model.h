@@ -30,6 +30,15 @@
  * read bytes / read port, write bytes / write port) cycles (both ends alike). */
 wf_range wf_model_vec(const wf_hw *hw, wf_op op, wf_prec p, double n, int reads, int writes);
 
+/* `plain` scalar instructions, `sqrts` square roots and `divs` divisions of
+ * fp32 scalars: one cycle an instruction (a scalar instruction's operands fit
+ * the ports); a square root and a division the hardware's range of costs. */
+wf_range wf_model_scalar(const wf_hw *hw, double plain, double sqrts, double divs);
+/* Moving `words` received from the fabric into SRAM (a 32-bit move with a
+ * fabric operand each, into a buffer the work reads later): the `fabric`
+ * part of a phase whose received data are used after they are in. */
+wf_range wf_model_receive(const wf_hw *hw, double words);
+
 /* ---- what overlaps what (docs/model.md, "What overlaps what") ---- */
 
 /* One phase of a PE's work: `sram` cycles of instructions whose operands are
@@ -45,6 +54,9 @@ wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double 
 
 /* ---- fabric ---- */
 
+/* A word's trip from one core to another `hops` physical hops away: out of
+ * a ramp, across the routers, into a ramp. */
+double wf_model_latency(const wf_hw *hw, double hops);
 /* 32-bit fabric words needed for one element of `bytes`. */
 double wf_model_words(const wf_hw *hw, size_t bytes);
 /* Cycles for a core to take in (or send out) `words` through its ramp. */

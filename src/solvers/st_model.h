@@ -1,13 +1,15 @@
 /* The wafer model of one stencil-solver iteration (docs/model.md, "Stencil
- * solvers"): each PE works on its brick of bx x by columns of nz cells; the
- * operator is stored (7 coefficient arrays, as SC20 and MFIX hold their
- * systems) or matrix-free (the constant Laplacian); vectors in fp16 or fp32,
- * dot products accumulated and reduced in fp32.
+ * solvers"), after the kernels Cerebras publishes with its SDK (the 7-point
+ * SpMV, BiCGSTAB, CG, the power method): each PE works on its brick of bx x
+ * by columns of nz cells; the operator is stored (7 coefficient arrays, as
+ * SC20 and MFIX hold their systems) or has a coefficient per direction (the
+ * constant Laplacian); vectors in fp16 or fp32, dot products accumulated
+ * and reduced in fp32.
  *
- * An SpMV is one phase of docs/model.md's "What overlaps what"
- * (wf_model_phase): its terms on SRAM operands, the face terms taking the
- * neighbours' values as they arrive, the brick's rim sent. The allreduces
- * are not overlapped; dot products a method can fuse share one allreduce. */
+ * An SpMV exchanges the brick's faces with its 4 neighbours (one phase of
+ * docs/model.md's "What overlaps what": the received values moved into
+ * buffers, each face sent to its neighbour), then runs its 7 terms on SRAM
+ * operands. The allreduces (one value each) are not overlapped. */
 #ifndef ST_MODEL_H
 #define ST_MODEL_H
 

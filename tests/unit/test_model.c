@@ -208,29 +208,36 @@ static void test_time_and_memory(void) {
 static void test_stencil(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
   wf_grid g = grid(64, 64);
+  /* CG, one column of 10 fp32 cells, a coefficient per direction, as the
+   * SDK's 7-point kernel runs it. The exchange: the sum zeroed (10 moves,
+   * 2-wide: 5), the 4 neighbours' 10 values moved in from the fabric (40
+   * moves: 20) and the column sent each way (40 words): fast max(25, 40,
+   * 40), slow 5 + max(20, 40) + 40. Then 70 FMACs (1-wide: 70) and the
+   * latency (2 ramps of 2 and a hop). */
   st_model m = st_model_iteration(hw, &g, 1, 1, 10, ST_CG, false, WF_FP32);
   CU_ASSERT_DOUBLE_EQUAL(m.input_words, 40, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.spmv.lo, 45, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.spmv.hi, 75, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.output_words, 10, 1e-12);
-  /* A 4 x 4 brick sends its rim, 16 - 2 x 2 = 12 columns of 10. */
+  CU_ASSERT_DOUBLE_EQUAL(m.output_words, 40, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.spmv.lo, 40 + 70 + 5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.spmv.hi, 85 + 70 + 5, 1e-12);
+  /* A 4 x 4 brick sends each face to its neighbour: 16 columns of 10. */
   CU_ASSERT_DOUBLE_EQUAL(st_model_iteration(hw, &g, 4, 4, 10, ST_CG, false, WF_FP32).output_words,
-                         120, 1e-12);
+                         160, 1e-12);
+  /* 2 dots (fp32 FMACs, 1 each) and 3 updates (1 each) a cell; 2
+   * allreduces of one value (217 each, "Fabric"). */
   CU_ASSERT_DOUBLE_EQUAL(m.vector.lo, 50, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(m.vector.hi, 50, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(m.reduce, 434, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 529, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 559, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 17, 0);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.lo, 115 + 50 + 434, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.cycles.hi, 160 + 50 + 434, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 14 + 4 + 6, 0);
   CU_ASSERT_DOUBLE_EQUAL(m.bytes_per_pe, 4 * 10 * 4, 0);
-  /* BiCGStab on a stored operator: 2 SpMVs of 13 flops, 5 dots, 6 updates;
-   * three allreduces (1, 2 and 2 values); 7 vectors + 7 coefficients. */
+  /* BiCGStab on a stored operator, as the SDK's runs it: 2 SpMVs of 7
+   * FMACs, 5 dots, 6 updates; 5 allreduces of one value; 7 vectors + 7
+   * coefficients. */
   m = st_model_iteration(hw, &g, 1, 1, 10, ST_BICGSTAB, true, WF_FP16);
-  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 48, 0);
-  CU_ASSERT_EQUAL(m.allreduces, 3);
-  /* k = 2: a level 4 + 5 = 9; 2 x (6 x 9 + 32) + the multicast 2 + 4 + 64
-   * = 242. */
-  CU_ASSERT_DOUBLE_EQUAL(m.reduce, 217 + 2 * 242, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.flops_per_cell, 28 + 10 + 12, 0);
+  CU_ASSERT_EQUAL(m.allreduces, 5);
+  CU_ASSERT_DOUBLE_EQUAL(m.reduce, 5 * 217, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(m.bytes_per_pe, 14 * 10 * 2, 0);
   wf_grid_free(&g);
 }
