@@ -37,7 +37,7 @@ cf_model cf_model_sc22_step(const wf_hw *hw, int nz) {
   m.chunks = 1 + nz / (most + 1);
   m.chunk = nz % m.chunks == 0 ? nz / m.chunks : 1 + nz / m.chunks;
   double cells = (double)m.chunks * m.chunk; /* the last chunk is padded */
-  double turn_latency = CF_RADIUS * hw->hop_cycles + 2 * hw->ramp_cycles;
+  double turn_latency = wf_model_latency(hw, CF_RADIUS);
   wf_range on_arrival = wf_model_vec(hw, WF_OP_MUL, WF_FP32, slots * cells, 1, 1);
   double control = 2.0 * 4 * m.chunks; /* 2 control wavelets a direction a chunk */
   m.exchange = wf_model_phase(hw, wf_range_of(0), on_arrival, slots * cells, 4 * cells + control);

@@ -58,18 +58,20 @@ static void lattice_reach(md_model_result *m, const md_fold *f, const double (*b
   m->n_list = (double)nlist / (double)sources;
 }
 
-/* A multicast of `w` words from every PE of the neighbourhood: each PE takes
- * them all in through its ramp and sends its own once; along x each link
- * carries the words of hx PEs, then along y each PE forwards its row segment
- * of 2hx + 1 PEs. The work reads the received words from SRAM, overlapped
- * with their arrival as docs/model.md's convention says (wf_model_phase);
- * the links are the routers', beside the cores. */
+/* A multicast of `w` words from every PE of the neighbourhood: each PE
+ * sends its own east and west (the routers carry it hx PEs on), then its
+ * row segment of 2hx + 1 PEs north and south (hy PEs on), a send a
+ * direction; it moves the words of its neighbourhood into SRAM as they come
+ * in, and the work reads them there, overlapped with their arrival as
+ * docs/model.md's convention says (wf_model_phase); the links are the
+ * routers', beside the cores. */
 static wf_range phase(const wf_hw *hw, const md_model_result *m, int link_hops, double w,
                       wf_range work) {
-  wf_range core = wf_model_phase(hw, work, wf_range_of(0), w * m->candidates, w);
+  double in = w * m->candidates, out = 2 * w + 2 * (2.0 * m->hx + 1) * w;
+  wf_range core = wf_model_phase(hw, work, wf_model_receive(hw, in), in, out);
   double links = w * m->hx + w * (2.0 * m->hx + 1) * m->hy;
-  double latency = 2 * hw->ramp_cycles + (m->hx + m->hy) * link_hops * hw->hop_cycles;
-  return wf_range_plus(wf_range_max(core, links), latency);
+  double latency = wf_model_latency(hw, (m->hx + m->hy) * link_hops);
+  return wf_range_plus(wf_model_links(core, links), latency);
 }
 
 void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potential *pot,
@@ -83,11 +85,9 @@ void md_model_lattice(md_model_result *m, const md_lattice *l, const eam_potenti
 
   m->candidates = (2.0 * m->hx + 1) * (2.0 * m->hy + 1) - 1;
   m->words_in = 4 * m->candidates;
-  /* The square root and the division at each end of their costs. */
-  wf_range pass1 = {MD_OPS_TEST * m->n_list + (MD_OPS_DENSITY + hw->sqrt_cycles.lo) * m->n_cut,
-                    MD_OPS_TEST * m->n_list + (MD_OPS_DENSITY + hw->sqrt_cycles.hi) * m->n_cut};
-  wf_range pass2 = {(MD_OPS_FORCE + hw->div_cycles.lo) * m->n_cut,
-                    (MD_OPS_FORCE + hw->div_cycles.hi) * m->n_cut};
+  wf_range pass1 =
+      wf_model_scalar(hw, MD_OPS_TEST * m->n_list + MD_OPS_DENSITY * m->n_cut, m->n_cut, 0);
+  wf_range pass2 = wf_model_scalar(hw, MD_OPS_FORCE * m->n_cut, 0, m->n_cut);
   m->phase_positions = phase(hw, m, link_hops, 3, pass1);
   m->phase_forces = phase(hw, m, link_hops, 1, pass2);
   m->cycles = wf_range_plus(wf_range_add(m->phase_positions, m->phase_forces), MD_OPS_ATOM);

@@ -78,15 +78,19 @@ static const wf_hw presets[] = {
      .system_watts = {15e3, 23e3},
      .power_source = "Tom's Hardware: each WSE-2 15 kW; the CS-3 draws what the CS-2 does, 23 "
                      "kW (Kundu et al., arXiv 2503.11698)"},
+    /* The program rectangle: the fabric's 762 x 1172 less what the SDK's
+     * runtime keeps on the WSE-2 (757 x 996 -> 750 x 994: 7 columns, 2 rows).
+     * The ports: the published 21 PB/s over 900,000 cores is 24 B a cycle at
+     * 0.97 GHz, WSE-2's 16 + 8 (docs/model.md). */
     {.name = "wse3",
      .machine = "CS-3 (WSE-3)",
-     .pe_nx = 762,
-     .pe_ny = 1172,
+     .pe_nx = 755,
+     .pe_ny = 1170,
      .sram_bytes = 48.0 * 1024,
      .reserve_bytes = 4.0 * 1024,
      .clock_hz = {0.85e9, 1.1e9},
-     .read_bytes = 32,
-     .write_bytes = 16,
+     .read_bytes = 16,
+     .write_bytes = 8,
      .simd = SIMD_WSE3,
      .link_bytes_per_cycle = 4,
      .hop_cycles = 1,

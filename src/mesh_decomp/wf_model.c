@@ -27,6 +27,10 @@ double wf_model_latency(const wf_hw *hw, double hops) {
   return 2 * hw->ramp_cycles + hops * hw->hop_cycles;
 }
 
+wf_range wf_model_links(wf_range phase, double link_words) {
+  return wf_range_max(phase, link_words);
+}
+
 wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double in, double out) {
   double ramp_in = wf_model_ramp(hw, in), ramp_out = wf_model_ramp(hw, out);
   return (wf_range){fmax(sram.lo + fabric.lo, fmax(ramp_in, ramp_out)),
@@ -64,27 +68,27 @@ wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_byt
   double x = width * words, y = halo_y_words(hw, elem_bytes, width, corners);
   double links = corners ? x + y : fmax(x, y);
   double in = wf_model_halo_intake_words(hw, elem_bytes, width, corners);
-  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), in, words);
-  double latency = 2 * hw->ramp_cycles + (corners ? 2 : 1) * width * g->max_link_hops * hw->hop_cycles;
-  return wf_range_plus(wf_range_max(core, links), latency);
-}
-
-double wf_model_rim_columns(int bx, int by, int width) {
-  double inner_x = bx > 2 * width ? bx - 2.0 * width : 0;
-  double inner_y = by > 2 * width ? by - 2.0 * width : 0;
-  return (double)bx * by - inner_x * inner_y;
+  /* A send a direction, the routers carrying it on along that direction:
+   * its own element each way, or, with corners, east and west, then its
+   * row of 2 width + 1 elements north and south. */
+  double out = corners ? 2 * words + 2 * (2.0 * width + 1) * words : 4 * words;
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_model_receive(hw, in), in, out);
+  double latency = wf_model_latency(hw, (corners ? 2 : 1) * width * g->max_link_hops);
+  return wf_range_plus(wf_model_links(core, links), latency);
 }
 
 wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
                                     int width, size_t value_bytes) {
   double word = wf_model_words(hw, value_bytes);
   double link = width * (double)(bx > by ? bx : by) * nz * word;
-  /* In: every face's `width` columns; out: the rim's columns, each once. */
+  /* In: every neighbour's `width` columns next to the face; out: the brick's
+   * `width` columns next to each face, a send a direction (a brick
+   * narrower than `width` sends all it has). */
   double in = 2.0 * width * ((double)bx + by) * nz * word;
-  double out = wf_model_rim_columns(bx, by, width) * nz * word;
-  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), in, out);
-  double latency = 2 * hw->ramp_cycles + width * g->max_link_hops * hw->hop_cycles;
-  return wf_range_plus(wf_range_max(core, link), latency);
+  double deep_x = bx < width ? bx : width, deep_y = by < width ? by : width;
+  double out = 2.0 * (deep_x * by + deep_y * bx) * nz * word;
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_model_receive(hw, in), in, out);
+  return wf_range_plus(wf_model_links(core, link), wf_model_latency(hw, width * g->max_link_hops));
 }
 
 /* Hops from `root` to the farther end of a line of n PEs. */
@@ -93,8 +97,7 @@ static int farthest(int n, int root) { return root > n - 1 - root ? root : n - 1
 double wf_model_bcast_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int n,
                              int root) {
   int far = farthest(n, root);
-  return wf_model_words(hw, elem_bytes) + 2 * hw->ramp_cycles +
-         far * g->max_link_hops * hw->hop_cycles;
+  return wf_model_words(hw, elem_bytes) + wf_model_latency(hw, far * g->max_link_hops);
 }
 
 double wf_model_tree_levels(double far) { return far > 0 ? ceil(log2(far + 1)) : 0; }
@@ -141,10 +144,10 @@ wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, doub
    * then its first word's ramps and hop to the next sender. */
   double turn = (n - 1) * words + 2 + 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
   double links = (n - 1) * turn;
-  /* A core sends its n - 1 chunks each way and takes in its own n - 1. */
-  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_range_of(0), (n - 1) * words,
-                                 2.0 * (n - 1) * words);
-  return wf_range_max(core, links);
+  /* A core sends its n - 1 chunks each way and moves its own n - 1 in. */
+  double in = (n - 1) * words;
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_model_receive(hw, in), in, 2 * in);
+  return wf_model_links(core, links);
 }
 
 double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes) {

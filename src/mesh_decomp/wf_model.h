@@ -52,6 +52,10 @@ wf_range wf_model_receive(const wf_hw *hw, double words);
  * sram + max(fabric, in) + out. */
 wf_range wf_model_phase(const wf_hw *hw, wf_range sram, wf_range fabric, double in, double out);
 
+/* A phase takes at least what its busiest link carries (the routers' links
+ * are not the core's): both ends at least `link_words`. */
+wf_range wf_model_links(wf_range phase, double link_words);
+
 /* ---- fabric ---- */
 
 /* A word's trip from one core to another `hops` physical hops away: out of
@@ -64,19 +68,18 @@ double wf_model_ramp(const wf_hw *hw, double words);
 
 /* One halo exchange of width `width` PEs of one `elem_bytes` element per PE,
  * every PE at once: the links, and the core's ramp taking its neighbours'
- * elements in and sending its own once, by wf_model_phase's two readings;
- * plus the latency (ramps and hops). */
+ * elements in (moved into SRAM) and sending its own once a direction (with
+ * corners: east and west, then its row north and south), by
+ * wf_model_phase's two readings; plus the latency (ramps and hops). */
 wf_range wf_model_halo_cycles(const wf_hw *hw, const wf_grid *g, size_t elem_bytes, int width,
                               bool corners);
-/* Columns of a bx x by brick within `width` of its faces: the values a PE
- * sends its neighbours, each once (the router copies a wavelet to every
- * neighbour that needs it). */
-double wf_model_rim_columns(int bx, int by, int width);
 /* One halo exchange of a PE's brick of bx x by columns of nz values
  * (`value_bytes` each), `width` columns deep across each face: the longer
- * face's values cross its link, all links at once; the core takes in its
- * neighbours' faces and sends its rim (wf_model_phase); then 2 ramps and the
- * farthest a value travels (width PEs along the grid's longest link path). */
+ * face's values cross its link, all links at once; the core moves its
+ * neighbours' faces in and sends the columns next to each face to that
+ * side, a send a direction (as the SDK's stencil kernels do;
+ * wf_model_phase); then 2 ramps and the farthest a value travels (width PEs
+ * along the grid's longest link path). */
 wf_range wf_model_brick_halo_cycles(const wf_hw *hw, const wf_grid *g, int bx, int by, int nz,
                                     int width, size_t value_bytes);
 /* Words on the busiest link, one direction, in that exchange. */

@@ -202,7 +202,7 @@ static wf_range round_cycles(const wf_wafer *wf, const wm_case *c) {
   }
   double own = 2.0 * (double)((c->L + c->P - 1) / c->P);
   double gather = wf_model_ramp(hw, 2.0 * (double)c->L - own);
-  double hop = 2 * hw->ramp_cycles + hw->hop_cycles;
+  double hop = wf_model_latency(hw, 1);
   return (wf_range){gather + terms * WM_MAC_CYCLES_LO + block * WM_LIMB_CYCLES +
                         c->P * (hop + WM_LIMB_CYCLES),
                     gather + terms * WM_MAC_CYCLES_HI + block * WM_LIMB_CYCLES +

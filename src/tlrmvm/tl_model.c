@@ -91,8 +91,9 @@ static void uniform_loads(const tl_model_case *c, int mt, int nt, int pe_nx, int
 wf_range tl_model_bound(const wf_hw *hw, double pes, wf_prec p) {
   /* A complex element: 2 values, four real multiply-adds as tl_model_mvm's. */
   double cycles = wf_model_vec(hw, WF_OP_FMAC, p, 4, 2, 1).lo;
+  /* seconds a byte at the clock's range, inverted */
   double bytes_per_cycle = pes * 2 * wf_prec_bytes(p) / cycles;
-  return (wf_range){bytes_per_cycle * hw->clock_hz.lo, bytes_per_cycle * hw->clock_hz.hi};
+  return wf_range_inverse(wf_model_seconds(hw, wf_range_of(1 / bytes_per_cycle)));
 }
 
 tl_model tl_model_mvm(const wf_hw *hw, const wf_grid *g, int pe_nx, int pe_ny,

@@ -19,7 +19,9 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   double in_seg = ceil((double)in / g->nx), out_seg = ceil((double)out / g->ny);
   size_t bytes = (size_t)wf_prec_bytes(p);
   double word = wf_model_words(hw, bytes); /* words a value */
-  /* The tile's multiply-adds a vector: weight and accumulator from SRAM. */
+  /* The tile's multiply-adds a vector: weight and accumulator from SRAM, the
+   * input value from the fabric as it arrives (the SDK's GEMV runs them in
+   * a task each received value starts): the phase's `fabric` part. */
   wf_range fmac = wf_model_vec(hw, WF_OP_FMAC, p, in_seg * out_seg, 2, 1);
   /* Collectives from the grid's middle, both directions at once: each input
    * segment is multicast from the middle of its PE column. Tokens pipeline:
@@ -30,7 +32,7 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   double links = n * word * ((double)in * (g->ny - 1) + (double)out * (g->nx - 1));
   if (kind == WS_GEMM_WEIGHT_GRAD) { /* both segments in, an outer product in place */
     double across = wf_model_bcast_cycles(hw, g, bytes, g->nx, mid_x);
-    wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), (in_seg + out_seg) * word, 0);
+    wf_range token = wf_model_phase(hw, wf_range_of(0), fmac, (in_seg + out_seg) * word, 0);
     return (ws_gemm_cost){wf_range_plus(wf_range_scale(token, n), fmax(down, across)), links};
   }
   /* Forward: the partial outputs reduced along each PE row into its middle
@@ -43,10 +45,10 @@ ws_gemm_cost ws_model_gemm(const wf_hw *hw, const wf_grid *g, wf_prec p, ws_gemm
   double per_token[2] = {streams * seg, streams * wf_model_tree_levels(far) * seg};
   double reduce[2] = {wf_model_chain_reduce_cycles(hw, g, g->nx, mid_x, seg),
                       wf_model_segment_reduce_cycles(hw, g, g->nx, mid_x, seg)};
-  wf_range first = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word, 0);
+  wf_range first = wf_model_phase(hw, wf_range_of(0), fmac, in_seg * word, 0);
   wf_range best = {INFINITY, INFINITY};
   for (int s = 0; s < 2; s++) {
-    wf_range token = wf_model_phase(hw, fmac, wf_range_of(0), in_seg * word + per_token[s], 0);
+    wf_range token = wf_model_phase(hw, wf_range_of(0), fmac, in_seg * word + per_token[s], 0);
     wf_range total = wf_range_plus(wf_range_add(first, wf_range_scale(token, n - 1)), reduce[s]);
     best.lo = fmin(best.lo, total.lo), best.hi = fmin(best.hi, total.hi);
   }

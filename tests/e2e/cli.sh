@@ -84,12 +84,14 @@ halo)
   run halo "$inputs/halo.ini" --set wafer.pe_grid=40x30 --set halo.iterations=3 --json ini.json > /dev/null
   expect "json ini.json \"j['status']=='ok' and j['halo']['elem_bytes']==4096 and j['halo']['width']==2\"" "example deck inputs/halo.ini"
   # Model figures of the documented formulas (docs/model.md). Faces, w=2, 3 B
-  # (1 word): links max(2, 2), ramp in 8 words and the PE's own 1 out (fast
-  # the larger, slow both), latency 2 ramps (4) + 2 hops.
-  expect "json s.json \"j['model']['cycles_per_exchange']==[max(2, 8, 1)+4+2, 8+1+4+2]\"" "model cycles (faces, w=2, 3 B)"
-  # Corners, w=1, 8 B (2 words): links 2 + 6, ramp in 16 and 2 out, latency 4 + 2.
+  # (1 word): links max(2, 2), ramp in 8 words (moved into SRAM, 2 a cycle)
+  # and the PE's own 1 out each way (fast the largest, slow all but the
+  # moves), latency 2 ramps (4) + 2 hops.
+  expect "json s.json \"j['model']['cycles_per_exchange']==[max(2, 4, 8, 4)+4+2, 8+4+4+2]\"" "model cycles (faces, w=2, 3 B)"
+  # Corners, w=1, 8 B (2 words): links 2 + 6, ramp in 16 (moves 8), out 2
+  # words east and west and the row of 3 north and south (16), latency 4 + 2.
   run halo --set wafer.pe_grid=13x11 --set halo.iterations=5 --json s1.json > /dev/null
-  expect "json s1.json \"j['model']['cycles_per_exchange']==[max(2+6, 16, 2)+4+2, 16+2+4+2]\"" "model cycles (corners, w=1, 8 B)"
+  expect "json s1.json \"j['model']['cycles_per_exchange']==[max(2+6, 8, 16, 16)+4+2, 16+16+4+2]\"" "model cycles (corners, w=1, 8 B)"
   # Without verification only the allreduce is checked.
   run halo --set wafer.pe_grid=13x11 --set halo.iterations=5 --set halo.verify=false --json nv.json > /dev/null
   expect "json nv.json \"j['status']=='ok' and j['checks']['passed']==2\"" "unverified halo run: the allreduce and the traffic counts"

@@ -169,8 +169,12 @@ def gb24(kind, a, cells, cut):
     latency = 2 * RAMP + (hx + hy) * HOP
 
     def multicast(w, work):
+        """its own w words east and west, its row's north and south (a send a direction);
+        its neighbourhood's words moved into SRAM as they come in"""
         links = w * hx + w * (2 * hx + 1) * hy
-        return [max(c, links) + latency for c in phase(work, 0, w * cand, w)]
+        words_in, out = w * cand, 2 * w + 2 * (2 * hx + 1) * w
+        receive = vec("mov", "fp32", words_in, 0, 1)
+        return [max(c, links) + latency for c in phase(work, receive, words_in, out)]
 
     # Per neighbour a square root (density) and a division (1/r, force): 1 cycle each at
     # the fast end, 11 and 8 at the slow (a library routine; docs/model.md).
@@ -194,7 +198,7 @@ def gemv(rows=16384, cols=16384, nx=750, ny=994, p="fp16", clock=None):
     busiest PE's bytes (its tile and both segments)."""
     ins, outs = math.ceil(cols / nx), math.ceil(rows / ny)
     fmac = vec("fmac", p, ins * outs, 2, 1)
-    first = phase(fmac, 0, ins, 0)                            # one vector: its tile, its x
+    first = phase(0, fmac, ins, 0)        # one vector: its tile's FMACs on its x as it arrives
     mid_y, mid_x = (ny - 1) // 2, (nx - 1) // 2
     down = 1 + 2 * RAMP + max(mid_y, ny - 1 - mid_y) * HOP
     tree, chain = segment_reduce(nx, mid_x, outs), chain_reduce(nx, mid_x, outs)

@@ -18,7 +18,12 @@ usage: rules.py links|layout REPO
           (one kernel each) with the length they may not grow past; a workload (src/ but common/ and
           app/) writes its JSON summary only through wf_report, which writes
           each quantity's text from the same declaration (no wf_json_ or
-          wf_projection_json call of its own: the two would drift).
+          wf_projection_json call of its own: the two would drift); the
+          hardware's cycle figures (SIMD widths, ports, ramps, hops, links,
+          square roots, divisions, clock) are read only by the shared model,
+          src/mesh_decomp/wf_model.c: every workload costs its phases
+          through its helpers (docs/model.md, "What overlaps what"), and
+          none combines a phase by wf_range_max of its own.
 
 Prints each breach; exits 1 if there is one."""
 import os
@@ -176,6 +181,12 @@ def sources(repo):
                 yield os.path.join(root, f)
 
 
+# The hardware's cycle figures, which only the shared model reads.
+HW_FIGURE = re.compile(r"\bhw(?:->|\.)(simd|read_bytes|write_bytes|ramp_cycles|hop_cycles|"
+                       r"ramp_words_per_cycle|link_bytes_per_cycle|sqrt_cycles|div_cycles|clock_hz)\b")
+SHARED_MODEL = ("src/mesh_decomp/wf_model.c", "src/mesh_decomp/wf_hw.c", "src/mesh_decomp/wf_hw.h")
+
+
 def check_layout(repo):
     bad = 0
     modules = {}  # name -> set of modules it uses
@@ -201,6 +212,15 @@ def check_layout(repo):
             if calls > cap:
                 print(f"{rel}: {calls} MPI calls of its own, more than {cap} (talk to other ranks "
                       "through the fabric, src/mesh_decomp/wf_fabric.h)")
+                bad += 1
+        if rel not in SHARED_MODEL:
+            code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+            for figure in sorted(set(HW_FIGURE.findall(code))):
+                print(f"{rel}: reads the hardware's {figure} (cost a phase through "
+                      "src/mesh_decomp/wf_model.h)")
+                bad += 1
+            if "wf_range_max(" in code and not rel.endswith("wf_range.h"):
+                print(f"{rel}: combines a phase by wf_range_max (wf_model_phase, wf_model_links)")
                 bad += 1
         base = os.path.splitext(os.path.basename(path))[0]
         name = module_of(base, text if path.endswith(".c") else "")
