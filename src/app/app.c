@@ -320,7 +320,7 @@ int app_run_workload(MPI_Comm comm, const wf_workload *wl, const wf_deck *deck, 
   wf_json_range(j, "wafer_seconds", run->wafer_seconds.lo, run->wafer_seconds.hi);
   wf_json_num(j, "wall_seconds", wall);
   app_energy energy = app_energy_of(wf_hw_preset(wf_deck_str(deck, "wafer", "hardware")),
-                                    run->wafer_seconds, run->seconds, nodes,
+                                    run->wafer_seconds, run->model.systems, run->seconds, nodes,
                                     wf_deck_real(deck, "energy", "node_watts"));
   app_energy_json(&energy, j);
   if (verbose && st->code == WF_OK) app_energy_print(&energy, stdout);

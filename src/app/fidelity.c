@@ -43,10 +43,14 @@ static const wf_key fidelity_keys[] = {
      "time_base = cycles: the clock the source converts its cycles at, in GHz", NULL},
     {"narrow_by", WF_KEY_STRING, "", 0, 0, NULL,
      "what would narrow the model's range (printed when it is too wide to decide)", NULL},
+    {"published_digits", WF_KEY_INT, "0", 0, 17, NULL,
+     "significant digits the source gives its figure to (0 = exact): the figure stands for "
+     "every value that rounds to it",
+     NULL},
 };
 
-/* A range wider than this (high over low end) decides nothing: the row is
- * undetermined (docs/model.md, "Published results"). */
+/* A figure inside a range wider than this (high over low end) is not
+ * decided: the row is undetermined (docs/model.md, "Ranges, not numbers"). */
 #define FIDELITY_MAX_WIDTH 1.5
 
 const wf_section wf_fidelity_section = {
@@ -59,7 +63,8 @@ const wf_section wf_fidelity_section = {
 typedef struct fidelity_row {
   char deck[256], name[128], hardware[16], unit[32], source[256], narrow_by[256];
   double published, scale;
-  double clock_hz;       /* the source's own clock (time_base = cycles), 0: wall clock */
+  double published_lo, published_hi; /* what rounds to the published figure */
+  double source_hz;      /* the source's own clock (time_base = cycles), 0: wall clock */
   wf_range model, ratio; /* model / published */
   bool inside;           /* the published figure lies in the model's range (a bound's: at
                             most its fast end) */
@@ -76,11 +81,24 @@ static wf_range model_quantity(wf_range seconds, double flops, const char *quant
   return seconds;
 }
 
-/* Inside only when the range is narrow enough to decide; a wide range is
- * undetermined whichever side of it the figure falls. */
+/* Outside when the published figure (with its rounding) misses the model's
+ * range, whatever the range's width; inside only when the range is at most
+ * FIDELITY_MAX_WIDTH wide, undetermined when it is wider. */
 static const char *verdict(const fidelity_row *r) {
-  if (r->ratio.hi > FIDELITY_MAX_WIDTH * r->ratio.lo) return "undetermined";
-  return r->inside ? "inside" : "outside";
+  if (!r->inside) return "outside";
+  return r->ratio.hi > FIDELITY_MAX_WIDTH * r->ratio.lo ? "undetermined" : "inside";
+}
+
+/* The values that round to `v` at `digits` significant digits (0: v alone). */
+static void rounding(double v, int digits, double *lo, double *hi) {
+  double half = digits > 0 ? 0.5 * pow(10, floor(log10(fabs(v))) - digits + 1) : 0;
+  *lo = v - half, *hi = v + half;
+}
+
+/* A stated clock within the deck's hardware's range. */
+static bool clock_in_range(const wf_deck *deck) {
+  const wf_hw *hw = wf_hw_preset(wf_deck_str(deck, "wafer", "hardware"));
+  return hw && wf_model_clock_in_range(hw, 1e9 * wf_deck_real(deck, "fidelity", "clock_ghz"));
 }
 
 /* Run the deck's workload (a projection only) and compare. */
@@ -110,6 +128,17 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
            wf_deck_real(&deck, "fidelity", "clock_ghz") <= 0)
     rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
                       "time_base = cycles needs the clock the source converts at (> 0 GHz)");
+  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 &&
+           !clock_in_range(&deck))
+    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
+                      "outside the hardware's clock range (docs/model.md): a source's clock "
+                      "is one the hardware runs at");
+  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 && wl &&
+           wl->rank_roles)
+    rc = wf_deck_fail(&deck, "fidelity", "time_base", st,
+                      "the %s projection has I/O seconds besides cycles: compare it in wall "
+                      "clock",
+                      name);
   else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "wall") == 0 &&
            wf_deck_real(&deck, "fidelity", "clock_ghz") > 0)
     rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
@@ -133,15 +162,18 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
              wf_deck_str(&deck, "fidelity", "narrow_by"));
     /* A source that converts its cycles at a clock it states is compared in
      * cycles: the model's seconds at that clock, not over the clock range. */
-    row->clock_hz = 1e9 * wf_deck_real(&deck, "fidelity", "clock_ghz");
+    row->source_hz = 1e9 * wf_deck_real(&deck, "fidelity", "clock_ghz");
     wf_range seconds = run.model.seconds;
-    if (row->clock_hz > 0)
-      seconds = wf_model_at_clock(wf_hw_preset(row->hardware), seconds, row->clock_hz);
+    if (row->source_hz > 0)
+      seconds = wf_model_at_clock(wf_hw_preset(row->hardware), seconds, row->source_hz);
     row->model = model_quantity(seconds, run.model.flops, wf_deck_str(&deck, "fidelity", "quantity"));
     row->ratio = wf_range_scale(row->model, 1.0 / row->published);
     row->bound = kernel && fidelity_kernel_is_bound(&deck);
-    row->inside = row->bound ? fmax(row->ratio.lo, row->ratio.hi) >= 1
-                             : row->ratio.lo <= 1 && 1 <= row->ratio.hi;
+    rounding(row->published, (int)wf_deck_int(&deck, "fidelity", "published_digits"),
+             &row->published_lo, &row->published_hi);
+    double top = fmax(row->model.lo, row->model.hi), bottom = fmin(row->model.lo, row->model.hi);
+    row->inside = row->bound ? top >= row->published_lo
+                             : bottom <= row->published_hi && row->published_lo <= top;
     row->verdict = verdict(row);
     row->fits_pes = run.model.pes_needed <= run.model.pes_offered;
     row->fits_sram = run.model.bytes_per_pe <= run.model.sram_for_data;
@@ -220,7 +252,7 @@ static const char *sig3(double v, char *buf, size_t len) {
 
 /* "cycles at 1.1 GHz" or "wall clock": the row's time base. */
 static const char *time_base(const fidelity_row *r, char *buf, size_t len) {
-  if (r->clock_hz > 0) snprintf(buf, len, "cycles at %.3g GHz", r->clock_hz * 1e-9);
+  if (r->source_hz > 0) snprintf(buf, len, "cycles at %.3g GHz", r->source_hz * 1e-9);
   else snprintf(buf, len, "wall clock");
   return buf;
 }
@@ -240,10 +272,9 @@ static void print_undetermined(const fidelity_row *rows, int n, bool markdown) {
     if (strcmp(r->verdict, "undetermined") != 0) continue;
     if (markdown && first) printf("\n");
     first = false;
-    printf("%s%s: a %.2fx range decides nothing (the published figure lies %s it)%s%s\n",
+    printf("%s%s: the published figure lies inside a %.2fx range, too wide to decide%s%s\n",
            markdown ? "* " : "undetermined: ", r->name, r->ratio.hi / r->ratio.lo,
-           r->inside ? "inside" : "outside", r->narrow_by[0] ? "; it would narrow with " : "",
-           r->narrow_by);
+           r->narrow_by[0] ? "; it would narrow with " : "", r->narrow_by);
   }
 }
 
@@ -296,10 +327,11 @@ static void json_rows(const fidelity_row *rows, int n, wf_json *j) {
     wf_json_str(&c, "case", r->name);
     wf_json_str(&c, "hardware", r->hardware);
     wf_json_num(&c, "published", r->published);
+    wf_json_range(&c, "published_rounding", r->published_lo, r->published_hi);
     wf_json_range(&c, "model", r->model.lo, r->model.hi);
     wf_json_range(&c, "ratio", r->ratio.lo, r->ratio.hi);
-    wf_json_str(&c, "time_base", r->clock_hz > 0 ? "cycles" : "wall");
-    wf_json_num(&c, "clock_hz", r->clock_hz);
+    wf_json_str(&c, "time_base", r->source_hz > 0 ? "cycles" : "wall");
+    wf_json_num(&c, "clock_hz", r->source_hz);
     wf_json_num(&c, "width", r->ratio.hi / r->ratio.lo);
     wf_json_str(&c, "verdict", r->verdict);
     wf_json_bool(&c, "inside", r->inside);

@@ -31,6 +31,8 @@ typedef struct wf_projection {
   double sram_for_data;  /* what a PE offers to data (SRAM less the reserve) */
   double pes_needed;     /* PEs the mapping needs */
   double pes_offered;    /* PEs the hardware's program rectangle offers */
+  double systems;        /* wafers working at once (TLR-MVM's systems, training's
+                            replicas); 0 means 1 */
 } wf_projection;
 
 typedef struct wf_run {

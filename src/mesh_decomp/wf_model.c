@@ -144,9 +144,11 @@ wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, doub
    * then its first word's ramps and hop to the next sender. */
   double turn = (n - 1) * words + 2 + 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
   double links = (n - 1) * turn;
-  /* A core sends its n - 1 chunks each way and moves its own n - 1 in. */
+  /* A core moves its own n - 1 chunks in and sends its n - 1 each way it
+   * has a neighbour (a middle PE both ways, an end PE one). */
   double in = (n - 1) * words;
-  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_model_receive(hw, in), in, 2 * in);
+  wf_range core = wf_model_phase(hw, wf_range_of(0), wf_model_receive(hw, in), in,
+                                 (n > 2 ? 2 : 1) * in);
   return wf_model_links(core, links);
 }
 
@@ -162,6 +164,10 @@ wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles) {
 
 wf_range wf_model_at_clock(const wf_hw *hw, wf_range seconds, double clock_hz) {
   return (wf_range){seconds.lo * hw->clock_hz.hi / clock_hz, seconds.hi * hw->clock_hz.lo / clock_hz};
+}
+
+bool wf_model_clock_in_range(const wf_hw *hw, double clock_hz) {
+  return clock_hz >= hw->clock_hz.lo * (1 - 1e-6) && clock_hz <= hw->clock_hz.hi * (1 + 1e-6);
 }
 
 double wf_model_sram_for_data(const wf_hw *hw) { return hw->sram_bytes - hw->reserve_bytes; }

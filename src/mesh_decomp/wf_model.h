@@ -4,8 +4,8 @@
  * computations. All functions are pure.
  *
  * Cycles are ranges where the public sources allow two readings: of what
- * overlaps what (wf_model_phase) and of how an all-to-all is routed; `lo`
- * the fast one, `hi` the slow. A figure with one reading (a multicast, a
+ * overlaps what (wf_model_phase) and of what a square root or a division
+ * costs (wf_model_scalar); `lo` the fast one, `hi` the slow. A figure with one reading (a multicast, a
  * link's words) is a plain number. Seconds are a range again: the fast end
  * at the highest clock, the slow end at the lowest. */
 #ifndef WF_MODEL_H
@@ -133,6 +133,8 @@ wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles);
  * end over `clock_hz`. For a source that converts its cycles at a clock of its own
  * (docs/model.md, "Time bases"), only the readings of the work remain in the range. */
 wf_range wf_model_at_clock(const wf_hw *hw, wf_range seconds, double clock_hz);
+/* Whether the hardware runs at `clock_hz` (its clock range, 1e-6 relative slack). */
+bool wf_model_clock_in_range(const wf_hw *hw, double clock_hz);
 /* SRAM a PE offers to data: its memory less the reserve for code and stack. */
 double wf_model_sram_for_data(const wf_hw *hw);
 bool wf_model_fits(const wf_hw *hw, double bytes_per_pe);

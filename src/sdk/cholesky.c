@@ -195,22 +195,22 @@ static int factor(wf_run *run, const ch_case *c, ch_rank *r, wf_status *st) {
  * Nt, Nt - ti - 1 fmacs of Nt), the row multicast east and the diagonal's
  * forward south (Nt words each), and the interior PEs' Nt fmacs of Nt,
  * over the P - s PEs still active. Vector operations read two operands from
- * SRAM and write one; the scalar inverse square root and division take 1
- * cycle at the fast end and 8 at the slow (the ISA's latencies are not
- * public). */
+ * SRAM and write one; the diagonal's scalar inverse square root and the
+ * edge's division cost the hardware's ranges (wf_model_scalar). */
 static wf_range factor_cycles(const wf_wafer *wf, const ch_case *c) {
   long long nt = most(c->n, c->P);
   wf_range fmul = wf_model_vec(&wf->hw, WF_OP_MUL, WF_FP32, (double)nt, 2, 1);
   wf_range fmac = wf_model_vec(&wf->hw, WF_OP_FMAC, WF_FP32, (double)nt, 2, 1);
-  wf_range scalar = {1, 8}, total = {0, 0};
+  wf_range root = wf_model_scalar(&wf->hw, 0, 1, 0), divide = wf_model_scalar(&wf->hw, 0, 0, 1);
+  wf_range total = {0, 0};
   for (int s = 0; s < c->P; s++) {
     double hop = wf_model_bcast_cycles(&wf->hw, &wf->grid, (size_t)(nt * 4), c->P - s, 0);
     for (long long ti = 0; ti < nt; ti++) {
-      wf_range step = wf_range_add(scalar, fmul); /* the diagonal PE */
+      wf_range step = wf_range_add(root, fmul); /* the diagonal PE */
       for (long long i = ti + 1; i < nt; i++)
         step = wf_range_add(step, wf_model_vec(&wf->hw, WF_OP_FMAC, WF_FP32, (double)(i - ti), 2, 1));
       if (s + 1 < c->P) { /* the edge and the interior */
-        step = wf_range_add(step, wf_range_add(scalar, fmul));
+        step = wf_range_add(step, wf_range_add(divide, fmul));
         step = wf_range_add(step, wf_range_scale(fmac, (double)(nt - ti - 1)));
         step = wf_range_add(step, wf_range_scale(fmac, (double)nt));
       }

@@ -49,13 +49,13 @@ static const wf_section histogram_section = {
 static const wf_section *const histogram_sections[] = {&histogram_section};
 
 /* Cycles of the SDK kernel's work (histogram.csl), one instruction a
- * cycle at the fast end: a value starting out is its bucket's divides and
- * modulos, the wavelet's packing and its send (9); a wavelet taken in is
- * its task's unpacking and compare, the FIFO push and the send on, or the
- * bucket's add (6). The slow end takes a division at 8 cycles (4 of them:
- * 37) and adds the repacking at the turn and the task's bookkeeping (12). */
-#define HG_VALUE_CYCLES_LO 9.0
-#define HG_VALUE_CYCLES_HI 37.0
+ * cycle (wf_model_scalar): a value starting out is its bucket's 4 divides
+ * and modulos (the hardware's range for a division), the wavelet's packing
+ * and its send (5); a wavelet taken in is its task's unpacking and compare,
+ * the FIFO push and the send on, or the bucket's add (6), the slow end
+ * adding the repacking at the turn and the task's bookkeeping (12). */
+#define HG_VALUE_PLAIN 5.0
+#define HG_VALUE_DIVISIONS 4.0
 #define HG_HOP_CYCLES_LO 6.0
 #define HG_HOP_CYCLES_HI 12.0
 
@@ -240,8 +240,9 @@ static int busiest_pe_load(const wf_run *run, const hg_case *c, double *most, wf
 static void project(wf_run *run, const hg_case *c, double load) {
   const wf_wafer *wf = run->wafer;
   double vals = (double)c->values_per_pe;
-  wf_range cycles = {vals * HG_VALUE_CYCLES_LO + load * HG_HOP_CYCLES_LO,
-                     vals * HG_VALUE_CYCLES_HI + load * HG_HOP_CYCLES_HI};
+  wf_range value = wf_model_scalar(&wf->hw, HG_VALUE_PLAIN, 0, HG_VALUE_DIVISIONS);
+  wf_range cycles = {vals * value.lo + load * HG_HOP_CYCLES_LO,
+                     vals * value.hi + load * HG_HOP_CYCLES_HI};
   run->model = (wf_projection){.valid = true,
                                .unit = "histogram",
                                .seconds = wf_model_seconds(&wf->hw, cycles),

@@ -49,17 +49,14 @@ static const wf_section mandelbrot_section = {
     mandelbrot_keys, (int)(sizeof mandelbrot_keys / sizeof mandelbrot_keys[0]), NULL, NULL};
 static const wf_section *const mandelbrot_sections[] = {&mandelbrot_section};
 
-/* Cycles of the SDK kernel's scalar loop (common.csl, `mandelbrot`), one
- * instruction a cycle: per iteration re^2, im^2, their sum, sqrt, the
+/* The SDK kernel's scalar loop (common.csl, `mandelbrot`), one instruction a
+ * cycle (wf_model_scalar): per iteration re^2, im^2, their sum, the
  * compare, re^2, im^2, the difference, re im twice, their sum, + x, + y and
- * iters + 1 (14); per pixel the final test (5) and get_x / get_y (a
- * subtraction, a multiply, a division and an add each: 8). The slow end
- * takes sqrt and division at 8 cycles (the ISA's latencies are not public:
- * docs/sdk-kernels.md). */
-#define MB_ITER_CYCLES_LO 14.0
-#define MB_ITER_CYCLES_HI 21.0
-#define MB_PIXEL_CYCLES_LO 13.0
-#define MB_PIXEL_CYCLES_HI 34.0
+ * iters + 1 (13) and a square root; per pixel the final test (5) and get_x
+ * / get_y (a subtraction, a multiply and an add each: 6) and 2 divisions.
+ * A square root and a division cost the hardware's range (docs/model.md). */
+#define MB_ITER_PLAIN 13.0
+#define MB_PIXEL_PLAIN 11.0
 
 /* The escape counts of a row of n pixels (points cr[k] + i ci): iterations
  * of z <- z^2 + c from 0 until |z|^2 > 4, at most max_iters. Eight pixels
@@ -107,8 +104,11 @@ typedef struct mb_work {
 /* One image: the block's pixels row by row (a row's points along x once),
  * then each PE's iterations from its pixels' counts. Stops early (the
  * image partial) when wf_signal_stop() says so, polled every 512 pixels. */
-static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, double *cr,
+static void compute(const wf_wafer *wf, const mb_image *im, mb_block *b, double *cr,
                     mb_work *work) {
+  const wf_decomp *dc = &wf->dc;
+  wf_range iter = wf_model_scalar(&wf->hw, MB_ITER_PLAIN, 1, 0);
+  wf_range pixel = wf_model_scalar(&wf->hw, MB_PIXEL_PLAIN, 0, 2);
   *work = (mb_work){{0}, {0}};
   for (long long x = 0; x < b->w; x++) {
     double ci;
@@ -134,8 +134,8 @@ static void compute(const wf_decomp *dc, const mb_image *im, mb_block *b, double
           inside += n == im->max_iters;
         }
       double pixels = (double)(xs.hi - xs.lo) * (double)(ys.hi - ys.lo);
-      double pe[4] = {iters * MB_ITER_CYCLES_LO + pixels * MB_PIXEL_CYCLES_LO,
-                      iters * MB_ITER_CYCLES_HI + pixels * MB_PIXEL_CYCLES_HI, iters, pixels};
+      double pe[4] = {iters * iter.lo + pixels * pixel.lo, iters * iter.hi + pixels * pixel.hi, iters,
+                      pixels};
       for (int k = 0; k < 4; k++)
         if (pe[k] > work->max[k]) work->max[k] = pe[k];
       work->sum[0] += iters, work->sum[1] += inside;
@@ -282,7 +282,7 @@ static int run_images(wf_run *run, const mb_image *im, mb_block *b, mb_work *w, 
     if ((signal = wf_signal_poll_next(&sig)) != 0) break;
     wf_fabric_barrier(fab);
     double t0 = MPI_Wtime();
-    compute(&run->wafer->dc, im, b, b->cr, w);
+    compute(run->wafer, im, b, b->cr, w);
     t += MPI_Wtime() - t0;
     done = r + 1;
     wf_progress_tick(&prog, done);

@@ -57,7 +57,8 @@ static tl_model project(wf_run *run, const tlrmvm_setup *s, const tlrmvm_ops *op
                                .bytes_per_pe = sum.bytes_per_pe,
                                .sram_for_data = wf_model_sram_for_data(&w->hw),
                                .pes_needed = (double)w->dc.pe_nx * w->dc.pe_ny * s->systems,
-                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny * s->systems};
+                               .pes_offered = (double)w->hw.pe_nx * w->hw.pe_ny * s->systems,
+                               .systems = s->systems};
   return sum;
 }
 

@@ -240,6 +240,7 @@ static void check_and_report(wf_run *run, const setup *s, trainer *t, const hist
   if (run->wafer) {
     run->model = ws_model_step(run->wafer, &s->model, s->wafer_prec, t->B, s->prefetch,
                                r->sparsity, &w);
+    run->model.systems = t->replicas; /* a step runs on every replica's wafer at once */
     train_report(t, h, r, &w);
   }
   run->seconds = r->seconds;

@@ -260,11 +260,18 @@ fidelity)
   expect_input_error "[fidelity] quantity = seconds: a bandwidth ceiling is a rate" fidelity bound.ini
   # Verdicts: inside or outside only for a range at most 1.5x wide; the
   # cycle-based rows compare in cycles at the source's own clock.
-  expect "json f.json \"all(c['verdict'] == ('undetermined' if c['ratio'][1] > 1.5 * c['ratio'][0] else 'inside' if c['inside'] else 'outside') for c in j['cases'])\"" "a verdict disagrees with its range's width"
+  expect "json f.json \"all(c['verdict'] == ('outside' if not c['inside'] else 'undetermined' if c['ratio'][1] > 1.5 * c['ratio'][0] else 'inside') for c in j['cases'])\"" "a verdict disagrees with its range's width"
+  # The published figure stands for what rounds to it: WaferLLM's 1.2 us
+  # (two digits) for 1.15 - 1.25 us.
+  expect "json f.json \"[c['published_rounding'] for c in j['cases'] if c['case'] == 'WaferLLM GEMV 16K'] == [[1.15e-6, 1.25e-6]]\"" "WaferLLM's figure to its two digits"
   expect "json f.json \"[c['clock_hz'] for c in j['cases'] if c['case'] == 'WaferLLM GEMV 16K'] == [1.1e9]\"" "WaferLLM's row is not in its own time base"
   expect "json f.json \"j['undetermined'] <= 2\"" "more than 2 rows undetermined"
   printf '[fidelity]\ncase = x\nkernel = gemv\npublished = 1\ntime_base = cycles\n' > noclock.ini
   expect_input_error "[fidelity] clock_ghz = 0: time_base = cycles needs the clock" fidelity noclock.ini
+  printf '[fidelity]\ncase = x\nkernel = gemv\npublished = 1\ntime_base = cycles\nclock_ghz = 11\n' > fastclock.ini
+  expect_input_error "[fidelity] clock_ghz = 11: outside the hardware's clock range" fidelity fastclock.ini
+  printf '[fidelity]\ncase = x\nworkload = train\npublished = 1\ntime_base = cycles\nclock_ghz = 1\n' > trainclock.ini
+  expect_input_error "[fidelity] time_base = cycles: the train projection has I/O seconds" fidelity trainclock.ini
   # Energy to solution: the wafer's at its system's published power (CS-2:
   # 15 - 23 kW, docs/model.md), the cluster's only from a node power given.
   run halo --set halo.iterations=20 --json e0.json > e0.txt
@@ -272,6 +279,11 @@ fidelity)
   run halo --set halo.iterations=20 --set energy.node_watts=350 --json e1.json > e1.txt
   expect "json e1.json \"abs(j['energy']['cluster_joules'] / (350 * j['binding']['hosts'] * j['seconds']) - 1) < 1e-8\"" "cluster energy is not node power x hosts x seconds"
   expect_input_error "[energy] node_watts = -5" halo --set energy.node_watts=-5
+  # Several wafers at once draw several systems' power (TLR-MVM's systems).
+  # A model-only run measured nothing on the cluster, and says so.
+  run tlrmvm --set tlrmvm.systems=3 --set tlrmvm.model_only=true --set tlrmvm.frequencies=3 \
+      --set tlrmvm.model_rank=8 --set energy.node_watts=300 --json e3.json > e3.txt
+  expect "json e3.json \"j['energy']['systems'] == 3 and abs(j['energy']['wafer_joules'][1] / (3 * 23e3 * j['wafer_seconds'][1]) - 1) < 1e-8 and j['energy']['cluster_joules'] is None\" && grep -q 'cluster: nothing measured' e3.txt" "energy of 3 systems"
   # Ordinary runs print no ratio to a published figure: only the fidelity decks carry one.
   run stencil --set wafer.pe_grid=8x8 --set stencil.nx=8 --set stencil.ny=8 --set stencil.nz=8 > s.txt
   run eam --set eam.cells=4x4x4 --set eam.steps=5 --set eam.crosscheck=none > e.txt

@@ -118,6 +118,23 @@ static void test_halo(void) {
   wf_grid_free(&g);
 }
 
+/* Seconds re-expressed at one clock, scalar work, a stated clock's range. */
+static void test_clock_and_scalar(void) {
+  const wf_hw *hw = wf_hw_preset("wse2");
+  /* 1100 and 1700 cycles: [1e-6, 2e-6] s over 0.85 - 1.1 GHz; at 1.0 GHz
+   * the same cycles are [1.1e-6, 1.7e-6] s. */
+  wf_range s = wf_model_seconds(hw, (wf_range){1100, 1700});
+  wf_range at = wf_model_at_clock(hw, s, 1.0e9);
+  CU_ASSERT_DOUBLE_EQUAL(at.lo, 1.1e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(at.hi, 1.7e-6, 1e-18);
+  /* 10 instructions, 2 square roots (1 - 11), 3 divisions (1 - 8). */
+  wf_range c = wf_model_scalar(hw, 10, 2, 3);
+  CU_ASSERT_DOUBLE_EQUAL(c.lo, 15, 0);
+  CU_ASSERT_DOUBLE_EQUAL(c.hi, 10 + 22 + 24, 0);
+  CU_ASSERT_TRUE(wf_model_clock_in_range(hw, 0.85e9) && wf_model_clock_in_range(hw, 1.1e9));
+  CU_ASSERT_FALSE(wf_model_clock_in_range(hw, 0.84e9) || wf_model_clock_in_range(hw, 11e9));
+}
+
 static void test_phase(void) {
   const wf_hw *hw = wf_hw_preset("wse2");
   /* 100 cycles of SRAM work [lo 100, hi 150], fabric instructions [20, 30]
@@ -174,14 +191,15 @@ static void test_collectives(void) {
   /* All-to-all in a row of 5, 3 words a chunk, senders in turn: 4 turns a
    * direction, each 4 chunks of 3 words, 2 control words, 2 ramps and a
    * hop (19): 76; a core's 12 words in and 24 out are fewer. In a row of
-   * 2 with chunks of 40 words the core binds: 1 turn of 47 against 40 in
-   * and 80 out, 80 at the fast end and 120 at the slow. */
+   * 2 with chunks of 40 words (each end PE sends one way): 1 turn of 47
+   * against 40 in (moved: 20) and 40 out: 47 at the fast end, max(20, 40)
+   * + 40 = 80 at the slow. */
   wf_range a2a = wf_model_alltoall_cycles(hw, &g, 5, 3);
   CU_ASSERT_DOUBLE_EQUAL(a2a.lo, 4 * 19, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(a2a.hi, 4 * 19, 1e-12);
   a2a = wf_model_alltoall_cycles(hw, &g, 2, 40);
-  CU_ASSERT_DOUBLE_EQUAL(a2a.lo, 80, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL(a2a.hi, 120, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(a2a.lo, 47, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(a2a.hi, 80, 1e-12);
   /* 100 words over a face of 8 PEs: 13 a link, 2 ramps, a hop. */
   CU_ASSERT_DOUBLE_EQUAL(wf_model_exchange_cycles(hw, &g, 100, 8), 13 + 4 + 1, 1e-12);
   wf_grid_free(&g);
@@ -449,6 +467,7 @@ void add_model_tests(void) {
   CU_add_test(s, "collectives, SC20's allreduce", test_collectives);
   CU_add_test(s, "time and memory", test_time_and_memory);
   CU_add_test(s, "stencil iteration", test_stencil);
+  CU_add_test(s, "a stated clock, scalar work", test_clock_and_scalar);
   CU_add_test(s, "EAM reach and step", test_eam_reach);
   CU_add_test(s, "FFT: butterflies, ICS23's transposes", test_fft);
   CU_add_test(s, "wave stencil: SC22's kernel, this code's", test_wave);
