@@ -11,7 +11,15 @@
 
 slurm_started_munge=0
 
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# Two free ports, distinct: both held open while the kernel picks them. (Two
+# calls picking one each may return the same port; a port may also be taken
+# between the pick and slurmd's bind: slurm_start then tries again.)
+free_ports() {
+  /usr/bin/python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))'
+}
 
 slurm_start() {
   local dir=$1 c
@@ -32,13 +40,29 @@ slurm_start() {
     runuser -u munge -- /usr/sbin/munged || { echo "munged does not start"; return 1; }
     slurm_started_munge=1
   fi
-  local cpus
+  local rc
+  for _ in 1 2 3; do
+    slurm_daemons "$dir"
+    rc=$?
+    [ $rc -eq 0 ] && return 0
+    # a port taken between its pick and the bind: stop, new ports, again
+    grep -q "Address already in use" "$dir/slurmd.log" "$dir/slurmctld.log" 2> /dev/null || return $rc
+    slurm_stop_daemons "$dir"
+    rm -f "$dir/slurmd.log" "$dir/slurmctld.log"
+  done
+  return $rc
+}
+
+# One start of slurmctld and slurmd on two fresh ports (slurm_start).
+slurm_daemons() {
+  local dir=$1 cpus ports
   cpus=$(nproc)
+  read -r -a ports <<< "$(free_ports)"
   cat > "$dir/slurm.conf" <<CONF
 ClusterName=wafertest
 SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=${ports[0]}
+SlurmdPort=${ports[1]}
 AuthType=auth/munge
 SlurmUser=root
 SlurmdUser=root
@@ -73,10 +97,9 @@ CONF
   return 1
 }
 
-slurm_stop() {
-  [ -n "${SLURM_CONF:-}" ] || return 0
-  local dir pid
-  dir=$(dirname "$SLURM_CONF")
+# Stop the daemons of DIR (their pid files).
+slurm_stop_daemons() {
+  local dir=$1 pid
   for pid in "$dir/slurmd.pid" "$dir/slurmctld.pid"; do
     [ -s "$pid" ] && kill "$(cat "$pid")" 2> /dev/null
   done
@@ -84,6 +107,12 @@ slurm_stop() {
   for pid in "$dir/slurmd.pid" "$dir/slurmctld.pid"; do
     [ -s "$pid" ] && kill -9 "$(cat "$pid")" 2> /dev/null
   done
+  rm -f "$dir/slurmd.pid" "$dir/slurmctld.pid"
+}
+
+slurm_stop() {
+  [ -n "${SLURM_CONF:-}" ] || return 0
+  slurm_stop_daemons "$(dirname "$SLURM_CONF")"
   if [ "$slurm_started_munge" -eq 1 ]; then
     pkill -u munge munged 2> /dev/null || true
   fi
