@@ -101,6 +101,41 @@ static bool clock_in_range(const wf_deck *deck) {
   return hw && wf_model_clock_in_range(hw, 1e9 * wf_deck_real(deck, "fidelity", "clock_ghz"));
 }
 
+/* The [fidelity] section's keys, each against the others: a case names a
+ * workload or a kernel, a figure > 0, and a time base its clock agrees with. */
+static int check_case(const wf_deck *deck, bool kernel, const wf_workload *wl, const char *name,
+                      wf_status *st) {
+  bool cycles = strcmp(wf_deck_str(deck, "fidelity", "time_base"), "cycles") == 0;
+  double ghz = wf_deck_real(deck, "fidelity", "clock_ghz");
+  if (!wf_deck_str(deck, "fidelity", "case")[0])
+    return wf_deck_fail(deck, "fidelity", "case", st, "not a fidelity deck (no case name)");
+  if (kernel && name[0])
+    return wf_deck_fail(deck, "fidelity", "kernel", st, "a case is a workload or a kernel, not both");
+  if (kernel && fidelity_kernel_is_bound(deck) &&
+      strcmp(wf_deck_str(deck, "fidelity", "quantity"), "rate") != 0)
+    return wf_deck_fail(deck, "fidelity", "quantity", st,
+                        "a bandwidth ceiling is a rate: quantity = rate (bytes/s)");
+  if (!kernel && !wl) return wf_deck_fail(deck, "fidelity", "workload", st, "no such workload");
+  if (wf_deck_real(deck, "fidelity", "published") <= 0)
+    return wf_deck_fail(deck, "fidelity", "published", st, "the published figure must be > 0");
+  if (cycles && ghz <= 0)
+    return wf_deck_fail(deck, "fidelity", "clock_ghz", st,
+                        "time_base = cycles needs the clock the source converts at (> 0 GHz)");
+  if (cycles && !clock_in_range(deck))
+    return wf_deck_fail(deck, "fidelity", "clock_ghz", st,
+                        "outside the hardware's clock range (docs/model.md): a source's clock "
+                        "is one the hardware runs at");
+  if (cycles && wl && wl->rank_roles)
+    return wf_deck_fail(deck, "fidelity", "time_base", st,
+                        "the %s projection has I/O seconds besides cycles: compare it in wall "
+                        "clock",
+                        name);
+  if (!cycles && ghz > 0)
+    return wf_deck_fail(deck, "fidelity", "clock_ghz", st,
+                        "a wall-clock figure has no clock of its own: time_base = cycles");
+  return WF_OK;
+}
+
 /* Run the deck's workload (a projection only) and compare. */
 static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_section **secs,
                     int nsecs, fidelity_row *row, wf_status *st) {
@@ -111,38 +146,7 @@ static int one_case(MPI_Comm comm, const options *o, const char *path, const wf_
   const char *name = wf_deck_str(&deck, "fidelity", "workload");
   bool kernel = strcmp(wf_deck_str(&deck, "fidelity", "kernel"), "none") != 0;
   const wf_workload *wl = wf_find_workload(name);
-  int rc = WF_OK;
-  if (!wf_deck_str(&deck, "fidelity", "case")[0])
-    rc = wf_deck_fail(&deck, "fidelity", "case", st, "not a fidelity deck (no case name)");
-  else if (kernel && name[0])
-    rc = wf_deck_fail(&deck, "fidelity", "kernel", st, "a case is a workload or a kernel, not both");
-  else if (kernel && fidelity_kernel_is_bound(&deck) &&
-           strcmp(wf_deck_str(&deck, "fidelity", "quantity"), "rate") != 0)
-    rc = wf_deck_fail(&deck, "fidelity", "quantity", st,
-                      "a bandwidth ceiling is a rate: quantity = rate (bytes/s)");
-  else if (!kernel && !wl)
-    rc = wf_deck_fail(&deck, "fidelity", "workload", st, "no such workload");
-  else if (wf_deck_real(&deck, "fidelity", "published") <= 0)
-    rc = wf_deck_fail(&deck, "fidelity", "published", st, "the published figure must be > 0");
-  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 &&
-           wf_deck_real(&deck, "fidelity", "clock_ghz") <= 0)
-    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
-                      "time_base = cycles needs the clock the source converts at (> 0 GHz)");
-  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 &&
-           !clock_in_range(&deck))
-    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
-                      "outside the hardware's clock range (docs/model.md): a source's clock "
-                      "is one the hardware runs at");
-  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "cycles") == 0 && wl &&
-           wl->rank_roles)
-    rc = wf_deck_fail(&deck, "fidelity", "time_base", st,
-                      "the %s projection has I/O seconds besides cycles: compare it in wall "
-                      "clock",
-                      name);
-  else if (strcmp(wf_deck_str(&deck, "fidelity", "time_base"), "wall") == 0 &&
-           wf_deck_real(&deck, "fidelity", "clock_ghz") > 0)
-    rc = wf_deck_fail(&deck, "fidelity", "clock_ghz", st,
-                      "a wall-clock figure has no clock of its own: time_base = cycles");
+  int rc = check_case(&deck, kernel, wl, name, st);
   wf_run run = {0};
   wf_json j;
   wf_json_init(&j);
