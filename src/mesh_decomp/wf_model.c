@@ -122,7 +122,7 @@ double wf_model_chain_reduce_cycles(const wf_hw *hw, const wf_grid *g, int n, in
                                     double words) {
   int far = farthest(n, root);
   if (far == 0) return 0;
-  double per_core = 2 * hw->ramp_cycles + 1.0 + g->max_link_hops * hw->hop_cycles;
+  double per_core = wf_model_latency(hw, g->max_link_hops) + 1.0; /* and the add */
   return far * per_core + wf_model_ramp(hw, wf_model_streams(n, root) * words);
 }
 
@@ -134,7 +134,7 @@ double wf_model_reduce_cycles(const wf_hw *hw, const wf_grid *g, int k, bool all
   /* Multicast of the k values from the centre, as any multicast: routers
    * copy wavelets, no core on the way. */
   double far = ceil((g->nx - 1) / 2.0) + ceil((g->ny - 1) / 2.0);
-  return reduce + k + 2 * hw->ramp_cycles + far * g->max_link_hops * hw->hop_cycles;
+  return reduce + k + wf_model_latency(hw, far * g->max_link_hops);
 }
 
 wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, double words) {
@@ -142,7 +142,7 @@ wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, doub
   /* The links: each direction's n - 1 turns one after another, a turn the
    * sender's n - 1 chunks and the 2 control wavelets that hand the turn on,
    * then its first word's ramps and hop to the next sender. */
-  double turn = (n - 1) * words + 2 + 2 * hw->ramp_cycles + g->max_link_hops * hw->hop_cycles;
+  double turn = (n - 1) * words + 2 + wf_model_latency(hw, g->max_link_hops);
   double links = (n - 1) * turn;
   /* A core moves its own n - 1 chunks in and sends its n - 1 each way it
    * has a neighbour (a middle PE both ways, an end PE one). */
@@ -153,8 +153,7 @@ wf_range wf_model_alltoall_cycles(const wf_hw *hw, const wf_grid *g, int n, doub
 }
 
 double wf_model_exchange_cycles(const wf_hw *hw, const wf_grid *g, double words, int face_pes) {
-  return ceil(words / (face_pes > 0 ? face_pes : 1)) + 2 * hw->ramp_cycles +
-         g->max_link_hops * hw->hop_cycles;
+  return ceil(words / (face_pes > 0 ? face_pes : 1)) + wf_model_latency(hw, g->max_link_hops);
 }
 
 wf_range wf_model_seconds(const wf_hw *hw, wf_range cycles) {
